@@ -1,0 +1,133 @@
+// Package config owns the latgate.yaml schema: strict decoding with file:line
+// errors, defaults, validation, prompt loading (messages_file) and the
+// canonical prompt and config hashes used to match a baseline.
+package config
+
+import "time"
+
+// Config is a loaded, defaulted and validated latgate.yaml.
+type Config struct {
+	// Path is the file the config was read from; Dir its directory, against
+	// which relative paths (messages_file, baseline) are resolved.
+	Path string
+	Dir  string
+	// Baseline is the baseline file path, resolved against Dir
+	// (default: latgate.baseline.json beside the config).
+	Baseline string
+	Targets  []Target
+	Prompts  []Prompt
+	Run      Run
+	Gate     Gate
+	// Hash is a canonical hash of everything that shapes latency: targets'
+	// request parameters, prompt hashes and run settings.
+	Hash string
+}
+
+// Target is one endpoint × model to measure.
+type Target struct {
+	Name string
+	// Region is an optional label (runner or region) that merge keeps apart.
+	Region string
+	// BaseURL is the API root ending in /v1, or "sim" / "sim:PROFILE[?k=v&...]"
+	// for the built-in simulator.
+	BaseURL   string
+	Model     string
+	APIKeyEnv string // default OPENAI_API_KEY
+	MaxTokens int    // default 64
+	// Temperature is nil when not set (the server's default applies).
+	Temperature *float64
+	Headers     map[string]string
+	// Extra holds extra body fields merged into each request (vLLM, llama.cpp,
+	// Ollama options such as top_k or ignore_eos).
+	Extra map[string]any
+	// IncludeUsage sends stream_options.include_usage (default true).
+	IncludeUsage bool
+	// MaxErrorRate is the error budget: over it the run fails (exit 3).
+	MaxErrorRate float64 // default 0.05
+	Line         int     // line of the target in the config file
+}
+
+// IsSim reports whether the target is the built-in simulator.
+func (t Target) IsSim() bool {
+	return t.BaseURL == "sim" || len(t.BaseURL) > 4 && t.BaseURL[:4] == "sim:"
+}
+
+// SimSpec returns the simulator profile spec ("" for the default profile).
+func (t Target) SimSpec() string {
+	if len(t.BaseURL) > 4 {
+		return t.BaseURL[4:]
+	}
+	return ""
+}
+
+// Message is one chat message.
+type Message struct {
+	Role    string `json:"role" yaml:"role"`
+	Content string `json:"content" yaml:"content"`
+	Name    string `json:"name,omitempty" yaml:"name,omitempty"`
+}
+
+// Prompt is one entry of the fixed prompt set.
+type Prompt struct {
+	ID           string
+	Messages     []Message
+	MessagesFile string // as written in the config (relative to Dir)
+	// Hash is the canonical hash of the messages (sha256 of their canonical
+	// JSON, hex, first 16 characters): it changes when the text changes.
+	Hash string
+	Line int
+}
+
+// Run holds the run settings.
+type Run struct {
+	Requests    int           // measured requests per target × prompt (default 30)
+	Warmup      int           // warmup requests per target × prompt, never measured (default 2)
+	Concurrency int           // closed-loop workers per target (default 1)
+	Timeout     time.Duration // per request (default 60s)
+	Order       string        // "interleave" (default) or "shuffle"
+	Seed        int64         // for order "shuffle" (default 1)
+}
+
+// Gate configures the regression gate.
+type Gate struct {
+	Confidence float64 // confidence level of the intervals (default 0.95)
+	Resamples  int     // bootstrap resamples (default 2000)
+	Seed       int64   // bootstrap seed (default 1)
+	Checks     []Check // what is gated; defaults: ttft p50/p95, itl p50/p95
+	Overrides  []Override
+	// Aggregate enables the per-target aggregate check (default true).
+	Aggregate bool
+}
+
+// Check is one gated metric × statistic with its tolerance.
+type Check struct {
+	Metric    string // results metric name: ttft, itl, total, tpot, ttfb, ttfct, max_stall
+	Stat      string // p50, p95, p99 or mean
+	Tolerance Tolerance
+}
+
+// Tolerance is how much slower is still fine: a relative change AND an absolute
+// floor. A change smaller than Floor is never a regression.
+type Tolerance struct {
+	Rel   float64       // 0.15 for "15%"
+	Floor time.Duration // 20ms
+}
+
+// Override replaces the tolerance of one check for one prompt.
+type Override struct {
+	Prompt    string
+	Metric    string
+	Stat      string
+	Tolerance Tolerance
+	Line      int
+}
+
+// ToleranceFor returns the tolerance of a check for a prompt, honouring overrides.
+func (g Gate) ToleranceFor(prompt string, c Check) Tolerance {
+	for _, o := range g.Overrides {
+		if o.Prompt == prompt && o.Metric == c.Metric && o.Stat == c.Stat {
+			return o.Tolerance
+		}
+	}
+	return c.Tolerance
+}

@@ -1,0 +1,192 @@
+// Package results owns the results file (schema "latgate.results/v1"): the raw
+// per-request samples of one run, their summaries, and run provenance, with
+// JSON read and write. Durations are milliseconds in every file field (*_ms).
+package results
+
+import (
+	"time"
+)
+
+// Schema is the value of the "schema" field of a results file.
+const Schema = "latgate.results/v1"
+
+// Metric names: the contract shared by results, baseline, compare and reports.
+const (
+	TTFB       = "ttfb"
+	TTFT       = "ttft"
+	TTFCT      = "ttfct"
+	ITL        = "itl"
+	TPOT       = "tpot"
+	Total      = "total"
+	MaxStall   = "max_stall"
+	TokensPerS = "tokens_per_s"
+)
+
+// MetricNames lists every metric in report order.
+var MetricNames = []string{TTFB, TTFT, TTFCT, ITL, TPOT, Total, MaxStall, TokensPerS}
+
+// File is one run's results file.
+type File struct {
+	Schema     string    `json:"schema"`
+	Version    string    `json:"latgate_version"`
+	StartedAt  time.Time `json:"started_at"`
+	FinishedAt time.Time `json:"finished_at"`
+	ConfigPath string    `json:"config_path,omitempty"`
+	ConfigHash string    `json:"config_hash"`
+	// Partial is true when the run stopped early (Ctrl-C, SIGTERM, fatal error):
+	// the samples are real but fewer than configured.
+	Partial       bool     `json:"partial,omitempty"`
+	PartialReason string   `json:"partial_reason,omitempty"`
+	Run           Run      `json:"run"`
+	Targets       []Target `json:"targets"`
+	// Comparison is filled by `check` with the verdicts against the baseline.
+	Comparison any `json:"comparison,omitempty"`
+}
+
+// Run holds the run settings that change latency and so must match between a
+// baseline and a current run.
+type Run struct {
+	Requests    int     `json:"requests"`
+	Warmup      int     `json:"warmup"`
+	Concurrency int     `json:"concurrency"`
+	TimeoutMS   float64 `json:"timeout_ms"`
+	Order       string  `json:"order"`
+	Seed        int64   `json:"seed"`
+}
+
+// Target is one endpoint × model: its provenance, per-prompt results and an
+// overall summary across prompts.
+type Target struct {
+	Name string `json:"name"`
+	// Region labels a target measured from one runner or region; merge keeps it.
+	Region string `json:"region,omitempty"`
+	// BaseURL never carries credentials (user:pass@ and query strings are removed).
+	BaseURL            string   `json:"base_url"`
+	Model              string   `json:"model"`
+	ReturnedModels     []string `json:"returned_models,omitempty"`
+	SystemFingerprints []string `json:"system_fingerprints,omitempty"`
+	Params             Params   `json:"params"`
+	Prompts            []Prompt `json:"prompts"`
+	Overall            Prompt   `json:"overall"`
+	// Requests, Errors and ErrorRate count measured (non-warmup) requests.
+	Requests  int            `json:"requests"`
+	Errors    int            `json:"errors"`
+	ErrorRate float64        `json:"error_rate"`
+	ByClass   map[string]int `json:"errors_by_class,omitempty"`
+	Retries   int            `json:"retries,omitempty"`
+}
+
+// Params are the request parameters that shape latency.
+type Params struct {
+	MaxTokens   int      `json:"max_tokens"`
+	Temperature *float64 `json:"temperature,omitempty"`
+	Stream      bool     `json:"stream"`
+	// ExtraHash is a hash of extra body fields, so a changed option is noticed
+	// without copying the options (they may be long).
+	ExtraHash string `json:"extra_hash,omitempty"`
+}
+
+// Prompt is one target × prompt (or, as Target.Overall, the pool of all prompts).
+type Prompt struct {
+	ID       string         `json:"id"`
+	Hash     string         `json:"hash,omitempty"`
+	Requests int            `json:"requests"`
+	Errors   int            `json:"errors"`
+	ByClass  map[string]int `json:"errors_by_class,omitempty"`
+	Metrics  Metrics        `json:"metrics"`
+	Samples  []Sample       `json:"samples,omitempty"`
+	Failures []Failure      `json:"failures,omitempty"`
+}
+
+// Metrics holds a summary per metric. A nil summary means no value was
+// observed (for example ttfct in a stream with no content tokens).
+type Metrics struct {
+	TTFB       *Summary     `json:"ttfb,omitempty"`
+	TTFT       *Summary     `json:"ttft,omitempty"`
+	TTFCT      *Summary     `json:"ttfct,omitempty"`
+	ITL        *Summary     `json:"itl,omitempty"`
+	TPOT       *Summary     `json:"tpot,omitempty"`
+	Total      *Summary     `json:"total,omitempty"`
+	MaxStall   *Summary     `json:"max_stall,omitempty"`
+	TokensPerS *RateSummary `json:"tokens_per_s,omitempty"`
+}
+
+// Summary describes one duration metric in milliseconds. Percentiles use the
+// Hyndman–Fan type 7 estimator (see package stats).
+type Summary struct {
+	N    int     `json:"n"`
+	P50  float64 `json:"p50_ms"`
+	P95  float64 `json:"p95_ms"`
+	P99  float64 `json:"p99_ms"`
+	Mean float64 `json:"mean_ms"`
+	Min  float64 `json:"min_ms"`
+	Max  float64 `json:"max_ms"`
+}
+
+// RateSummary describes a rate (tokens per second); same fields, no unit suffix.
+type RateSummary struct {
+	N    int     `json:"n"`
+	P50  float64 `json:"p50"`
+	P95  float64 `json:"p95"`
+	P99  float64 `json:"p99"`
+	Mean float64 `json:"mean"`
+	Min  float64 `json:"min"`
+	Max  float64 `json:"max"`
+}
+
+// Sample is one successful measured request. All durations are milliseconds
+// from the moment the request was sent, on the monotonic clock.
+type Sample struct {
+	Seq int `json:"seq"`
+	// AtMS is when the request started, relative to the run start.
+	AtMS float64 `json:"at_ms"`
+	TTFB float64 `json:"ttfb_ms"`
+	TTFT float64 `json:"ttft_ms"`
+	// TTFCT is the first content token; zero with HasContent false when the
+	// answer had no content token (reasoning only, tool call only, empty).
+	TTFCT      float64 `json:"ttfct_ms,omitempty"`
+	HasContent bool    `json:"has_content,omitempty"`
+	Total      float64 `json:"total_ms"`
+	TPOT       float64 `json:"tpot_ms,omitempty"`
+	MaxStall   float64 `json:"max_stall_ms"`
+	// ITL holds each gap between consecutive token-bearing chunks.
+	ITL          []float64 `json:"itl_ms,omitempty"`
+	OutputTokens int       `json:"output_tokens"`
+	// TokenSource is "usage" (usage.completion_tokens) or "chunks" (counted
+	// token-bearing chunks, when the endpoint sent no usage).
+	TokenSource  string  `json:"token_source"`
+	Chunks       int     `json:"chunks"`
+	PromptTokens int     `json:"prompt_tokens,omitempty"`
+	CachedTokens int     `json:"cached_tokens,omitempty"`
+	TokensPerS   float64 `json:"tokens_per_s,omitempty"`
+	FinishReason string  `json:"finish_reason,omitempty"`
+	DNS          float64 `json:"dns_ms,omitempty"`
+	Connect      float64 `json:"connect_ms,omitempty"`
+	TLS          float64 `json:"tls_ms,omitempty"`
+	Reused       bool    `json:"reused"`
+	Retries      int     `json:"retries,omitempty"`
+}
+
+// Failure is one measured request that failed; it is never a sample.
+type Failure struct {
+	Seq     int     `json:"seq"`
+	AtMS    float64 `json:"at_ms"`
+	Class   string  `json:"class"`
+	Status  int     `json:"status,omitempty"`
+	Message string  `json:"message"`
+	Retries int     `json:"retries,omitempty"`
+}
+
+// Error classes.
+const (
+	ErrHTTP      = "http"         // non-2xx status other than the ones below
+	ErrAuth      = "auth"         // 401/403
+	ErrRateLimit = "rate_limit"   // 429 after retries
+	ErrServer    = "server"       // 5xx
+	ErrTimeout   = "timeout"      // per-request deadline hit
+	ErrConnect   = "connect"      // refused, DNS, TLS, reset before a response
+	ErrTruncated = "truncated"    // stream ended before a finish_reason / [DONE]
+	ErrMalformed = "malformed"    // a frame that is not valid JSON / SSE
+	ErrStreamErr = "stream_error" // data: {"error": ...} inside the stream
+	ErrCanceled  = "canceled"     // the run was interrupted
+)
