@@ -1,0 +1,208 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/latgate/latgate/pkg/results"
+	"go.yaml.in/yaml/v3"
+)
+
+// Options are the inputs of Load and Parse besides the file itself.
+type Options struct {
+	// Getenv looks up environment variables (OPENAI_BASE_URL); nil means os.Getenv.
+	Getenv func(string) string
+}
+
+// Error is one problem found in a config file. Load and Parse return every
+// Error they find (up to MaxErrors), joined with errors.Join in line order;
+// errors.As finds the first.
+type Error struct {
+	File  string // the config file as given to Load or Parse
+	Line  int    // 1-based; 0 when unknown
+	Field string // field path such as "targets[0].max_tokens"; may be empty
+	Msg   string // what is wrong and how to fix it
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	b.WriteString(": ")
+	if e.Field != "" {
+		b.WriteString(e.Field)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// MaxErrors caps how many errors Parse reports; the rest are counted.
+const MaxErrors = 20
+
+// Defaults and limits of the schema.
+const (
+	DefaultBaseURL   = "https://api.openai.com/v1"
+	DefaultAPIKeyEnv = "OPENAI_API_KEY"
+	DefaultBaseline  = "latgate.baseline.json"
+	MaxConcurrency   = 1024
+	// maxMessagesFile bounds a messages_file (16 MiB).
+	maxMessagesFile = 16 << 20
+	// maxExtraNodes and maxExtraDepth bound extra_body (and so alias expansion).
+	maxExtraNodes = 10000
+	maxExtraDepth = 64
+)
+
+// Allowed values.
+var (
+	checkMetrics = []string{results.TTFB, results.TTFT, results.TTFCT, results.ITL, results.TPOT, results.Total, results.MaxStall}
+	checkStats   = []string{"p50", "p95", "p99", "mean"}
+	roles        = []string{"system", "user", "assistant", "tool", "developer"}
+	orders       = []string{"interleave", "shuffle"}
+)
+
+// DefaultChecks returns the checks gated when gate.checks is omitted.
+func DefaultChecks() []Check {
+	return []Check{
+		{Metric: results.TTFT, Stat: "p50", Tolerance: Tolerance{Rel: 0.15, Floor: 20 * time.Millisecond}},
+		{Metric: results.TTFT, Stat: "p95", Tolerance: Tolerance{Rel: 0.25, Floor: 40 * time.Millisecond}},
+		{Metric: results.ITL, Stat: "p50", Tolerance: Tolerance{Rel: 0.15, Floor: 2 * time.Millisecond}},
+		{Metric: results.ITL, Stat: "p95", Tolerance: Tolerance{Rel: 0.25, Floor: 5 * time.Millisecond}},
+	}
+}
+
+// Load reads, decodes, defaults and validates the config file at path.
+func Load(path string, opts Options) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	return Parse(data, path, opts)
+}
+
+// Parse decodes, defaults and validates a config held in memory. path names
+// the file in errors, and relative paths (messages_file, baseline) are
+// resolved against filepath.Dir(path).
+func Parse(data []byte, path string, opts Options) (*Config, error) {
+	p := &parser{path: path, dir: filepath.Dir(path), getenv: opts.Getenv}
+	if p.getenv == nil {
+		p.getenv = os.Getenv
+	}
+	cfg := p.parse(data)
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	cfg.Hash = cfg.hash()
+	return cfg, nil
+}
+
+// parser collects the errors of one Parse.
+type parser struct {
+	path   string
+	dir    string
+	getenv func(string) string
+	errs   []*Error
+	nodes  int // extra_body nodes visited, against maxExtraNodes
+	merges int // merge (<<) sources visited, against maxExtraNodes
+	// merging holds the mappings being merged, to refuse a cycle of merges.
+	merging map[*yaml.Node]bool
+}
+
+func (p *parser) fail(n *yaml.Node, field, format string, args ...any) {
+	line := 0
+	if n != nil {
+		line = n.Line
+	}
+	p.errs = append(p.errs, &Error{File: p.path, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (p *parser) err() error {
+	if len(p.errs) == 0 {
+		return nil
+	}
+	sort.SliceStable(p.errs, func(i, j int) bool { return p.errs[i].Line < p.errs[j].Line })
+	var errs []error
+	for i, e := range p.errs {
+		if i == MaxErrors {
+			errs = append(errs, &Error{File: p.path, Msg: fmt.Sprintf("%d more errors not shown", len(p.errs)-i)})
+			break
+		}
+		errs = append(errs, e)
+	}
+	return errors.Join(errs...)
+}
+
+var yamlLine = regexp.MustCompile(`(?s)^yaml: line (\d+): (.*)$`)
+
+// syntax records a YAML syntax error at yaml's own line.
+func (p *parser) syntax(err error) {
+	msg := err.Error()
+	line := 0
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = m[2]
+	} else {
+		msg = strings.TrimPrefix(msg, "yaml: ")
+	}
+	p.errs = append(p.errs, &Error{File: p.path, Line: line, Msg: "YAML syntax error: " + msg})
+}
+
+func (p *parser) parse(data []byte) *Config {
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			p.fail(nil, "", "the file is empty; run `latgate init` to write an example config")
+		} else {
+			p.syntax(err)
+		}
+		return nil
+	}
+	var next yaml.Node
+	if err := dec.Decode(&next); err == nil {
+		p.fail(&next, "", "a second YAML document (after ---); keep one document per file")
+	} else if !errors.Is(err, io.EOF) {
+		p.syntax(err)
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	m, ok := p.mapping(root, "", []string{"baseline", "targets", "prompts", "run", "gate"})
+	if !ok {
+		return nil
+	}
+	cfg := &Config{Path: p.path, Dir: p.dir, Baseline: filepath.Join(p.dir, DefaultBaseline)}
+	if n := get(m, "baseline"); n != nil {
+		if s, ok := p.str(n, "baseline", DefaultBaseline); ok {
+			if s == "" {
+				p.fail(n, "baseline", "empty path; remove the key to use %s beside the config", DefaultBaseline)
+			}
+			cfg.Baseline = p.resolve(s)
+		}
+	}
+	cfg.Targets = p.targets(root, get(m, "targets"))
+	cfg.Prompts = p.prompts(root, get(m, "prompts"))
+	cfg.Run = p.run(get(m, "run"))
+	cfg.Gate = p.gate(get(m, "gate"), cfg.Prompts)
+	return cfg
+}
+
+// resolve makes a config-relative path usable from the working directory.
+func (p *parser) resolve(s string) string {
+	if filepath.IsAbs(s) {
+		return s
+	}
+	return filepath.Join(p.dir, s)
+}
