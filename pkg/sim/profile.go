@@ -1,0 +1,269 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Dist is a latency distribution: fixed when Sigma is 0, otherwise lognormal
+// with the given median and log-space standard deviation (σ of ln X).
+type Dist struct {
+	Median time.Duration
+	Sigma  float64
+}
+
+// Draw returns one delay from d, using r only when Sigma is not 0.
+func (d Dist) Draw(r *rand.Rand) time.Duration {
+	if d.Sigma == 0 || d.Median <= 0 {
+		return d.Median
+	}
+	v := float64(d.Median) * math.Exp(d.Sigma*r.NormFloat64())
+	if v >= math.MaxInt64/2 {
+		return math.MaxInt64 / 2
+	}
+	return time.Duration(v)
+}
+
+// String describes d, for example "40ms σ0.25" or "50ms fixed".
+func (d Dist) String() string {
+	if d.Sigma == 0 {
+		return d.Median.String() + " fixed"
+	}
+	return fmt.Sprintf("%v σ%g", d.Median, d.Sigma)
+}
+
+// Faults, the values of Profile.Fault.
+const (
+	FaultNone        = ""
+	Fault429         = "429"          // HTTP 429 with Retry-After and an OpenAI error body
+	Fault500         = "500"          // HTTP 500 with an OpenAI error body
+	Fault401         = "401"          // HTTP 401 with an OpenAI error body
+	Fault403         = "403"          // HTTP 403 with an OpenAI error body
+	FaultCut         = "cut"          // TCP connection aborted mid-stream
+	FaultNoDone      = "no_done"      // body ends cleanly with no finish_reason and no [DONE]
+	FaultStall       = "stall"        // no more tokens until the client goes or the server closes
+	FaultMalformed   = "malformed"    // a `data: {not json` frame, then the stream goes on
+	FaultErrorFrame  = "error_frame"  // data: {"error":{...}} (OpenAI/vLLM shape), then [DONE]
+	FaultErrorString = "error_string" // data: {"error":"..."} (Ollama shape), then the body ends
+	FaultSplit       = "split"        // every data line written in two flushed writes
+	FaultBig         = "big"          // one 200 KB content chunk
+	FaultZero        = "zero"         // no content tokens, finish_reason "stop"
+	FaultEchoKey     = "echo_key"     // HTTP 401 whose body echoes the Authorization header
+)
+
+// Faults lists the valid non-empty values of Profile.Fault.
+func Faults() []string {
+	fs := faultHelp()
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f[0]
+	}
+	return out
+}
+
+func faultHelp() [][2]string {
+	return [][2]string{
+		{Fault429, "HTTP 429 with Retry-After and an OpenAI error body"},
+		{Fault500, "HTTP 500 with an OpenAI error body"},
+		{Fault401, "HTTP 401 with an OpenAI error body"},
+		{Fault403, "HTTP 403 with an OpenAI error body"},
+		{FaultCut, "the TCP connection is aborted mid-stream"},
+		{FaultNoDone, "the body ends cleanly with no finish_reason and no [DONE]"},
+		{FaultStall, "no more tokens until the client goes or the server closes"},
+		{FaultMalformed, "a `data: {not json` frame, then the stream goes on"},
+		{FaultErrorFrame, `data: {"error":{...}} (OpenAI/vLLM shape), then [DONE]`},
+		{FaultErrorString, `data: {"error":"..."} (Ollama shape), then the body ends`},
+		{FaultSplit, "every data line written in two flushed writes"},
+		{FaultBig, "one 200 KB content chunk"},
+		{FaultZero, `no content tokens, finish_reason "stop"`},
+		{FaultEchoKey, "HTTP 401 whose body echoes the Authorization header"},
+	}
+}
+
+// Styles of the stream, the values of Profile.Style.
+const (
+	// StyleOpenAI: an optional role-only first chunk, content deltas without
+	// role, a final chunk with an empty delta and the finish_reason.
+	StyleOpenAI = "openai"
+	// StyleOllama: every chunk repeats "role":"assistant"; the finish_reason
+	// rides on a last chunk whose content is "".
+	StyleOllama = "ollama"
+)
+
+// Reasoning fields, the values of Profile.ReasoningField.
+const (
+	ReasoningContent = "reasoning_content" // DeepSeek, vLLM < 0.9, go-openai
+	ReasoningPlain   = "reasoning"         // vLLM ≥ 0.9, Ollama
+)
+
+// Profile describes how the simulator answers. The zero value is usable but
+// bare (no delays, no tokens, no usage); start from a preset (see ParseSpec).
+// Every delay is multiplied by Slowdown, the TTFT also by TTFTFactor.
+type Profile struct {
+	// TTFT is the time from the request's arrival to the first token chunk
+	// (reasoning or content). It includes HeaderDelay: when HeaderDelay is the
+	// longer, the first token follows the headers at once.
+	TTFT Dist
+	// ITL is the gap between consecutive token chunks.
+	ITL Dist
+	// Tokens is the number of content tokens (one per chunk) of an answer,
+	// capped by the request's max_completion_tokens or max_tokens (then
+	// finish_reason is "length", else "stop").
+	Tokens int
+	// Reasoning is the number of reasoning chunks sent before the content;
+	// they count toward the max_tokens cap and completion_tokens.
+	Reasoning int
+	// ReasoningField is the delta field of reasoning chunks:
+	// "reasoning_content" or "reasoning"; by default "reasoning" in the
+	// ollama style, "reasoning_content" otherwise.
+	ReasoningField string
+	// Style is the chunk shape: "openai" (default) or "ollama".
+	Style string
+	// RoleChunk sends {"delta":{"role":"assistant","content":""}} with the
+	// headers: it marks the TTFB, not the TTFT.
+	RoleChunk bool
+	// HeaderDelay is the delay before the response headers.
+	HeaderDelay Dist
+	// KeepAlive, when not 0, sends a ": keep-alive" SSE comment whenever the
+	// stream has been silent that long (before the first token, between
+	// tokens, before an error frame, during a stall).
+	KeepAlive time.Duration
+	// Usage sends the usage chunk (choices: []) before [DONE] when the request
+	// asks for it with stream_options.include_usage, and the usage object of
+	// non-streamed answers.
+	Usage bool
+	// CachedTokens is reported as usage.prompt_tokens_details.cached_tokens
+	// (at most the prompt tokens).
+	CachedTokens int
+	// Slowdown multiplies every delay (0 means 1).
+	Slowdown float64
+	// TTFTFactor multiplies the TTFT only (0 means 1).
+	TTFTFactor float64
+	// Seed seeds the delays: request n draws from PCG(Seed, n), so the same
+	// profile gives the same schedule for the same request number.
+	Seed uint64
+	// Spin, when not 0, busy-waits (yielding) the last Spin of every wait
+	// instead of sleeping: Go timers on Linux wake 0.2–1 ms late, spinning
+	// hits the schedule within microseconds at the cost of CPU.
+	Spin time.Duration
+	// RequireKey, when set, answers 401 unless the request carries
+	// "Authorization: Bearer <RequireKey>".
+	RequireKey string
+	// Fault is one of Faults() or "" for none.
+	Fault string
+	// FaultEvery applies the fault to every Nth request, counting requests
+	// from 1 (N = 5: the 5th, 10th, …); 0 and 1 mean every request.
+	FaultEvery int
+	// FaultAfter is the number of token chunks sent before a mid-stream
+	// fault (cut, no_done, stall, malformed, error_frame, error_string) and
+	// the index of the big chunk. A mid-stream fault happens at the moment
+	// the next token was due, after at most all tokens.
+	FaultAfter int
+	// RetryAfter is the Retry-After header of a 429, in whole seconds
+	// rounded up (0 means 1s).
+	RetryAfter time.Duration
+}
+
+// maxTokens bounds Tokens and Reasoning so that a typo cannot exhaust memory.
+const maxTokens = 1_000_000
+
+// Validate reports every invalid field of p.
+func (p Profile) Validate() error {
+	var errs []error
+	check := func(ok bool, format string, args ...any) {
+		if !ok {
+			errs = append(errs, fmt.Errorf(format, args...))
+		}
+	}
+	for _, d := range []struct {
+		name string
+		d    Dist
+	}{{"ttft", p.TTFT}, {"itl", p.ITL}, {"header_delay", p.HeaderDelay}} {
+		check(d.d.Median >= 0, "%s: negative median %v", d.name, d.d.Median)
+		check(d.d.Sigma >= 0 && d.d.Sigma <= 3, "%s: sigma %v outside [0, 3]", d.name, d.d.Sigma)
+	}
+	check(p.Tokens >= 0 && p.Tokens <= maxTokens, "tokens: %d outside [0, %d]", p.Tokens, maxTokens)
+	check(p.Reasoning >= 0 && p.Reasoning <= maxTokens, "reasoning: %d outside [0, %d]", p.Reasoning, maxTokens)
+	check(slices.Contains([]string{"", ReasoningContent, ReasoningPlain}, p.ReasoningField),
+		"reasoning_field: %q is not %s or %s", p.ReasoningField, ReasoningContent, ReasoningPlain)
+	check(slices.Contains([]string{"", StyleOpenAI, StyleOllama}, p.Style),
+		"style: %q is not %s or %s", p.Style, StyleOpenAI, StyleOllama)
+	check(p.KeepAlive == 0 || p.KeepAlive >= time.Millisecond, "keepalive: %v is under 1ms", p.KeepAlive)
+	check(p.CachedTokens >= 0, "cached_tokens: negative %d", p.CachedTokens)
+	check(p.Slowdown >= 0 && !math.IsInf(p.Slowdown, 0), "slowdown: %v is not a finite factor ≥ 0", p.Slowdown)
+	check(p.TTFTFactor >= 0 && !math.IsInf(p.TTFTFactor, 0), "ttft_factor: %v is not a finite factor ≥ 0", p.TTFTFactor)
+	check(p.Spin >= 0, "spin: negative %v", p.Spin)
+	check(p.Fault == "" || slices.Contains(Faults(), p.Fault),
+		"fault: unknown %q (valid: %s)", p.Fault, strings.Join(Faults(), ", "))
+	check(p.FaultEvery >= 0, "fault_every: negative %d", p.FaultEvery)
+	check(p.FaultAfter >= 0, "fault_after: negative %d", p.FaultAfter)
+	check(p.RetryAfter >= 0, "retry_after: negative %v", p.RetryAfter)
+	if len(errs) > 0 {
+		return fmt.Errorf("sim profile: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+// Plan is the schedule of one request: offsets from its arrival.
+type Plan struct {
+	Header time.Duration   // response headers (and the role chunk)
+	Tokens []time.Duration // each token chunk, reasoning first
+	// Finish is when the finish chunk is due: the last token's offset, or
+	// the TTFT when there are no tokens.
+	Finish time.Duration
+}
+
+// Plan returns the schedule of request number seq (counted from 1) with the
+// given number of token chunks. Delays are drawn in a fixed order (header
+// delay, TTFT, then each gap) from PCG(p.Seed, seq), so a shorter plan is a
+// prefix of a longer one and the same seq always gives the same plan.
+func (p Profile) Plan(seq, tokens int) Plan {
+	r := rand.New(rand.NewPCG(p.Seed, uint64(seq)))
+	slow := factor(p.Slowdown)
+	scale := func(d time.Duration, f float64) time.Duration { return time.Duration(float64(d) * f) }
+	hd := scale(p.HeaderDelay.Draw(r), slow)
+	first := max(hd, scale(p.TTFT.Draw(r), slow*factor(p.TTFTFactor)))
+	pl := Plan{Header: hd, Finish: first}
+	if tokens <= 0 {
+		return pl
+	}
+	pl.Tokens = make([]time.Duration, tokens)
+	at := first
+	for k := range pl.Tokens {
+		if k > 0 {
+			at += scale(p.ITL.Draw(r), slow)
+		}
+		pl.Tokens[k] = at
+	}
+	pl.Finish = at
+	return pl
+}
+
+// faulty reports whether request seq gets the profile's fault.
+func (p Profile) faulty(seq int) bool {
+	return p.Fault != "" && (p.FaultEvery <= 1 || seq%p.FaultEvery == 0)
+}
+
+func (p Profile) reasoningField() string {
+	switch {
+	case p.ReasoningField != "":
+		return p.ReasoningField
+	case p.Style == StyleOllama:
+		return ReasoningPlain
+	}
+	return ReasoningContent
+}
+
+func factor(f float64) float64 {
+	if f == 0 {
+		return 1
+	}
+	return f
+}
+
+var errClosed = errors.New("sim: server closed")

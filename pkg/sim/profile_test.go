@@ -1,0 +1,159 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestDistDrawFixed(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 1))
+	d := Dist{Median: 7 * time.Millisecond}
+	for range 10 {
+		if got := d.Draw(r); got != d.Median {
+			t.Fatalf("Draw of a fixed Dist = %v, want %v", got, d.Median)
+		}
+	}
+}
+
+func TestDistDrawReproducible(t *testing.T) {
+	d := Dist{Median: 40 * time.Millisecond, Sigma: 0.25}
+	draw := func(seed uint64) []time.Duration {
+		r := rand.New(rand.NewPCG(seed, 9))
+		out := make([]time.Duration, 50)
+		for i := range out {
+			out[i] = d.Draw(r)
+		}
+		return out
+	}
+	if diff := cmp.Diff(draw(1), draw(1)); diff != "" {
+		t.Errorf("same seed, different draws (-want +got):\n%s", diff)
+	}
+	if slices.Equal(draw(1), draw(2)) {
+		t.Errorf("seeds 1 and 2 drew the same delays")
+	}
+}
+
+// TestDistDrawLognormal checks the drawn distribution: the sample median
+// within 3% of Median and the standard deviation of ln(X) within 5% of Sigma
+// (20,000 draws: both errors are about 10 times their standard error).
+func TestDistDrawLognormal(t *testing.T) {
+	d := Dist{Median: 40 * time.Millisecond, Sigma: 0.25}
+	r := rand.New(rand.NewPCG(3, 4))
+	const n = 20000
+	xs := make([]float64, n)
+	var sum, sum2 float64
+	for i := range xs {
+		xs[i] = float64(d.Draw(r))
+		l := math.Log(xs[i])
+		sum += l
+		sum2 += l * l
+	}
+	slices.Sort(xs)
+	if med := xs[n/2]; math.Abs(med/float64(d.Median)-1) > 0.03 {
+		t.Errorf("median = %v, want %v ± 3%%", time.Duration(med), d.Median)
+	}
+	mean := sum / n
+	if sd := math.Sqrt(sum2/n - mean*mean); math.Abs(sd/d.Sigma-1) > 0.05 {
+		t.Errorf("sd of ln = %.4f, want %.2f ± 5%%", sd, d.Sigma)
+	}
+}
+
+func TestPlan(t *testing.T) {
+	ms := time.Millisecond
+	fixed := Profile{TTFT: Dist{Median: 50 * ms}, ITL: Dist{Median: 5 * ms}}
+	if diff := cmp.Diff(Plan{Tokens: []time.Duration{50 * ms, 55 * ms, 60 * ms}, Finish: 60 * ms}, fixed.Plan(1, 3)); diff != "" {
+		t.Errorf("fixed plan (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(Plan{Finish: 50 * ms}, fixed.Plan(1, 0)); diff != "" {
+		t.Errorf("plan without tokens (-want +got):\n%s", diff)
+	}
+	late := fixed
+	late.HeaderDelay = Dist{Median: 80 * ms}
+	if diff := cmp.Diff(Plan{Header: 80 * ms, Tokens: []time.Duration{80 * ms, 85 * ms}, Finish: 85 * ms}, late.Plan(1, 2)); diff != "" {
+		t.Errorf("header delay over the TTFT (-want +got):\n%s", diff)
+	}
+
+	jitter := Profile{TTFT: Dist{40 * ms, 0.25}, ITL: Dist{4 * ms, 0.2}, HeaderDelay: Dist{ms, 0.1}, Seed: 5}
+	if diff := cmp.Diff(jitter.Plan(3, 20), jitter.Plan(3, 20)); diff != "" {
+		t.Errorf("same seq, different plans (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(jitter.Plan(3, 20).Tokens[:5], jitter.Plan(3, 5).Tokens); diff != "" {
+		t.Errorf("a shorter plan is not a prefix (-want +got):\n%s", diff)
+	}
+	if slices.Equal(jitter.Plan(3, 20).Tokens, jitter.Plan(4, 20).Tokens) {
+		t.Errorf("requests 3 and 4 got the same plan")
+	}
+	other := jitter
+	other.Seed = 6
+	if slices.Equal(jitter.Plan(3, 20).Tokens, other.Plan(3, 20).Tokens) {
+		t.Errorf("seeds 5 and 6 gave the same plan")
+	}
+}
+
+// TestPlanFactors checks that Slowdown scales every offset and TTFTFactor
+// only the TTFT, on the same draws (1 ns of rounding per delay allowed).
+func TestPlanFactors(t *testing.T) {
+	ms := time.Millisecond
+	base := Profile{TTFT: Dist{40 * ms, 0.25}, ITL: Dist{4 * ms, 0.2}, HeaderDelay: Dist{2 * ms, 0.3}, Seed: 1}
+	const n = 10
+	b := base.Plan(7, n)
+	near := func(a, b time.Duration) bool { return (a - b).Abs() <= n }
+
+	slow := base
+	slow.Slowdown = 2
+	s := slow.Plan(7, n)
+	if !near(s.Header, 2*b.Header) {
+		t.Errorf("slowdown 2: header %v, want %v", s.Header, 2*b.Header)
+	}
+	for k := range n {
+		if !near(s.Tokens[k], 2*b.Tokens[k]) {
+			t.Errorf("slowdown 2: token %d at %v, want %v", k, s.Tokens[k], 2*b.Tokens[k])
+		}
+	}
+
+	tf := base
+	tf.TTFTFactor = 3
+	f := tf.Plan(7, n)
+	if !near(f.Tokens[0], 3*b.Tokens[0]) {
+		t.Errorf("ttft_factor 3: TTFT %v, want %v", f.Tokens[0], 3*b.Tokens[0])
+	}
+	for k := 1; k < n; k++ {
+		if got, want := f.Tokens[k]-f.Tokens[k-1], b.Tokens[k]-b.Tokens[k-1]; !near(got, want) {
+			t.Errorf("ttft_factor 3: gap %d = %v, want %v unchanged", k, got, want)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	for _, p := range []Profile{
+		{Fault: "boom"},
+		{TTFT: Dist{Median: -1}},
+		{ITL: Dist{Sigma: 5}},
+		{Style: "anthropic"},
+		{KeepAlive: time.Microsecond},
+		{Slowdown: math.Inf(1)},
+		{Tokens: -1},
+	} {
+		if err := p.Validate(); err == nil {
+			t.Errorf("Validate(%+v) = nil, want an error", p)
+		}
+	}
+	for _, name := range Presets() {
+		p, err := Preset(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Validate(); err != nil {
+			t.Errorf("preset %s: %v", name, err)
+		}
+	}
+	if err := (Profile{Fault: "boom"}).Validate(); err == nil || !strings.Contains(err.Error(), "fault") {
+		t.Errorf("error %v does not name the field", err)
+	}
+}

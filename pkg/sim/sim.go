@@ -1,0 +1,679 @@
+// Package sim owns latgate's simulated OpenAI-compatible endpoint: latency
+// profiles (presets and spec strings), faults, a streaming
+// POST /v1/chat/completions and GET /v1/models as an http.Handler, a real
+// loopback server around it (Start, Serve), and an optional recorder of the
+// server-side flush times that client measurements can be checked against.
+//
+// Requests to /v1/chat/completions are numbered from 1 in arrival order.
+// Request n's chunks carry the id "chatcmpl-sim-<n>" (see SeqFromID), its
+// delays are drawn from PCG(Profile.Seed, n) (see Profile.Plan), and every
+// write is scheduled against absolute deadlines from its arrival, not
+// cumulative sleeps, then flushed at once.
+package sim
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Record is the server-side truth of one chat request, kept while recording.
+type Record struct {
+	Seq    int
+	Model  string
+	Status int    // HTTP status sent; 0 when none was
+	Fault  string // the fault applied to this request, "" for none
+	Start  time.Time
+	// Plan is the request's schedule, offsets from Start.
+	Plan Plan
+	// Header is when the headers (and the role chunk) were flushed; zero when
+	// they never were.
+	Header time.Time
+	// Tokens holds, for each token chunk (reasoning or content), when its
+	// Flush returned.
+	Tokens []time.Time
+}
+
+// Server is the simulator as an http.Handler. It is safe for concurrent use.
+type Server struct {
+	p   Profile
+	err error // from p.Validate: every chat request then fails with 500
+
+	seq       atomic.Int64
+	recording atomic.Bool
+	done      chan struct{}
+	closeOnce sync.Once
+
+	mu      sync.Mutex
+	records []Record
+	models  map[string]struct{}
+
+	// Pre-built JSON pieces of the chunks.
+	contentHead, reasonHead, finalDelta, fingerprint string
+	words, thoughts                                  []string
+	big                                              string
+}
+
+// maxModels bounds the set of model names that /v1/models reports.
+const maxModels = 1024
+
+// New returns a simulator answering with profile p. An invalid profile (see
+// Profile.Validate) makes every chat request fail with HTTP 500 naming the
+// problem.
+func New(p Profile) *Server {
+	s := &Server{
+		p:           p,
+		err:         p.Validate(),
+		done:        make(chan struct{}),
+		models:      map[string]struct{}{"sim": {}},
+		contentHead: `"content":`,
+		reasonHead:  `"` + p.reasoningField() + `":`,
+		fingerprint: "fp_sim",
+	}
+	if p.Style == StyleOllama {
+		s.contentHead = `"role":"assistant","content":`
+		s.reasonHead = `"role":"assistant","content":"",` + s.reasonHead
+		s.finalDelta = `"role":"assistant","content":""`
+		s.fingerprint = "fp_ollama"
+	}
+	for _, w := range strings.Fields("the quick brown fox jumps over a lazy dog and runs far into green hills at dawn") {
+		s.words = append(s.words, `"`+w+` "`)
+	}
+	for _, w := range strings.Fields("hmm let me think about this step by step first") {
+		s.thoughts = append(s.thoughts, `"`+w+` "`)
+	}
+	if p.Fault == FaultBig {
+		s.big = `"` + strings.Repeat("big ", 200*1024/4) + `"`
+	}
+	return s
+}
+
+// Profile returns the server's profile.
+func (s *Server) Profile() Profile { return s.p }
+
+// Close ends every request in flight, stalled streams included, and makes
+// later chat requests fail with 503. It does not close any listener.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() { close(s.done) })
+}
+
+// Record starts (on: after dropping earlier records) or stops recording. A
+// request is kept when recording is on at its start and at its end. Memory
+// grows with recorded requests and tokens only while recording.
+func (s *Server) Record(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if on {
+		s.records = nil
+	}
+	s.recording.Store(on)
+}
+
+// Records returns the finished requests recorded so far, by Seq.
+func (s *Server) Records() []Record {
+	s.mu.Lock()
+	out := slices.Clone(s.records)
+	s.mu.Unlock()
+	slices.SortFunc(out, func(a, b Record) int { return a.Seq - b.Seq })
+	return out
+}
+
+// SeqFromID returns the request number in a chunk id "chatcmpl-sim-<n>".
+func SeqFromID(id string) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimPrefix(id, "chatcmpl-sim-"))
+	if err != nil || n <= 0 || !strings.HasPrefix(id, "chatcmpl-sim-") {
+		return 0, false
+	}
+	return n, true
+}
+
+// ServeHTTP serves POST /v1/chat/completions and GET /v1/models.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/v1/chat/completions":
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			writeError(w, http.StatusMethodNotAllowed, "invalid_request_error", "method_not_allowed", "use POST")
+			return
+		}
+		s.chat(w, r)
+	case "/v1/models":
+		if r.Method != http.MethodGet {
+			w.Header().Set("Allow", http.MethodGet)
+			writeError(w, http.StatusMethodNotAllowed, "invalid_request_error", "method_not_allowed", "use GET")
+			return
+		}
+		s.listModels(w)
+	default:
+		writeError(w, http.StatusNotFound, "invalid_request_error", "unknown_url", "unknown URL "+r.URL.Path)
+	}
+}
+
+func (s *Server) listModels(w http.ResponseWriter) {
+	s.mu.Lock()
+	names := slices.Sorted(maps.Keys(s.models))
+	s.mu.Unlock()
+	type model struct {
+		ID      string `json:"id"`
+		Object  string `json:"object"`
+		Created int64  `json:"created"`
+		OwnedBy string `json:"owned_by"`
+	}
+	list := struct {
+		Object string  `json:"object"`
+		Data   []model `json:"data"`
+	}{Object: "list", Data: []model{}}
+	for _, n := range names {
+		list.Data = append(list.Data, model{n, "model", 1700000000, "latgate-sim"})
+	}
+	writeJSON(w, http.StatusOK, list)
+}
+
+// chatRequest holds the request fields the simulator reads.
+type chatRequest struct {
+	Model    string `json:"model"`
+	Messages []struct {
+		Content json.RawMessage `json:"content"`
+	} `json:"messages"`
+	Stream              bool `json:"stream"`
+	MaxTokens           *int `json:"max_tokens"`
+	MaxCompletionTokens *int `json:"max_completion_tokens"`
+	StreamOptions       *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+}
+
+// answer is what one chat request will get.
+type answer struct {
+	seq, n, reasoning int
+	model, finish     string
+	fault             string
+	plan              Plan
+	usage             bool
+	promptTokens      int
+}
+
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	seq := int(s.seq.Add(1))
+	st := &stream{s: s, w: w, rc: http.NewResponseController(w), ctx: r.Context(), start: start}
+	if s.recording.Load() {
+		st.rec = &Record{Seq: seq, Start: start}
+		defer s.save(st.rec) // also on the panic of FaultCut
+	}
+	defer st.stopTimer()
+	if s.err != nil {
+		st.fail(http.StatusInternalServerError, "server_error", "invalid_profile", s.err.Error())
+		return
+	}
+	select {
+	case <-s.done:
+		st.fail(http.StatusServiceUnavailable, "server_error", "closed", "simulator closed")
+		return
+	default:
+	}
+	var req chatRequest
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 16<<20))
+	if err == nil {
+		err = json.Unmarshal(body, &req)
+	}
+	if err != nil {
+		st.fail(http.StatusBadRequest, "invalid_request_error", "invalid_json", "invalid request body: "+err.Error())
+		return
+	}
+	if req.Model == "" {
+		st.fail(http.StatusBadRequest, "invalid_request_error", "missing_model", "you must provide a model parameter")
+		return
+	}
+	s.seeModel(req.Model)
+	if st.rec != nil {
+		st.rec.Model = req.Model
+	}
+	if k := s.p.RequireKey; k != "" && r.Header.Get("Authorization") != "Bearer "+k {
+		st.fail(http.StatusUnauthorized, "invalid_request_error", "invalid_api_key", "Incorrect API key provided.")
+		return
+	}
+
+	a := answer{seq: seq, model: req.Model, finish: "stop", reasoning: s.p.Reasoning, usage: s.p.Usage}
+	if s.p.faulty(seq) {
+		a.fault = s.p.Fault
+	}
+	content := s.p.Tokens
+	if a.fault == FaultZero {
+		content = 0
+	}
+	a.n = a.reasoning + content
+	limit := req.MaxTokens
+	if req.MaxCompletionTokens != nil {
+		limit = req.MaxCompletionTokens
+	}
+	if limit != nil && *limit > 0 && a.n > *limit {
+		a.n, a.finish = *limit, "length"
+	}
+	a.reasoning = min(a.reasoning, a.n)
+	size := 0
+	for _, m := range req.Messages {
+		size += len(m.Content)
+	}
+	a.promptTokens = max(1, (size+3)/4)
+	a.plan = s.p.Plan(seq, a.n)
+	if st.rec != nil {
+		st.rec.Fault, st.rec.Plan = a.fault, a.plan
+	}
+
+	switch a.fault {
+	case Fault429, Fault500, Fault401, Fault403, FaultEchoKey:
+		if st.waitUntil(start.Add(a.plan.Header)) != nil {
+			return
+		}
+		st.failFault(a.fault, r.Header.Get("Authorization"))
+		return
+	}
+	if req.Stream {
+		a.usage = a.usage && req.StreamOptions != nil && req.StreamOptions.IncludeUsage
+		st.stream(&a)
+		return
+	}
+	st.whole(&a)
+}
+
+func (s *Server) seeModel(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.models) < maxModels {
+		s.models[name] = struct{}{}
+	}
+}
+
+func (s *Server) save(rec *Record) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.recording.Load() {
+		s.records = append(s.records, *rec)
+	}
+}
+
+// stream is the state of one response.
+type stream struct {
+	s     *Server
+	w     http.ResponseWriter
+	rc    *http.ResponseController
+	ctx   context.Context
+	start time.Time
+	rec   *Record
+
+	timer     *time.Timer
+	last      time.Time     // last write, for keep-alives
+	keepAlive time.Duration // 0 until the headers are out
+	split     bool
+	prefix    []byte // `data: {"id":…,"choices":[`
+	buf       []byte // reused for every frame
+}
+
+const (
+	keepAliveFrame   = ": keep-alive\n\n"
+	doneFrame        = "data: [DONE]\n\n"
+	malformedFrame   = "data: {not json\n\n"
+	errorFrame       = `data: {"error":{"message":"simulated mid-stream failure","type":"server_error","param":null,"code":null}}` + "\n\n"
+	errorStringFrame = `data: {"error":"simulated mid-stream failure"}` + "\n\n"
+)
+
+// stream sends a's answer as server-sent events.
+func (st *stream) stream(a *answer) {
+	s, p := st.s, st.s.p
+	if err := st.waitUntil(st.start.Add(a.plan.Header)); err != nil {
+		return
+	}
+	st.split = a.fault == FaultSplit
+	st.prefix = st.appendPrefix(nil, a, "chat.completion.chunk")
+	h := st.w.Header()
+	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	st.w.WriteHeader(http.StatusOK)
+	if st.rec != nil {
+		st.rec.Status = http.StatusOK
+	}
+	var err error
+	if p.RoleChunk {
+		err = st.emit(st.chunk(`"role":"assistant","content":""`, "", ""), false)
+	} else {
+		err = st.rc.Flush()
+		st.last = time.Now()
+	}
+	if err != nil {
+		return
+	}
+	if st.rec != nil {
+		st.rec.Header = st.last
+	}
+	st.keepAlive = p.KeepAlive
+
+	midFault := a.fault == FaultCut || a.fault == FaultNoDone || a.fault == FaultStall ||
+		a.fault == FaultMalformed || a.fault == FaultErrorFrame || a.fault == FaultErrorString
+	faultAt := min(p.FaultAfter, a.n)
+	bigAt := -1
+	if a.fault == FaultBig && a.n > a.reasoning {
+		bigAt = max(a.reasoning, min(p.FaultAfter, a.n-1))
+	}
+	for k := 0; k <= a.n; k++ {
+		at := a.plan.Finish
+		if k < a.n {
+			at = a.plan.Tokens[k]
+		}
+		if err := st.waitUntil(st.start.Add(at)); err != nil {
+			return
+		}
+		if midFault && k == faultAt {
+			switch a.fault {
+			case FaultCut:
+				panic(http.ErrAbortHandler) // net/http drops the connection, logging nothing
+			case FaultNoDone:
+				return
+			case FaultStall:
+				_ = st.waitUntil(time.Time{})
+				return
+			case FaultMalformed:
+				err = st.emit([]byte(malformedFrame), false)
+			case FaultErrorFrame:
+				if st.emit([]byte(errorFrame), false) == nil {
+					_ = st.emit([]byte(doneFrame), false)
+				}
+				return
+			case FaultErrorString:
+				_ = st.emit([]byte(errorStringFrame), false)
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+		if k == a.n {
+			break
+		}
+		var text, head string
+		switch {
+		case k < a.reasoning:
+			head, text = s.reasonHead, s.thoughts[k%len(s.thoughts)]
+		case k == bigAt:
+			head, text = s.contentHead, s.big
+		default:
+			head, text = s.contentHead, s.words[(k-a.reasoning)%len(s.words)]
+		}
+		if err := st.emit(st.chunk(head, text, ""), true); err != nil {
+			return
+		}
+	}
+	if err := st.emit(st.chunk(s.finalDelta, "", a.finish), false); err != nil {
+		return
+	}
+	if a.usage {
+		if err := st.emit(st.usageChunk(a), false); err != nil {
+			return
+		}
+	}
+	_ = st.emit([]byte(doneFrame), false)
+}
+
+// whole sends a's answer as one chat.completion after the whole schedule.
+func (st *stream) whole(a *answer) {
+	s := st.s
+	if err := st.waitUntil(st.start.Add(a.plan.Finish)); err != nil {
+		return
+	}
+	switch a.fault {
+	case FaultCut:
+		panic(http.ErrAbortHandler)
+	case FaultStall:
+		_ = st.waitUntil(time.Time{})
+		return
+	case FaultMalformed:
+		st.w.Header().Set("Content-Type", "application/json")
+		st.w.WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(st.w, "{not json")
+		return
+	}
+	var content, reasoning strings.Builder
+	for k := range a.n {
+		if k < a.reasoning {
+			reasoning.WriteString(unquote(s.thoughts[k%len(s.thoughts)]))
+		} else {
+			content.WriteString(unquote(s.words[(k-a.reasoning)%len(s.words)]))
+		}
+	}
+	msg := map[string]any{"role": "assistant", "content": content.String()}
+	if a.reasoning > 0 {
+		msg[s.p.reasoningField()] = reasoning.String()
+	}
+	resp := map[string]any{
+		"id":                 "chatcmpl-sim-" + strconv.Itoa(a.seq),
+		"object":             "chat.completion",
+		"created":            st.start.Unix(),
+		"model":              a.model,
+		"system_fingerprint": s.fingerprint,
+		"choices":            []any{map[string]any{"index": 0, "message": msg, "finish_reason": a.finish}},
+	}
+	if a.usage {
+		resp["usage"] = json.RawMessage(appendUsage(nil, a, s.p.CachedTokens))
+	}
+	if st.rec != nil {
+		st.rec.Status = http.StatusOK
+	}
+	writeJSON(st.w, http.StatusOK, resp)
+	if st.rec != nil {
+		st.rec.Header = time.Now()
+	}
+}
+
+// appendPrefix appends `data: {"id":…,"choices":[`.
+func (st *stream) appendPrefix(b []byte, a *answer, object string) []byte {
+	b = append(b, `data: {"id":"chatcmpl-sim-`...)
+	b = strconv.AppendInt(b, int64(a.seq), 10)
+	b = append(b, `","object":"`...)
+	b = append(b, object...)
+	b = append(b, `","created":`...)
+	b = strconv.AppendInt(b, st.start.Unix(), 10)
+	b = append(b, `,"model":`...)
+	model, _ := json.Marshal(a.model) // a string always marshals
+	b = append(b, model...)
+	b = append(b, `,"system_fingerprint":"`...)
+	b = append(b, st.s.fingerprint...)
+	return append(b, `","choices":[`...)
+}
+
+// chunk builds a choice chunk whose delta is head+text into st.buf.
+func (st *stream) chunk(head, text, finish string) []byte {
+	b := append(st.buf[:0], st.prefix...)
+	b = append(b, `{"index":0,"delta":{`...)
+	b = append(b, head...)
+	b = append(b, text...)
+	b = append(b, `},"finish_reason":`...)
+	if finish == "" {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '"')
+		b = append(b, finish...)
+		b = append(b, '"')
+	}
+	b = append(b, "}]}\n\n"...)
+	st.buf = b
+	return b
+}
+
+// usageChunk builds the usage chunk (choices: []) into st.buf.
+func (st *stream) usageChunk(a *answer) []byte {
+	b := append(st.buf[:0], st.prefix...)
+	b = append(b, `],"usage":`...)
+	b = appendUsage(b, a, st.s.p.CachedTokens)
+	b = append(b, "}\n\n"...)
+	st.buf = b
+	return b
+}
+
+func appendUsage(b []byte, a *answer, cached int) []byte {
+	b = append(b, `{"prompt_tokens":`...)
+	b = strconv.AppendInt(b, int64(a.promptTokens), 10)
+	b = append(b, `,"completion_tokens":`...)
+	b = strconv.AppendInt(b, int64(a.n), 10)
+	b = append(b, `,"total_tokens":`...)
+	b = strconv.AppendInt(b, int64(a.promptTokens+a.n), 10)
+	b = append(b, `,"prompt_tokens_details":{"cached_tokens":`...)
+	b = strconv.AppendInt(b, int64(min(cached, a.promptTokens)), 10)
+	b = append(b, `},"completion_tokens_details":{"reasoning_tokens":`...)
+	b = strconv.AppendInt(b, int64(a.reasoning), 10)
+	return append(b, "}}"...)
+}
+
+// emit writes one frame (in two flushed halves for FaultSplit) and flushes;
+// for a token it records when the flush returned.
+func (st *stream) emit(frame []byte, token bool) error {
+	if st.split && frame[0] != ':' {
+		h := len(frame) / 2
+		if _, err := st.w.Write(frame[:h]); err != nil {
+			return err
+		}
+		if err := st.rc.Flush(); err != nil {
+			return err
+		}
+		frame = frame[h:]
+	}
+	if _, err := st.w.Write(frame); err != nil {
+		return err
+	}
+	if err := st.rc.Flush(); err != nil {
+		return err
+	}
+	st.last = time.Now()
+	if token && st.rec != nil {
+		st.rec.Tokens = append(st.rec.Tokens, st.last)
+	}
+	return nil
+}
+
+// waitUntil waits until at (for ever when at is zero) or until the client
+// goes or the server closes, sending a keep-alive comment whenever the
+// stream has been silent for the profile's KeepAlive.
+func (st *stream) waitUntil(at time.Time) error {
+	for {
+		next, ping := at, false
+		if st.keepAlive > 0 {
+			if k := st.last.Add(st.keepAlive); at.IsZero() || k.Before(at) {
+				next, ping = k, true
+			}
+		}
+		if err := st.sleepUntil(next); err != nil {
+			return err
+		}
+		if !ping {
+			return nil
+		}
+		if err := st.emit([]byte(keepAliveFrame), false); err != nil {
+			return err
+		}
+	}
+}
+
+// sleepUntil sleeps on a timer until at minus the profile's Spin, then spins
+// (yielding) until at. A zero at means for ever.
+func (st *stream) sleepUntil(at time.Time) error {
+	var wait <-chan time.Time
+	spin := st.s.p.Spin
+	if !at.IsZero() {
+		d := time.Until(at) - spin
+		if d <= 0 {
+			return st.spin(at)
+		}
+		if st.timer == nil {
+			st.timer = time.NewTimer(d)
+		} else {
+			st.timer.Reset(d)
+		}
+		wait = st.timer.C
+	}
+	select {
+	case <-wait:
+		return st.spin(at)
+	case <-st.ctx.Done():
+		return context.Cause(st.ctx)
+	case <-st.s.done:
+		return errClosed
+	}
+}
+
+func (st *stream) spin(at time.Time) error {
+	if err := st.ctx.Err(); err != nil {
+		return err
+	}
+	for st.s.p.Spin > 0 && time.Now().Before(at) {
+		runtime.Gosched()
+	}
+	return nil
+}
+
+func (st *stream) stopTimer() {
+	if st.timer != nil {
+		st.timer.Stop()
+	}
+}
+
+// fail writes an OpenAI-style error response.
+func (st *stream) fail(status int, typ, code, msg string) {
+	if st.rec != nil {
+		st.rec.Status = status
+	}
+	writeError(st.w, status, typ, code, msg)
+}
+
+// failFault answers with the status of fault; auth is the Authorization header.
+func (st *stream) failFault(fault, auth string) {
+	switch fault {
+	case Fault429:
+		secs := (st.s.p.RetryAfter + time.Second - 1) / time.Second
+		st.w.Header().Set("Retry-After", strconv.FormatInt(max(1, int64(secs)), 10))
+		st.fail(http.StatusTooManyRequests, "requests", "rate_limit_exceeded", "Rate limit reached (simulated).")
+	case Fault500:
+		st.fail(http.StatusInternalServerError, "server_error", "internal_error", "The server had an error while processing your request (simulated).")
+	case Fault401:
+		st.fail(http.StatusUnauthorized, "invalid_request_error", "invalid_api_key", "Incorrect API key provided (simulated).")
+	case Fault403:
+		st.fail(http.StatusForbidden, "permission_error", "forbidden", "You are not allowed to use this model (simulated).")
+	case FaultEchoKey:
+		st.fail(http.StatusUnauthorized, "invalid_request_error", "invalid_api_key", "Incorrect API key provided: "+auth)
+	}
+}
+
+func writeError(w http.ResponseWriter, status int, typ, code, msg string) {
+	type apiError struct {
+		Message string  `json:"message"`
+		Type    string  `json:"type"`
+		Param   *string `json:"param"`
+		Code    string  `json:"code"`
+	}
+	writeJSON(w, status, struct {
+		Error apiError `json:"error"`
+	}{apiError{Message: msg, Type: typ, Code: code}})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		body = fmt.Appendf(nil, `{"error":{"message":%q,"type":"server_error"}}`, err.Error())
+		status = http.StatusInternalServerError
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)+1))
+	w.WriteHeader(status)
+	_, _ = w.Write(append(body, '\n'))
+}
+
+// unquote strips the quotes of a pre-quoted word (plain ASCII, no escapes).
+func unquote(q string) string { return q[1 : len(q)-1] }
