@@ -1,0 +1,114 @@
+// Package atomicfile owns replacing a file atomically: readers, and a crash at
+// any moment, see either the old content or the new, never a partial file.
+package atomicfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+)
+
+// WriteFile atomically replaces path with data. See Write.
+func WriteFile(path string, data []byte, perm fs.FileMode) error {
+	return Write(path, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// Write atomically replaces path with what write writes. It writes to a
+// temporary file in the same directory (".NAME-*.tmp", NAME being the base
+// name without its extension), fsyncs it, renames it over path and fsyncs the
+// directory. On any error the temporary file is removed and path is left as it
+// was. An existing file keeps its permission bits; a new one gets perm. A
+// symbolic link at path is followed, so the file it points to is replaced.
+func Write(path string, perm fs.FileMode, write func(w io.Writer) error) (err error) {
+	target, mode, err := destination(path, perm)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(target)
+	tmp, err := os.CreateTemp(dir, tempPattern(target))
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()           // a second Close after the first is harmless
+			os.Remove(tmp.Name()) // absent after a successful rename: harmless
+		}
+	}()
+	if err := write(tmp); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), target); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := syncDir(dir); err != nil {
+		return fmt.Errorf("write %s: replaced, but syncing directory %s failed: %w", path, dir, err)
+	}
+	return nil
+}
+
+// destination resolves a symbolic link at path and returns the file to
+// replace and the permission bits the new file gets.
+func destination(path string, perm fs.FileMode) (string, fs.FileMode, error) {
+	target := path
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		if target, err = filepath.EvalSymlinks(path); err != nil {
+			return "", 0, fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	fi, err := os.Stat(target)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return target, perm, nil
+	case err != nil:
+		return "", 0, fmt.Errorf("write %s: %w", path, err)
+	case !fi.Mode().IsRegular():
+		return "", 0, fmt.Errorf("write %s: not a regular file", path)
+	}
+	return target, fi.Mode().Perm(), nil
+}
+
+// tempPattern is the os.CreateTemp pattern for replacing path:
+// "latgate.baseline.json" → ".latgate.baseline-*.tmp".
+func tempPattern(path string) string {
+	base := filepath.Base(path)
+	if stem := strings.TrimSuffix(base, filepath.Ext(base)); stem != "" {
+		base = stem
+	}
+	return "." + base + "-*.tmp"
+}
+
+// syncDir makes a rename in dir durable. File systems that cannot sync a
+// directory (and Windows, where directories cannot be opened) are not errors.
+func syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, errors.ErrUnsupported) && !errors.Is(err, syscall.EINVAL) {
+		return err
+	}
+	return nil
+}

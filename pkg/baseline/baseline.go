@@ -1,0 +1,105 @@
+// Package baseline owns the committed baseline file (schema
+// "latgate.baseline/v1", latgate.baseline.json): the raw samples and summaries
+// a run was blessed with, with their provenance; its deterministic, diff-friendly
+// encoding; strict decoding with errors that say how to fix the file; atomic
+// writes; and the changes between two baselines that `bless` reports.
+package baseline
+
+import (
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/latgate/latgate/pkg/results"
+)
+
+// Schema is the value of the "schema" field of a baseline file.
+const Schema = "latgate.baseline/v1"
+
+// File is a baseline: the samples of a blessed run, kept raw so that every
+// verdict is recomputed from samples, with their summaries and provenance.
+type File struct {
+	Schema string `json:"schema"`
+	// Version is the latgate version that blessed the baseline.
+	Version string `json:"latgate_version"`
+	// BlessedAt is UTC with second precision.
+	BlessedAt time.Time `json:"blessed_at"`
+	// GitCommit is the commit the baseline was blessed at, when known.
+	GitCommit  string      `json:"git_commit,omitempty"`
+	ConfigHash string      `json:"config_hash"`
+	Run        results.Run `json:"run"`
+	// Targets are in config order, each with its prompts in config order,
+	// their samples, summaries, error counts, prompt hashes and provenance
+	// (base URL, model, returned models, system fingerprints, parameters).
+	// A baseline keeps no failures.
+	Targets []results.Target `json:"targets"`
+}
+
+// FromResults makes the baseline that blesses r, a non-nil results file. It
+// keeps the samples, summaries, error counts and provenance, and drops the
+// failure records and the comparison. r is not modified and shares no memory
+// with the result.
+func FromResults(r *results.File, blessedAt time.Time, gitCommit string) *File {
+	f := &File{
+		Schema:     Schema,
+		Version:    r.Version,
+		BlessedAt:  blessedAt.UTC().Truncate(time.Second),
+		GitCommit:  gitCommit,
+		ConfigHash: r.ConfigHash,
+		Run:        r.Run,
+		Targets:    make([]results.Target, len(r.Targets)),
+	}
+	for i, t := range r.Targets {
+		f.Targets[i] = cloneTarget(t)
+	}
+	return f
+}
+
+// cloneTarget deep-copies t, dropping failure records.
+func cloneTarget(t results.Target) results.Target {
+	t.ReturnedModels = slices.Clone(t.ReturnedModels)
+	t.SystemFingerprints = slices.Clone(t.SystemFingerprints)
+	t.ByClass = maps.Clone(t.ByClass)
+	if t.Params.Temperature != nil {
+		v := *t.Params.Temperature
+		t.Params.Temperature = &v
+	}
+	t.Prompts = slices.Clone(t.Prompts)
+	for i := range t.Prompts {
+		t.Prompts[i] = clonePrompt(t.Prompts[i])
+	}
+	t.Overall = clonePrompt(t.Overall)
+	return t
+}
+
+func clonePrompt(p results.Prompt) results.Prompt {
+	p.ByClass = maps.Clone(p.ByClass)
+	p.Metrics = cloneMetrics(p.Metrics)
+	p.Samples = slices.Clone(p.Samples)
+	for i := range p.Samples {
+		p.Samples[i].ITL = slices.Clone(p.Samples[i].ITL)
+	}
+	p.Failures = nil
+	return p
+}
+
+func cloneMetrics(m results.Metrics) results.Metrics {
+	return results.Metrics{
+		TTFB:       clonePtr(m.TTFB),
+		TTFT:       clonePtr(m.TTFT),
+		TTFCT:      clonePtr(m.TTFCT),
+		ITL:        clonePtr(m.ITL),
+		TPOT:       clonePtr(m.TPOT),
+		Total:      clonePtr(m.Total),
+		MaxStall:   clonePtr(m.MaxStall),
+		TokensPerS: clonePtr(m.TokensPerS),
+	}
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}

@@ -1,0 +1,261 @@
+package baseline
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/latgate/latgate/pkg/results"
+)
+
+// Kinds of baseline problems, for errors.Is on an *Error. The CLI maps every
+// *Error to exit code 2.
+var (
+	ErrNotFound      = errors.New("no baseline file")
+	ErrUnreadable    = errors.New("baseline file cannot be read")
+	ErrSyntax        = errors.New("baseline file is not valid JSON") // also empty, truncated, wrong field types
+	ErrResultsFile   = errors.New("a results file, not a baseline")
+	ErrUnknownSchema = errors.New("not a latgate baseline")
+	ErrNewerSchema   = errors.New("baseline written by a newer latgate")
+	ErrIncomplete    = errors.New("baseline is missing required fields")
+)
+
+// Error is a problem with a baseline file: what is wrong, where, and how to fix it.
+type Error struct {
+	Path string // the file, as given
+	// Line and Col locate a JSON problem (1-based); zero when not known.
+	Line, Col int
+	Kind      error  // one of the Err* kinds above
+	Problem   string // what is wrong
+	Fix       string // what to do about it
+	Err       error  // the underlying error, if any
+}
+
+// Error returns "PATH[:LINE:COL]: PROBLEM: FIX".
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Path)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Col)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Problem)
+	if e.Fix != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Fix)
+	}
+	return b.String()
+}
+
+// Is reports whether target is the kind of e.
+func (e *Error) Is(target error) bool { return target == e.Kind }
+
+// Unwrap returns the underlying error.
+func (e *Error) Unwrap() error { return e.Err }
+
+const (
+	fixRestore = "restore it from git (`git checkout -- FILE`) or re-create it with `latgate bless`"
+	fixBless   = "re-create it with `latgate bless`"
+)
+
+// Load reads and decodes the baseline at path. Every error is an *Error.
+func Load(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, &Error{Path: path, Kind: ErrNotFound, Err: err,
+			Problem: "no baseline at " + path,
+			Fix:     "run `latgate bless` (with the same --config) to create one"}
+	case err != nil:
+		return nil, &Error{Path: path, Kind: ErrUnreadable, Err: err,
+			Problem: "cannot read baseline: " + unwrapPath(err).Error()}
+	}
+	return Decode(data, path)
+}
+
+// unwrapPath drops the path from an *fs.PathError, which Error already names.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// Decode decodes a baseline; name is the file name used in errors. It checks
+// the schema (rejecting results files, other schemas and newer versions) and
+// the required fields. Every error is an *Error.
+func Decode(data []byte, name string) (*File, error) {
+	fail := func(kind error, problem, fix string) *Error {
+		return &Error{Path: name, Kind: kind, Problem: problem, Fix: strings.ReplaceAll(fix, "FILE", name)}
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fail(ErrSyntax, "baseline file is empty", fixRestore)
+	}
+	var probe struct {
+		Schema *string `json:"schema"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, jsonError(data, name, err)
+	}
+	switch schema := deref(probe.Schema); {
+	case probe.Schema == nil:
+		return nil, fail(ErrUnknownSchema, `not a latgate baseline (no "schema" field)`, "check the path, or "+fixBless)
+	case schema == Schema:
+	case strings.HasPrefix(schema, "latgate.results/"):
+		return nil, fail(ErrResultsFile, "this is a results file (schema "+schema+"), not a baseline",
+			"bless it with `latgate bless --from "+name+"`")
+	case newer(schema, "latgate.baseline/v", 1):
+		return nil, fail(ErrNewerSchema, "schema "+schema+" was written by a newer latgate (this one reads "+Schema+")",
+			"upgrade latgate")
+	default:
+		return nil, fail(ErrUnknownSchema, fmt.Sprintf("not a latgate baseline (schema %q, want %s)", schema, Schema),
+			"check the path, or "+fixBless)
+	}
+	var f File
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, jsonError(data, name, err)
+	}
+	if problem := missing(&f); problem != "" {
+		return nil, fail(ErrIncomplete, problem, fixBless)
+	}
+	return &f, nil
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// newer reports whether schema is prefix followed by a version above current.
+func newer(schema, prefix string, current int) bool {
+	v, ok := strings.CutPrefix(schema, prefix)
+	if !ok {
+		return false
+	}
+	n, err := strconv.Atoi(v)
+	return err == nil && n > current
+}
+
+// missing describes the first missing required field of f, or returns "".
+func missing(f *File) string {
+	if len(f.Targets) == 0 {
+		return "baseline has no targets"
+	}
+	seen := map[string]bool{}
+	for i, t := range f.Targets {
+		if t.Name == "" {
+			return fmt.Sprintf("target %d has no name", i+1)
+		}
+		key := targetLabel(t)
+		if seen[key] {
+			return "target " + key + " appears twice"
+		}
+		seen[key] = true
+		if len(t.Prompts) == 0 {
+			return "target " + key + " has no prompts"
+		}
+		ids := map[string]bool{}
+		for j, p := range t.Prompts {
+			if p.ID == "" {
+				return fmt.Sprintf("target %s: prompt %d has no id", key, j+1)
+			}
+			if ids[p.ID] {
+				return "target " + key + ": prompt " + p.ID + " appears twice"
+			}
+			ids[p.ID] = true
+		}
+	}
+	return ""
+}
+
+// jsonError turns an encoding/json error into an *Error with a line and column.
+func jsonError(data []byte, name string, err error) *Error {
+	e := &Error{Path: name, Kind: ErrSyntax, Err: err, Fix: strings.ReplaceAll(fixRestore, "FILE", name)}
+	if line := conflictLine(data); line > 0 {
+		e.Line, e.Col = line, 1
+		e.Problem = "unresolved git merge conflict"
+		e.Fix = "resolve it by keeping one side, or " + fixBless
+		return e
+	}
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case truncated(data):
+		e.Line, e.Col = lineCol(data, len(bytes.TrimRightFunc(data, isSpace)))
+		e.Problem = "baseline file is truncated (the JSON ends early)"
+	case errors.As(err, &syn):
+		e.Line, e.Col = lineCol(data, int(syn.Offset)-1)
+		e.Problem = "baseline is not valid JSON: " + syn.Error()
+	case errors.As(err, &typ):
+		e.Line, e.Col = lineCol(data, int(typ.Offset)-1)
+		if typ.Field == "" {
+			e.Problem = "baseline holds a JSON " + typ.Value + ", want an object"
+		} else {
+			e.Problem = "field " + typ.Field + " holds a JSON " + typ.Value + ", want " + jsonKind(typ.Type.Kind())
+		}
+	default:
+		e.Problem = "not a valid baseline: " + err.Error()
+	}
+	return e
+}
+
+// truncated reports whether data is the start of a JSON value that ends early.
+func truncated(data []byte) bool {
+	var v any
+	return errors.Is(json.NewDecoder(bytes.NewReader(data)).Decode(&v), io.ErrUnexpectedEOF)
+}
+
+func isSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' }
+
+// jsonKind names the JSON value that decodes into a Go value of kind k.
+func jsonKind(k reflect.Kind) string {
+	switch k {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "an object"
+}
+
+// conflictLine returns the line of the first git conflict marker, or 0.
+func conflictLine(data []byte) int {
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		if bytes.HasPrefix(line, []byte("<<<<<<< ")) || bytes.Equal(bytes.TrimRight(line, "\r"), []byte("=======")) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// lineCol returns the 1-based line and column (in runes) of byte offset off.
+func lineCol(data []byte, off int) (line, col int) {
+	off = max(0, min(off, len(data)))
+	start := bytes.LastIndexByte(data[:off], '\n') + 1
+	return bytes.Count(data[:off], []byte("\n")) + 1, utf8.RuneCount(data[start:off]) + 1
+}
+
+// targetLabel names a target in messages: "name", or "name@region".
+func targetLabel(t results.Target) string {
+	if t.Region != "" {
+		return t.Name + "@" + t.Region
+	}
+	return t.Name
+}

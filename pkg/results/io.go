@@ -1,0 +1,210 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/latgate/latgate/internal/atomicfile"
+)
+
+// Kinds of results-file problems, for errors.Is on a *FileError. The CLI maps
+// every *FileError to exit code 2.
+var (
+	ErrFileNotFound   = errors.New("no results file")
+	ErrFileUnreadable = errors.New("results file cannot be read")
+	// ErrFileInvalid: empty, truncated, not JSON, wrong field types, missing fields.
+	ErrFileInvalid = errors.New("invalid results file")
+	// ErrFileSchema: a baseline passed by mistake, another schema, a newer version.
+	ErrFileSchema = errors.New("not a latgate results file")
+)
+
+// FileError is a problem with a results file: what is wrong, where, and how
+// to fix it.
+type FileError struct {
+	Path string // the file, as given
+	// Line and Col locate a JSON problem (1-based); zero when not known.
+	Line, Col int
+	Kind      error  // one of the ErrFile* kinds above
+	Problem   string // what is wrong
+	Fix       string // what to do about it
+	Err       error  // the underlying error, if any
+}
+
+// Error returns "PATH[:LINE:COL]: PROBLEM: FIX".
+func (e *FileError) Error() string {
+	s := e.Path
+	if e.Line > 0 {
+		s += ":" + strconv.Itoa(e.Line) + ":" + strconv.Itoa(e.Col)
+	}
+	s += ": " + e.Problem
+	if e.Fix != "" {
+		s += ": " + e.Fix
+	}
+	return s
+}
+
+// Is reports whether target is the kind of e.
+func (e *FileError) Is(target error) bool { return target == e.Kind }
+
+// Unwrap returns the underlying error.
+func (e *FileError) Unwrap() error { return e.Err }
+
+// Write atomically replaces the file at path with f as indented JSON: a failed
+// or interrupted write leaves any previous file intact. An existing file keeps
+// its permission bits; a new one is 0644.
+func Write(path string, f *File) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(f); err != nil {
+		return fmt.Errorf("write %s: encode results: %w", path, err)
+	}
+	return atomicfile.WriteFile(path, buf.Bytes(), 0o644) // errors name path
+}
+
+// Read reads and decodes the results file at path. Every error is a *FileError.
+func Read(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, &FileError{Path: path, Kind: ErrFileNotFound, Err: err,
+			Problem: "no results file at " + path, Fix: "check the path"}
+	case err != nil:
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is already in the message
+		}
+		return nil, &FileError{Path: path, Kind: ErrFileUnreadable, Err: err,
+			Problem: "cannot read results file: " + err.Error()}
+	}
+	return Decode(data, path)
+}
+
+const fixRerun = "run the measurement again to write a new one"
+
+// Decode decodes a results file; name is the file name used in errors. It
+// accepts only schema latgate.results/v1, names the case of a baseline passed
+// by mistake, and checks the required fields. Every error is a *FileError.
+func Decode(data []byte, name string) (*File, error) {
+	fail := func(kind error, problem, fix string) *FileError {
+		return &FileError{Path: name, Kind: kind, Problem: problem, Fix: fix}
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fail(ErrFileInvalid, "results file is empty", fixRerun)
+	}
+	var probe struct {
+		Schema *string `json:"schema"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, jsonError(data, name, err)
+	}
+	schema := ""
+	if probe.Schema != nil {
+		schema = *probe.Schema
+	}
+	version, isResults := strings.CutPrefix(schema, "latgate.results/v")
+	switch n, err := strconv.Atoi(version); {
+	case probe.Schema == nil:
+		return nil, fail(ErrFileSchema, `not a latgate results file (no "schema" field)`, "check the path")
+	case schema == Schema:
+	case strings.HasPrefix(schema, "latgate.baseline/"):
+		return nil, fail(ErrFileSchema, "this is a baseline file (schema "+schema+"), not a results file",
+			"pass the results JSON that a run wrote")
+	case isResults && err == nil && n > 1:
+		return nil, fail(ErrFileSchema, "schema "+schema+" was written by a newer latgate (this one reads "+Schema+")",
+			"upgrade latgate")
+	default:
+		return nil, fail(ErrFileSchema, fmt.Sprintf("not a latgate results file (schema %q, want %s)", schema, Schema),
+			"check the path")
+	}
+	var f File
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, jsonError(data, name, err)
+	}
+	if problem := missingFields(&f); problem != "" {
+		return nil, fail(ErrFileInvalid, problem, fixRerun)
+	}
+	return &f, nil
+}
+
+// missingFields describes the first missing required field of f, or returns "".
+func missingFields(f *File) string {
+	if len(f.Targets) == 0 {
+		return "results file has no targets"
+	}
+	for i, t := range f.Targets {
+		if t.Name == "" {
+			return fmt.Sprintf("target %d has no name", i+1)
+		}
+		for j, p := range t.Prompts {
+			if p.ID == "" {
+				return fmt.Sprintf("target %s: prompt %d has no id", t.Name, j+1)
+			}
+		}
+	}
+	return ""
+}
+
+// jsonError turns an encoding/json error into a *FileError with a line and column.
+func jsonError(data []byte, name string, err error) *FileError {
+	e := &FileError{Path: name, Kind: ErrFileInvalid, Err: err, Fix: fixRerun}
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case truncated(data):
+		e.Line, e.Col = lineCol(data, len(bytes.TrimRight(data, " \t\r\n")))
+		e.Problem = "results file is truncated (the JSON ends early)"
+	case errors.As(err, &syn):
+		e.Line, e.Col = lineCol(data, int(syn.Offset)-1)
+		e.Problem = "results file is not valid JSON: " + syn.Error()
+	case errors.As(err, &typ) && typ.Field == "":
+		e.Line, e.Col = lineCol(data, int(typ.Offset)-1)
+		e.Problem = "results file holds a JSON " + typ.Value + ", want an object"
+	case errors.As(err, &typ):
+		e.Line, e.Col = lineCol(data, int(typ.Offset)-1)
+		e.Problem = "field " + typ.Field + " holds a JSON " + typ.Value + ", want " + jsonKind(typ.Type.Kind())
+	default:
+		e.Problem = "not a valid results file: " + err.Error()
+	}
+	return e
+}
+
+// jsonKind names the JSON value that decodes into a Go value of kind k.
+func jsonKind(k reflect.Kind) string {
+	switch k {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "an object"
+}
+
+// truncated reports whether data is the start of a JSON value that ends early.
+func truncated(data []byte) bool {
+	var v any
+	return errors.Is(json.NewDecoder(bytes.NewReader(data)).Decode(&v), io.ErrUnexpectedEOF)
+}
+
+// lineCol returns the 1-based line and column (in runes) of byte offset off.
+func lineCol(data []byte, off int) (line, col int) {
+	off = max(0, min(off, len(data)))
+	start := bytes.LastIndexByte(data[:off], '\n') + 1
+	return bytes.Count(data[:off], []byte("\n")) + 1, utf8.RuneCount(data[start:off]) + 1
+}
