@@ -189,4 +189,5 @@ const (
 	ErrMalformed = "malformed"    // a frame that is not valid JSON / SSE
 	ErrStreamErr = "stream_error" // data: {"error": ...} inside the stream
 	ErrCanceled  = "canceled"     // the run was interrupted
+	ErrEmpty     = "empty"        // a complete answer with no token at all
 )

@@ -1,0 +1,133 @@
+// Package cli owns latgate's command line: the urfave/cli wiring (one file
+// per command), flags turned into each command's options struct, and the one
+// mapping from errors to exit codes.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	ucli "github.com/urfave/cli/v2"
+)
+
+// Exit codes: the contract CI jobs build on. Documented in README and --help.
+const (
+	ExitPass        = 0 // ok, improved, or inconclusive without --strict
+	ExitRegression  = 1 // a latency regression (or inconclusive with --strict)
+	ExitUsage       = 2 // usage, config or baseline problem
+	ExitMeasurement = 3 // endpoint unreachable, auth failure, error budget exceeded, interrupted
+)
+
+// Version is latgate's version, set at build time with
+// -ldflags "-X github.com/latgate/latgate/internal/cli.Version=v1.2.3".
+var Version = "v0.1.0-dev"
+
+// Env is what a command may touch of the outside world.
+type Env struct {
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+	// StderrIsTerminal turns on the progress bar (plain lines otherwise).
+	StderrIsTerminal bool
+}
+
+// exitError carries an exit code to Main.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageErr(err error) error       { return &exitError{ExitUsage, err} }
+func measurementErr(err error) error { return &exitError{ExitMeasurement, err} }
+
+// errRegression is returned by check and compare when the gate fails; the
+// report has already said why.
+var errRegression = errors.New("latency regression")
+
+// exitCode is the one place errors become exit codes.
+func exitCode(err error) int {
+	var ee *exitError
+	switch {
+	case err == nil:
+		return ExitPass
+	case errors.Is(err, errRegression):
+		return ExitRegression
+	case errors.As(err, &ee):
+		return ee.code
+	}
+	return ExitUsage // flag parsing and other usage errors from urfave/cli
+}
+
+// Main runs latgate with args (args[0] is the program name) and returns the
+// process exit code. Errors are printed to env.Stderr.
+func Main(ctx context.Context, args []string, env Env) int {
+	if env.Getenv == nil {
+		env.Getenv = os.Getenv
+	}
+	app := newApp(env)
+	err := app.RunContext(ctx, args)
+	code := exitCode(err)
+	if err != nil && !errors.Is(err, errRegression) {
+		fmt.Fprintf(env.Stderr, "latgate: %v\n", err)
+	}
+	return code
+}
+
+const exitCodesHelp = `EXIT CODES:
+   0  pass: every check ok, improved, or inconclusive (without --strict)
+   1  latency regression (or inconclusive with --strict)
+   2  usage, config or baseline problem (nothing was overwritten)
+   3  measurement failure: endpoint unreachable, auth failure, error budget
+      exceeded, or the run was interrupted`
+
+func newApp(env Env) *ucli.App {
+	app := &ucli.App{
+		Name:    "latgate",
+		Usage:   "a CI latency regression gate for OpenAI-compatible streaming endpoints",
+		Version: Version,
+		Description: `latgate streams a fixed prompt set against an OpenAI-compatible
+/v1/chat/completions endpoint (OpenAI, vLLM, llama.cpp, Ollama, gateways),
+measures time to first token (TTFT), inter-token latency (ITL) and total time
+at P50 and P95, and compares them with a committed baseline: it fails the CI
+job when latency drifts beyond the tolerances, and stays green on noise.
+
+Start with:  latgate check --config examples/latgate.yaml
+(base_url: sim runs the built-in simulator: no key, no network.)
+
+` + exitCodesHelp,
+		Writer:               env.Stdout,
+		ErrWriter:            env.Stderr,
+		HideHelpCommand:      true,
+		EnableBashCompletion: false,
+		ExitErrHandler:       func(*ucli.Context, error) {}, // Main maps errors to codes
+		OnUsageError: func(c *ucli.Context, err error, _ bool) error {
+			return usageErr(fmt.Errorf("%w (see %s --help)", err, strings.TrimSpace(c.Command.HelpName)))
+		},
+		Commands: []*ucli.Command{
+			measureCommand(env),
+			simCommand(env),
+			versionCommand(env),
+		},
+	}
+	app.CommandNotFound = func(c *ucli.Context, name string) {
+		fmt.Fprintf(env.Stderr, "latgate: unknown command %q; see latgate --help\n", name)
+	}
+	return app
+}
+
+func versionCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:  "version",
+		Usage: "print latgate's version",
+		Action: func(c *ucli.Context) error {
+			_, err := fmt.Fprintf(env.Stdout, "latgate %s\n", Version)
+			return err
+		},
+	}
+}

@@ -1,0 +1,174 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/measure"
+	"github.com/latgate/latgate/pkg/report"
+	"github.com/latgate/latgate/pkg/results"
+)
+
+// runFlags are the flags shared by every command that measures.
+type runFlags struct {
+	ConfigPath  string
+	BaseURL     string
+	Requests    int
+	Warmup      int
+	Concurrency int
+	Timeout     time.Duration
+	Quiet       bool
+}
+
+func runFlagDefs() []ucli.Flag {
+	return []ucli.Flag{
+		&ucli.StringFlag{Name: "config", Aliases: []string{"c"}, Value: "latgate.yaml", Usage: "the latgate.yaml to run", TakesFile: true},
+		&ucli.StringFlag{Name: "base-url", Usage: "override every target's base_url (e.g. http://127.0.0.1:8000/v1, or sim:default?ttft_factor=1.6 to rehearse a regression)"},
+		&ucli.IntFlag{Name: "requests", Usage: "override run.requests (measured requests per target × prompt)"},
+		&ucli.IntFlag{Name: "warmup", Value: -1, DefaultText: "from config", Usage: "override run.warmup"},
+		&ucli.IntFlag{Name: "concurrency", Usage: "override run.concurrency"},
+		&ucli.DurationFlag{Name: "timeout", Usage: "override run.timeout (per request)"},
+		&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
+	}
+}
+
+func parseRunFlags(c *ucli.Context) runFlags {
+	return runFlags{
+		ConfigPath:  c.String("config"),
+		BaseURL:     c.String("base-url"),
+		Requests:    c.Int("requests"),
+		Warmup:      c.Int("warmup"),
+		Concurrency: c.Int("concurrency"),
+		Timeout:     c.Duration("timeout"),
+		Quiet:       c.Bool("quiet"),
+	}
+}
+
+// loadConfig loads the config and applies the flag overrides.
+func loadConfig(env Env, f runFlags) (*config.Config, error) {
+	cfg, err := config.Load(f.ConfigPath, config.Options{Getenv: env.Getenv})
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	if f.BaseURL != "" {
+		for i := range cfg.Targets {
+			cfg.Targets[i].BaseURL = f.BaseURL
+		}
+	}
+	switch {
+	case f.Requests < 0, f.Concurrency < 0, f.Timeout < 0:
+		return nil, usageErr(errors.New("--requests, --concurrency and --timeout must be positive"))
+	}
+	if f.Requests > 0 {
+		cfg.Run.Requests = f.Requests
+	}
+	if f.Warmup >= 0 {
+		cfg.Run.Warmup = f.Warmup
+	}
+	if f.Concurrency > 0 {
+		cfg.Run.Concurrency = f.Concurrency
+	}
+	if f.Timeout > 0 {
+		cfg.Run.Timeout = f.Timeout
+	}
+	return cfg, nil
+}
+
+// runMeasurement measures cfg and returns the results. The file is non-nil
+// whenever anything was measured, also with an error (partial results).
+func runMeasurement(ctx context.Context, env Env, cfg *config.Config, quiet bool) (*results.File, error) {
+	eps, stop, err := endpoints(ctx, env, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	var obs measure.Observer
+	if !quiet {
+		obs = newProgress(env.Stderr, env.StderrIsTerminal)
+	}
+	f, err := measure.Run(ctx, measure.Options{
+		Endpoints:  eps,
+		Prompts:    cfg.Prompts,
+		Run:        cfg.Run,
+		Observer:   obs,
+		Version:    Version,
+		ConfigPath: cfg.Path,
+		ConfigHash: cfg.Hash,
+	})
+	if p, ok := obs.(interface{ finish() }); ok {
+		p.finish()
+	}
+	if err != nil {
+		return f, measurementErr(err)
+	}
+	if err := measure.CheckBudget(f, eps); err != nil {
+		return f, measurementErr(err)
+	}
+	return f, nil
+}
+
+type measureOptions struct {
+	runFlags
+	Out string
+}
+
+func measureCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "measure",
+		Usage:     "measure latency and print it (and write a results file); no baseline involved",
+		UsageText: "latgate measure [--config latgate.yaml] [--out results.json]",
+		Description: `Streams every prompt of the config against every target, run.requests times
+each (after run.warmup unmeasured requests), interleaving prompts so slow drift
+spreads evenly, and prints P50/P95 of TTFT, ITL, total time and tokens/s.
+
+Metrics (all from the moment the request is sent, monotonic clock):
+  ttfb       response headers arrived
+  ttft       first chunk carrying a token (content, reasoning, or tool call);
+             role-only chunks, empty chunks, keep-alives and usage are not tokens
+  ttfct      first content (answer) token; later than ttft for reasoning models
+  itl        each gap between consecutive token-bearing chunks, pooled
+  tpot       (last token - first token) / (output tokens - 1), per request
+  total      end of stream
+  max_stall  longest gap between tokens in one request
+  tokens_per_s  decode rate, (output tokens - 1) / (last token - first token)
+
+Ctrl-C stops cleanly and still writes what was measured, marked partial.
+
+` + exitCodesHelp,
+		Flags: append(runFlagDefs(),
+			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the results JSON (latgate.results/v1) to `FILE`", TakesFile: true},
+		),
+		Action: func(c *ucli.Context) error {
+			if c.NArg() > 0 {
+				return usageErr(fmt.Errorf("measure takes no arguments, got %q (did you mean --config %s?)", c.Args().First(), c.Args().First()))
+			}
+			return runMeasure(c.Context, env, measureOptions{runFlags: parseRunFlags(c), Out: c.String("out")})
+		},
+	}
+}
+
+func runMeasure(ctx context.Context, env Env, opts measureOptions) error {
+	cfg, err := loadConfig(env, opts.runFlags)
+	if err != nil {
+		return err
+	}
+	f, merr := runMeasurement(ctx, env, cfg, opts.Quiet)
+	if f == nil {
+		return merr
+	}
+	if err := report.Measure(env.Stdout, f); err != nil {
+		return err
+	}
+	if opts.Out != "" {
+		if err := results.Write(opts.Out, f); err != nil {
+			return usageErr(fmt.Errorf("writing results: %w", err))
+		}
+		fmt.Fprintf(env.Stderr, "results written to %s\n", opts.Out)
+	}
+	return merr
+}

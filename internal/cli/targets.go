@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/measure"
+	"github.com/latgate/latgate/pkg/sim"
+)
+
+// endpoints resolves the config's targets: it starts the built-in simulator
+// on 127.0.0.1 for "sim" targets (one per distinct profile) and reads each
+// API key from its environment variable. stop shuts the simulators down.
+func endpoints(ctx context.Context, env Env, cfg *config.Config) (eps []measure.Endpoint, stop func(), err error) {
+	var running []*sim.Running
+	stop = func() {
+		for _, r := range running {
+			r.Close()
+		}
+	}
+	defer func() {
+		if err != nil {
+			stop()
+		}
+	}()
+	sims := map[string]string{}
+	for _, t := range cfg.Targets {
+		ep := measure.Endpoint{Target: t, URL: t.BaseURL, APIKey: env.Getenv(t.APIKeyEnv)}
+		if t.IsSim() {
+			u, ok := sims[t.SimSpec()]
+			if !ok {
+				p, err := sim.ParseSpec(t.SimSpec())
+				if err != nil {
+					return nil, stop, usageErr(fmt.Errorf("%s:%d: targets %q: base_url %q: %w", cfg.Path, t.Line, t.Name, t.BaseURL, err))
+				}
+				r, err := sim.Start(ctx, p)
+				if err != nil {
+					return nil, stop, measurementErr(fmt.Errorf("starting the built-in simulator: %w", err))
+				}
+				running = append(running, r)
+				u = r.URL()
+				sims[t.SimSpec()] = u
+			}
+			ep.URL = u
+		} else if err := checkURL(t); err != nil {
+			return nil, stop, usageErr(fmt.Errorf("%s:%d: %w", cfg.Path, t.Line, err))
+		} else if ep.APIKey == "" && isOpenAI(t.BaseURL) {
+			return nil, stop, usageErr(fmt.Errorf("target %q: $%s is empty: export the API key in that variable (or set api_key_env in %s)", t.Name, t.APIKeyEnv, cfg.Path))
+		}
+		eps = append(eps, ep)
+	}
+	return eps, stop, nil
+}
+
+func checkURL(t config.Target) error {
+	u, err := url.Parse(t.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("target %q: base_url %q is not an http(s) URL (e.g. http://127.0.0.1:11434/v1), nor \"sim\"", t.Name, measure.RedactURL(t.BaseURL))
+	}
+	return nil
+}
+
+func isOpenAI(base string) bool {
+	u, err := url.Parse(base)
+	return err == nil && strings.HasSuffix(u.Hostname(), "openai.com")
+}

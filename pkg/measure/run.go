@@ -1,0 +1,408 @@
+// Package measure owns running a measurement: targets × prompts × requests,
+// each streamed request turned into one results.Sample (times stamped on the
+// monotonic clock as bytes are read from the socket, httptrace phases, token
+// counts and their source) or one classified results.Failure. It returns
+// values; progress goes to an Observer, never to a terminal.
+package measure
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/results"
+)
+
+// Options configures a run.
+type Options struct {
+	Endpoints []Endpoint
+	Prompts   []config.Prompt
+	Run       config.Run
+	// Observer receives progress; calls are serialized. Nil for none.
+	Observer Observer
+	// Version, ConfigPath and ConfigHash go into the results provenance.
+	Version    string
+	ConfigPath string
+	ConfigHash string
+	// MaxRetries bounds retries of a 429 answer (default 3; -1 for none).
+	MaxRetries int
+	// MaxRetryWait caps one wait between retries (default 30s).
+	MaxRetryWait time.Duration
+}
+
+// Observer is told about each finished request.
+type Observer interface {
+	Progress(Progress)
+}
+
+// Progress describes one finished request.
+type Progress struct {
+	Target, Prompt string
+	Warmup         bool
+	// Done and Total count this target's requests, warmup included.
+	Done, Total int
+	// Failure is non-nil when the request failed.
+	Failure *results.Failure
+}
+
+// ErrInterrupted is returned (wrapped) when the context was cancelled before
+// the run finished: the returned file holds what was measured, marked partial.
+var ErrInterrupted = errors.New("measurement interrupted")
+
+// AuthError is returned when an endpoint refused the credentials: latgate
+// stops at the first 401/403 instead of burning the whole run.
+type AuthError struct {
+	Target string
+	EnvVar string
+	Status int
+	Msg    string
+}
+
+func (e *AuthError) Error() string {
+	return fmt.Sprintf("target %q: the endpoint refused the credentials (HTTP %d): check the API key in $%s: %s", e.Target, e.Status, e.EnvVar, e.Msg)
+}
+
+type job struct {
+	prompt int
+	seq    int // 1-based order among measured requests; 0 for warmup
+}
+
+// Run measures every endpoint in turn and returns the results. The file is
+// returned even with an error (partial on interruption or auth failure).
+func Run(ctx context.Context, opts Options) (*results.File, error) {
+	if opts.MaxRetries == 0 {
+		opts.MaxRetries = 3
+	}
+	if opts.MaxRetryWait == 0 {
+		opts.MaxRetryWait = 30 * time.Second
+	}
+	f := &results.File{
+		Schema:     results.Schema,
+		Version:    opts.Version,
+		StartedAt:  time.Now().UTC().Truncate(time.Millisecond),
+		ConfigPath: opts.ConfigPath,
+		ConfigHash: opts.ConfigHash,
+		Run: results.Run{
+			Requests:    opts.Run.Requests,
+			Warmup:      opts.Run.Warmup,
+			Concurrency: opts.Run.Concurrency,
+			TimeoutMS:   ms(opts.Run.Timeout),
+			Order:       opts.Run.Order,
+			Seed:        opts.Run.Seed,
+		},
+	}
+	runStart := time.Now()
+	var obsMu sync.Mutex
+	observe := func(p Progress) {
+		if opts.Observer != nil {
+			obsMu.Lock()
+			opts.Observer.Progress(p)
+			obsMu.Unlock()
+		}
+	}
+	var err error
+	for _, ep := range opts.Endpoints {
+		var t results.Target
+		t, err = runTarget(ctx, ep, opts, runStart, observe)
+		f.Targets = append(f.Targets, t)
+		if err != nil {
+			break
+		}
+	}
+	f.FinishedAt = time.Now().UTC().Truncate(time.Millisecond)
+	if err != nil {
+		f.Partial = true
+		f.PartialReason = err.Error()
+	}
+	return f, err
+}
+
+func runTarget(ctx context.Context, ep Endpoint, opts Options, runStart time.Time, observe func(Progress)) (results.Target, error) {
+	conc := max(opts.Run.Concurrency, 1)
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = conc
+	tr.DisableCompression = true // a compressed stream would hold frames back
+	defer tr.CloseIdleConnections()
+	c, err := newClient(ep, &http.Client{Transport: tr})
+	if err != nil {
+		return results.Target{Name: ep.Name}, err
+	}
+	msgs := make([][]openai.ChatCompletionMessage, len(opts.Prompts))
+	for i, p := range opts.Prompts {
+		for _, m := range p.Messages {
+			msgs[i] = append(msgs[i], openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, Name: m.Name})
+		}
+	}
+	warm := schedule(len(opts.Prompts), opts.Run.Warmup, opts.Run.Order, opts.Run.Seed, false)
+	meas := schedule(len(opts.Prompts), opts.Run.Requests, opts.Run.Order, opts.Run.Seed, true)
+	total := len(warm) + len(meas)
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		done    atomic.Int64
+		authErr atomic.Pointer[AuthError]
+	)
+	outcomes := make([]outcome, len(meas))
+	ran := make([]bool, len(meas))
+	at := make([]float64, len(meas))
+	exec := func(jobs []job, measured bool) {
+		next := make(chan int)
+		var wg sync.WaitGroup
+		for range min(conc, len(jobs)) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				buf := make([]byte, 32<<10)
+				for i := range next {
+					j := jobs[i]
+					started := ms(time.Since(runStart))
+					o := c.do(ctx, msgs[j.prompt], opts, buf)
+					if o.failure != nil && o.failure.Class == results.ErrCanceled && ctx.Err() != nil {
+						continue // not a measurement: the run stopped under it
+					}
+					if measured {
+						outcomes[i], ran[i], at[i] = o, true, started
+					}
+					if o.failure != nil && o.failure.Class == results.ErrAuth {
+						authErr.CompareAndSwap(nil, &AuthError{Target: ep.Name, EnvVar: ep.APIKeyEnv, Status: o.failure.Status, Msg: o.failure.Message})
+						cancel()
+					}
+					observe(Progress{Target: ep.Name, Prompt: opts.Prompts[j.prompt].ID, Warmup: !measured,
+						Done: int(done.Add(1)), Total: total, Failure: o.failure})
+				}
+			}()
+		}
+	feed:
+		for i := range jobs {
+			select {
+			case next <- i:
+			case <-ctx.Done():
+				break feed
+			}
+		}
+		close(next)
+		wg.Wait()
+	}
+	exec(warm, false)
+	if ctx.Err() == nil {
+		exec(meas, true)
+	}
+
+	t := aggregate(ep, opts, meas, outcomes, ran, at)
+	if e := authErr.Load(); e != nil {
+		return t, e
+	}
+	if err := ctx.Err(); err != nil {
+		return t, fmt.Errorf("%w: %d of %d requests to target %q done", ErrInterrupted, int(done.Load()), total, ep.Name)
+	}
+	return t, nil
+}
+
+// schedule orders rounds × prompts so each round visits every prompt once:
+// slow drift during a run spreads evenly over the prompts. "shuffle" permutes
+// each round with a seeded generator.
+func schedule(prompts, rounds int, order string, seed int64, measured bool) []job {
+	jobs := make([]job, 0, prompts*rounds)
+	perm := make([]int, prompts)
+	for r := range rounds {
+		for i := range perm {
+			perm[i] = i
+		}
+		if order == "shuffle" {
+			rng := rand.New(rand.NewPCG(uint64(seed), uint64(r)))
+			rng.Shuffle(len(perm), func(a, b int) { perm[a], perm[b] = perm[b], perm[a] })
+		}
+		for _, p := range perm {
+			j := job{prompt: p}
+			if measured {
+				j.seq = len(jobs) + 1
+			}
+			jobs = append(jobs, j)
+		}
+	}
+	return jobs
+}
+
+// do runs one request, retrying a 429 after Retry-After (or a jittered
+// exponential backoff), at most MaxRetries times. A retried request keeps the
+// timings of its last attempt and says how many retries it took.
+func (c *client) do(ctx context.Context, msgs []openai.ChatCompletionMessage, opts Options, buf []byte) outcome {
+	for retry := 0; ; retry++ {
+		o := c.stream(ctx, msgs, opts.Run.Timeout, buf)
+		if o.failure == nil || o.failure.Class != results.ErrRateLimit || retry >= opts.MaxRetries {
+			o.sample.Retries = retry
+			if o.failure != nil {
+				o.failure.Retries = retry
+			}
+			return o
+		}
+		wait := retryWait(o.retryAfter, retry, opts.MaxRetryWait)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			o.failure.Retries = retry
+			return o
+		case <-t.C:
+		}
+	}
+}
+
+// retryWait honours Retry-After (seconds or an HTTP date), else backs off
+// 0.5 s × 2^retry; both get up to 20% jitter and are capped.
+func retryWait(retryAfter string, retry int, limit time.Duration) time.Duration {
+	d := time.Duration(500*(1<<min(retry, 10))) * time.Millisecond
+	if s, err := strconv.Atoi(strings.TrimSpace(retryAfter)); err == nil && s >= 0 {
+		d = time.Duration(s) * time.Second
+	} else if t, err := http.ParseTime(retryAfter); err == nil {
+		d = time.Until(t)
+	}
+	d += time.Duration(rand.Int64N(int64(d/5) + 1))
+	return min(max(d, 0), limit)
+}
+
+// aggregate builds the target's results from its measured outcomes.
+func aggregate(ep Endpoint, opts Options, meas []job, outcomes []outcome, ran []bool, at []float64) results.Target {
+	t := results.Target{
+		Name:    ep.Name,
+		Region:  ep.Region,
+		BaseURL: RedactURL(ep.URL),
+		Model:   ep.Model,
+		Params: results.Params{
+			MaxTokens:   ep.MaxTokens,
+			Temperature: ep.Temperature,
+			Stream:      true,
+			ExtraHash:   ep.ParamsHash(),
+		},
+	}
+	if ep.IsSim() {
+		t.BaseURL = ep.BaseURL
+	}
+	prompts := make([]results.Prompt, len(opts.Prompts))
+	for i, p := range opts.Prompts {
+		prompts[i] = results.Prompt{ID: p.ID, Hash: p.Hash}
+	}
+	models, fps := map[string]bool{}, map[string]bool{}
+	var all []results.Sample
+	for i, j := range meas {
+		if !ran[i] {
+			continue
+		}
+		o := &outcomes[i]
+		p := &prompts[j.prompt]
+		p.Requests++
+		t.Requests++
+		if o.failure != nil {
+			fl := *o.failure
+			fl.Seq, fl.AtMS = j.seq, round3(at[i])
+			p.Failures = append(p.Failures, fl)
+			p.Errors++
+			t.Errors++
+			p.ByClass = inc(p.ByClass, fl.Class)
+			t.ByClass = inc(t.ByClass, fl.Class)
+			t.Retries += fl.Retries
+			continue
+		}
+		s := o.sample
+		s.Seq, s.AtMS = j.seq, round3(at[i])
+		p.Samples = append(p.Samples, s)
+		t.Retries += s.Retries
+		if o.model != "" {
+			models[o.model] = true
+		}
+		if o.fp != "" {
+			fps[o.fp] = true
+		}
+	}
+	for i := range prompts {
+		prompts[i].Metrics = results.MetricsOf(prompts[i].Samples)
+		all = append(all, prompts[i].Samples...)
+	}
+	t.Prompts = prompts
+	t.Overall = results.Prompt{ID: "overall", Requests: t.Requests, Errors: t.Errors, ByClass: t.ByClass, Metrics: results.MetricsOf(all)}
+	if t.Requests > 0 {
+		t.ErrorRate = float64(t.Errors) / float64(t.Requests)
+	}
+	t.ReturnedModels = sortedKeys(models)
+	t.SystemFingerprints = sortedKeys(fps)
+	return t
+}
+
+func round3(x float64) float64 { return float64(int64(x*1000+0.5)) / 1000 }
+
+func inc(m map[string]int, k string) map[string]int {
+	if m == nil {
+		m = map[string]int{}
+	}
+	m[k]++
+	return m
+}
+
+func sortedKeys(m map[string]bool) []string {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// BudgetError reports targets whose error rate is over their budget.
+type BudgetError struct {
+	Over []results.Target
+	// Budget per target name.
+	Budget map[string]float64
+}
+
+func (e *BudgetError) Error() string {
+	var b strings.Builder
+	for i, t := range e.Over {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		classes := make([]string, 0, len(t.ByClass))
+		for k, v := range t.ByClass {
+			classes = append(classes, fmt.Sprintf("%s %d", k, v))
+		}
+		slices.SortFunc(classes, cmp.Compare)
+		fmt.Fprintf(&b, "target %q: %d of %d requests failed (%.1f%% > %.1f%% max_error_rate): %s",
+			t.Name, t.Errors, t.Requests, 100*t.ErrorRate, 100*e.Budget[t.Name], strings.Join(classes, ", "))
+	}
+	return "error budget exceeded: " + b.String()
+}
+
+// CheckBudget returns a *BudgetError when a target's error rate is over its
+// max_error_rate, nil otherwise.
+func CheckBudget(f *results.File, eps []Endpoint) error {
+	budget := map[string]float64{}
+	for _, ep := range eps {
+		budget[ep.Name] = ep.MaxErrorRate
+	}
+	e := &BudgetError{Budget: budget}
+	for _, t := range f.Targets {
+		if t.Requests > 0 && t.ErrorRate > budget[t.Name] {
+			e.Over = append(e.Over, t)
+		}
+	}
+	if len(e.Over) == 0 {
+		return nil
+	}
+	return e
+}

@@ -1,0 +1,73 @@
+package measure
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// lineReader splits a response body into lines and stamps each line with the
+// monotonic time of the Read that delivered it: the time the bytes left the
+// socket, before any parsing. All lines complete in the buffer came from the
+// most recent Read, because it only reads when no complete line is left.
+type lineReader struct {
+	r          io.Reader
+	buf        []byte
+	start, end int
+	stamp      time.Time
+	maxLine    int
+	err        error
+}
+
+// errLineTooLong reports a single SSE line larger than the reader's limit.
+var errLineTooLong = errors.New("stream line too long")
+
+func newLineReader(r io.Reader, buf []byte, maxLine int) *lineReader {
+	return &lineReader{r: r, buf: buf[:cap(buf)], maxLine: maxLine}
+}
+
+// next returns the next line without its line ending and the time it was
+// read. The line is valid until the next call. A final line without a
+// trailing newline is returned before the read error (io.EOF at a clean end).
+func (lr *lineReader) next() ([]byte, time.Time, error) {
+	for {
+		if i := bytes.IndexByte(lr.buf[lr.start:lr.end], '\n'); i >= 0 {
+			line := lr.buf[lr.start : lr.start+i]
+			lr.start += i + 1
+			if n := len(line); n > 0 && line[n-1] == '\r' {
+				line = line[:n-1]
+			}
+			return line, lr.stamp, nil
+		}
+		if lr.err != nil {
+			if lr.start < lr.end { // a last line with no newline
+				line := lr.buf[lr.start:lr.end]
+				lr.start = lr.end
+				return line, lr.stamp, nil
+			}
+			return nil, lr.stamp, lr.err
+		}
+		if lr.start > 0 {
+			lr.end = copy(lr.buf, lr.buf[lr.start:lr.end])
+			lr.start = 0
+		}
+		if lr.end == len(lr.buf) {
+			if len(lr.buf) >= lr.maxLine {
+				lr.err = fmt.Errorf("%w: over %d bytes without a newline", errLineTooLong, lr.maxLine)
+				lr.start, lr.end = 0, 0
+				return nil, lr.stamp, lr.err
+			}
+			grown := make([]byte, min(2*len(lr.buf), lr.maxLine))
+			copy(grown, lr.buf[:lr.end])
+			lr.buf = grown
+		}
+		n, err := lr.r.Read(lr.buf[lr.end:])
+		lr.stamp = time.Now()
+		lr.end += n
+		if err != nil {
+			lr.err = err
+		}
+	}
+}

@@ -1,0 +1,146 @@
+// Package report owns every rendering of latgate's values for people and
+// tools: the text tables on stdout, Markdown, JUnit XML (go-junit-report's
+// junit package), the GitHub job summary and workflow annotations. Writers
+// take an io.Writer and values; they never measure, compare or exit.
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/latgate/latgate/pkg/results"
+	"github.com/latgate/latgate/pkg/stats"
+)
+
+// Measure writes the per-target table of a run: P50/P95 of TTFT, ITL and
+// total, tokens/s and errors per prompt, then the target overall.
+func Measure(w io.Writer, f *results.File) error {
+	ew := &errWriter{w: w}
+	if f.Partial {
+		fmt.Fprintf(ew, "PARTIAL RUN: %s\n\n", f.PartialReason)
+	}
+	for ti, t := range f.Targets {
+		if ti > 0 {
+			fmt.Fprintln(ew)
+		}
+		name := t.Name
+		if t.Region != "" {
+			name += " [" + t.Region + "]"
+		}
+		fmt.Fprintf(ew, "target %s: model %s at %s (%d requests/prompt, concurrency %d)\n",
+			name, t.Model, t.BaseURL, f.Run.Requests, f.Run.Concurrency)
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "prompt\tn\tTTFT p50\tTTFT p95\tITL p50\tITL p95\ttotal p50\ttotal p95\ttok/s p50\terrors\t")
+		rows := append(append([]results.Prompt{}, t.Prompts...), t.Overall)
+		for _, p := range rows {
+			m := p.Metrics
+			n := 0
+			if m.TTFT != nil {
+				n = m.TTFT.N
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", p.ID, n,
+				dur(m.TTFT, 50), dur(m.TTFT, 95), dur(m.ITL, 50), dur(m.ITL, 95),
+				dur(m.Total, 50), dur(m.Total, 95), rate(m.TokensPerS), errs(p))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		for _, n := range notes(t, f.Run) {
+			fmt.Fprintf(ew, "note: %s\n", n)
+		}
+	}
+	return ew.err
+}
+
+// notes states what the numbers cannot say: unresolvable percentiles, token
+// counts that came from chunks, retries and errors.
+func notes(t results.Target, run results.Run) []string {
+	var out []string
+	if need := stats.MinSamples(0.95, 0.95); run.Requests > 0 && run.Requests < need {
+		out = append(out, fmt.Sprintf("per-prompt TTFT p95 from %d requests is not resolvable (needs %d for a distribution-free bound): read it as a rough value, or raise run.requests", run.Requests, need))
+	}
+	chunks := 0
+	for _, p := range t.Prompts {
+		for _, s := range p.Samples {
+			if s.TokenSource == "chunks" {
+				chunks++
+			}
+		}
+	}
+	if chunks > 0 {
+		out = append(out, fmt.Sprintf("%d requests had no usage report: output tokens were counted from chunks", chunks))
+	}
+	if t.Retries > 0 {
+		out = append(out, fmt.Sprintf("%d retries after HTTP 429 (timings are the final attempt's)", t.Retries))
+	}
+	if t.Errors > 0 {
+		classes := make([]string, 0, len(t.ByClass))
+		for k, v := range t.ByClass {
+			classes = append(classes, fmt.Sprintf("%s %d", k, v))
+		}
+		sort.Strings(classes)
+		out = append(out, fmt.Sprintf("%d of %d requests failed (%.1f%%): %s; failed requests are not samples",
+			t.Errors, t.Requests, 100*t.ErrorRate, strings.Join(classes, ", ")))
+	}
+	return out
+}
+
+func dur(s *results.Summary, p int) string {
+	if s == nil {
+		return "-"
+	}
+	v := s.P50
+	if p == 95 {
+		v = s.P95
+	}
+	return Millis(v)
+}
+
+// Millis formats milliseconds with precision that suits their size.
+func Millis(v float64) string {
+	switch a := math.Abs(v); {
+	case math.IsNaN(v):
+		return "-"
+	case a >= 10000:
+		return fmt.Sprintf("%.1f s", v/1000)
+	case a >= 100:
+		return fmt.Sprintf("%.0f ms", v)
+	case a >= 10:
+		return fmt.Sprintf("%.1f ms", v)
+	default:
+		return fmt.Sprintf("%.2f ms", v)
+	}
+}
+
+func rate(s *results.RateSummary) string {
+	if s == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", s.P50)
+}
+
+func errs(p results.Prompt) string {
+	if p.Requests == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d (%.0f%%)", p.Errors, 100*float64(p.Errors)/float64(p.Requests))
+}
+
+// errWriter keeps the first write error so rendering code stays linear.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
