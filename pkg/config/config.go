@@ -3,7 +3,10 @@
 // canonical prompt and config hashes used to match a baseline.
 package config
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Config is a loaded, defaulted and validated latgate.yaml.
 type Config struct {
@@ -80,7 +83,7 @@ type Prompt struct {
 
 // Run holds the run settings.
 type Run struct {
-	Requests    int           // measured requests per target × prompt (default 30)
+	Requests    int           // measured requests per target × prompt (default 60: P95 needs 59)
 	Warmup      int           // warmup requests per target × prompt, never measured (default 2)
 	Concurrency int           // closed-loop workers per target (default 1)
 	Timeout     time.Duration // per request (default 60s)
@@ -111,6 +114,14 @@ type Check struct {
 type Tolerance struct {
 	Rel   float64       // 0.15 for "15%"
 	Floor time.Duration // 20ms
+}
+
+// MarshalJSON writes {"rel":0.15,"floor_ms":20}, the units of every file.
+func (t Tolerance) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Rel     float64 `json:"rel"`
+		FloorMS float64 `json:"floor_ms"`
+	}{t.Rel, float64(t.Floor) / float64(time.Millisecond)})
 }
 
 // Override replaces the tolerance of one check for one prompt.

@@ -554,7 +554,7 @@ prompts:
 				MaxTokens: 64, IncludeUsage: true, MaxErrorRate: 0.05, Line: 5},
 		},
 		Prompts: []Prompt{{ID: "p", Messages: []Message{{Role: "user", Content: "hi"}}, Line: 8}},
-		Run:     Run{Requests: 30, Warmup: 2, Concurrency: 1, Timeout: 60 * time.Second, Order: "interleave", Seed: 1},
+		Run:     Run{Requests: 60, Warmup: 2, Concurrency: 1, Timeout: 60 * time.Second, Order: "interleave", Seed: 1},
 		Gate:    Gate{Confidence: 0.95, Resamples: 2000, Seed: 1, Aggregate: true, Checks: DefaultChecks()},
 	}
 	ignore := cmp.Options{cmpopts.IgnoreFields(Config{}, "Hash"), cmpopts.IgnoreFields(Prompt{}, "Hash")}

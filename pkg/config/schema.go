@@ -532,7 +532,7 @@ func decodeMessages(data []byte, path string) ([]Message, error) {
 // --- run ---
 
 func (p *parser) run(n *yaml.Node) Run {
-	r := Run{Requests: 30, Warmup: 2, Concurrency: 1, Timeout: 60 * time.Second, Order: "interleave", Seed: 1}
+	r := Run{Requests: 60, Warmup: 2, Concurrency: 1, Timeout: 60 * time.Second, Order: "interleave", Seed: 1}
 	if n == nil {
 		return r
 	}

@@ -1,0 +1,481 @@
+// Package compare owns the regression gate: baseline samples × current samples
+// × gate config → verdicts. It decides with a seeded bootstrap of whole
+// requests, so it is pure and deterministic: no I/O, no printing, warnings
+// are values.
+//
+// # Decision rule
+//
+// For each target × prompt × check the statistic (p50, p95, p99 or mean) is
+// computed on each side and R bootstrap replicates of the ratio
+// current/baseline give an equal-tailed interval [Lo, Hi] at the gate's
+// confidence. The tolerance allows a slowdown by the ratio
+//
+//	τ = 1 + max(Rel, Floor/baseline)
+//
+// so a change smaller than Floor is never a regression, however large in
+// relative terms. The verdict is
+//
+//   - regressed when Lo > τ: the whole interval is beyond the tolerance;
+//   - improved when Hi < 1/τ: the whole interval is beyond the symmetric
+//     tolerance on the faster side (symmetric in log space);
+//   - ok when Hi ≤ τ: a regression beyond the tolerance is ruled out;
+//   - inconclusive otherwise (Lo ≤ τ < Hi: the interval straddles τ), or when
+//     a side has too few requests for the statistic (stats.MinSamples: 5 for
+//     p50 and the mean, 59 for p95, 299 for p99 at 95%; for itl, pooled gaps
+//     against that rule and at least 10 requests per side).
+//
+// Requiring the whole two-sided interval beyond τ is a one-sided test at
+// (1+confidence)/2 against a margin, not against "no change", which is why
+// an unchanged endpoint is almost never flagged (see calibration_test.go).
+//
+// # Aggregates
+//
+// With Gate.Aggregate, each target × check also gets an aggregate over the
+// prompts measured on both sides (at least two): the geometric mean of the
+// per-prompt ratios, whose interval comes from the same replicates (replicate
+// r of the aggregate is the geometric mean of replicate r of each prompt).
+// Its baseline and current are the geometric means of the per-prompt
+// statistics, its tolerance the check's own (overrides are per prompt), and
+// its sample-size rule applies to the request counts summed over prompts.
+package compare
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/results"
+)
+
+// Defaults used when the gate leaves Confidence or Resamples unset.
+const (
+	DefaultConfidence = 0.95
+	DefaultResamples  = 2000
+)
+
+// Side is one run to compare: its settings and targets with raw samples.
+type Side struct {
+	Run     results.Run
+	Targets []results.Target
+}
+
+// Verdict is the outcome of one check.
+type Verdict string
+
+// Verdicts, from worst to best.
+const (
+	Regressed    Verdict = "regressed"
+	Inconclusive Verdict = "inconclusive"
+	OK           Verdict = "ok"
+	Improved     Verdict = "improved"
+)
+
+// rank orders verdicts worst first.
+func (v Verdict) rank() int {
+	switch v {
+	case Regressed:
+		return 0
+	case Inconclusive:
+		return 1
+	case OK:
+		return 2
+	case Improved:
+		return 3
+	}
+	return 1
+}
+
+// Check is the result of one target × prompt × metric × statistic, or of one
+// aggregate across prompts (Prompt empty, Prompts listing the contributors).
+type Check struct {
+	Target string `json:"target"`
+	Region string `json:"region,omitempty"`
+	Prompt string `json:"prompt,omitempty"`
+	// Prompts lists the prompts an aggregate combines.
+	Prompts []string `json:"prompts,omitempty"`
+	Metric  string   `json:"metric"`
+	Stat    string   `json:"stat"`
+	// Baseline and Current are the statistic on each side, in milliseconds.
+	Baseline float64 `json:"baseline_ms"`
+	Current  float64 `json:"current_ms"`
+	// Ratio is Current/Baseline; Lo and Hi bound it at Confidence. All three
+	// are 0 when undefined (no data, or a zero baseline).
+	Ratio      float64 `json:"ratio"`
+	Lo         float64 `json:"lo"`
+	Hi         float64 `json:"hi"`
+	Confidence float64 `json:"confidence"`
+	// Threshold is the regression threshold on the ratio,
+	// 1 + max(Tolerance.Rel, Tolerance.Floor/Baseline).
+	Threshold float64          `json:"threshold"`
+	Tolerance config.Tolerance `json:"tolerance"`
+	// NBase and NCur count requests (for itl, requests with at least one gap);
+	// GapsBase and GapsCur count the pooled itl gaps.
+	NBase    int `json:"n_base"`
+	NCur     int `json:"n_cur"`
+	GapsBase int `json:"gaps_base,omitempty"`
+	GapsCur  int `json:"gaps_cur,omitempty"`
+	// Need is the fewest values (requests; for itl, gaps) each side needs for
+	// the statistic to be resolved; NeedRequests the fewest requests for itl.
+	Need         int     `json:"need"`
+	NeedRequests int     `json:"need_requests,omitempty"`
+	Verdict      Verdict `json:"verdict"`
+	// Reason is Summary(): the verdict as one human sentence.
+	Reason string `json:"reason"`
+}
+
+// Report is the outcome of a comparison.
+type Report struct {
+	// Verdict is the worst verdict of all checks and aggregates (regressed,
+	// then inconclusive, then ok; improved only when every one improved).
+	Verdict Verdict `json:"verdict"`
+	// Checks and Aggregates are sorted worst first: regressed by size of
+	// change, then inconclusive, ok, and improved (largest improvement first).
+	Checks     []Check  `json:"checks"`
+	Aggregates []Check  `json:"aggregates,omitempty"`
+	Warnings   []string `json:"warnings,omitempty"`
+	Seed       int64    `json:"seed"`
+	Resamples  int      `json:"resamples"`
+	Confidence float64  `json:"confidence"`
+}
+
+// job is one target × prompt × check to bootstrap.
+type job struct {
+	check      Check
+	spec       statSpec
+	base, cur  *dataset
+	key        string
+	reps       []float64 // replicate ratios, in draw order
+	aggregable bool
+}
+
+// Compare runs the gate on every target × prompt × check present on both
+// sides (targets matched by name and region, prompts by id; call Compatible
+// first) and returns the verdicts. The same inputs and gate give the same
+// Report.
+func Compare(base, cur Side, gate config.Gate) Report {
+	rep := Report{Seed: gate.Seed, Resamples: gate.Resamples, Confidence: gate.Confidence}
+	if rep.Confidence <= 0 || rep.Confidence >= 1 {
+		rep.Confidence = DefaultConfidence
+	}
+	if rep.Resamples <= 0 {
+		rep.Resamples = DefaultResamples
+	}
+	conf := rep.Confidence
+
+	type parsed struct {
+		c    config.Check
+		spec statSpec
+	}
+	var checks []parsed
+	for _, c := range gate.Checks {
+		s, ok := parseStat(c.Stat)
+		switch {
+		case !slices.Contains(gatedMetrics, c.Metric):
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("check %s %s skipped: metric %q cannot be gated (use one of %s)", c.Metric, c.Stat, c.Metric, strings.Join(gatedMetrics, ", ")))
+		case !ok:
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("check %s %s skipped: statistic %q is not p50, p95, p99 or mean", c.Metric, c.Stat, c.Stat))
+		default:
+			checks = append(checks, parsed{c, s})
+		}
+	}
+
+	curTargets := make(map[string]results.Target, len(cur.Targets))
+	for _, t := range cur.Targets {
+		curTargets[targetKey(t)] = t
+	}
+	var jobs []*job
+	var groups []group // per target × check, for aggregates
+	for _, bt := range base.Targets {
+		ct, ok := curTargets[targetKey(bt)]
+		if !ok {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s is not in the current run: not compared", targetLabel(bt)))
+			continue
+		}
+		delete(curTargets, targetKey(bt))
+		curPrompts := make(map[string]results.Prompt, len(ct.Prompts))
+		for _, p := range ct.Prompts {
+			curPrompts[p.ID] = p
+		}
+		tgroups := make([]group, len(checks))
+		for ci, pc := range checks {
+			tgroups[ci].tol = pc.c.Tolerance
+		}
+		for _, bp := range bt.Prompts {
+			cp, ok := curPrompts[bp.ID]
+			if !ok {
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("prompt %s of %s is not in the current run: not compared", bp.ID, targetLabel(bt)))
+				continue
+			}
+			data := map[string][2]*dataset{}
+			for ci, pc := range checks {
+				d, ok := data[pc.c.Metric]
+				if !ok {
+					d = [2]*dataset{newDataset(bp.Samples, pc.c.Metric), newDataset(cp.Samples, pc.c.Metric)}
+					data[pc.c.Metric] = d
+				}
+				j := &job{
+					check: Check{
+						Target: bt.Name, Region: bt.Region, Prompt: bp.ID,
+						Metric: pc.c.Metric, Stat: pc.c.Stat, Confidence: conf,
+						Tolerance: gate.ToleranceFor(bp.ID, pc.c),
+					},
+					spec: pc.spec, base: d[0], cur: d[1],
+					key: strings.Join([]string{bt.Name, bt.Region, bp.ID, pc.c.Metric, pc.c.Stat}, "\x00"),
+				}
+				jobs = append(jobs, j)
+				tgroups[ci].jobs = append(tgroups[ci].jobs, j)
+			}
+		}
+		for _, p := range ct.Prompts {
+			if !slices.ContainsFunc(bt.Prompts, func(b results.Prompt) bool { return b.ID == p.ID }) {
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("prompt %s of %s is not in the baseline: not compared", p.ID, targetLabel(ct)))
+			}
+		}
+		groups = append(groups, tgroups...)
+	}
+	for _, t := range cur.Targets {
+		if _, ok := curTargets[targetKey(t)]; ok {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s is not in the baseline: not compared", targetLabel(t)))
+		}
+	}
+
+	runJobs(jobs, rep.Resamples, gate.Seed, conf)
+	for _, j := range jobs {
+		rep.Checks = append(rep.Checks, j.check)
+	}
+	if gate.Aggregate {
+		for _, g := range groups {
+			if a, ok := aggregate(g, rep.Resamples, conf); ok {
+				rep.Aggregates = append(rep.Aggregates, a)
+			}
+		}
+	}
+	rep.Warnings = append(rep.Warnings, sampleWarnings(rep.Checks, len(base.Targets) > 1)...)
+
+	sortChecks(rep.Checks)
+	sortChecks(rep.Aggregates)
+	// The worst verdict wins; improved survives only if every one improved.
+	rep.Verdict = Improved
+	for _, c := range slices.Concat(rep.Checks, rep.Aggregates) {
+		if c.Verdict.rank() < rep.Verdict.rank() {
+			rep.Verdict = c.Verdict
+		}
+	}
+	if len(rep.Checks) == 0 {
+		rep.Verdict = Inconclusive
+		rep.Warnings = append(rep.Warnings, "nothing was compared: no check applies to a target and prompt present in both runs")
+	}
+	return rep
+}
+
+// runJobs bootstraps every job, in parallel over GOMAXPROCS workers. Each job
+// has its own random stream, so the outcome does not depend on scheduling.
+func runJobs(jobs []*job, resamples int, seed int64, conf float64) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	workers := min(runtime.GOMAXPROCS(0), len(jobs))
+	for range workers {
+		wg.Go(func() {
+			scratch := make([]float64, 0, resamples)
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(jobs) {
+					return
+				}
+				jobs[i].run(resamples, seed, conf, scratch)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func (j *job) run(resamples int, seed int64, conf float64, scratch []float64) {
+	c := &j.check
+	c.NBase, c.NCur = j.base.requests(), j.cur.requests()
+	c.Need = j.spec.need(conf)
+	if c.Metric == results.ITL {
+		c.GapsBase, c.GapsCur = len(j.base.vals), len(j.cur.vals)
+		c.NeedRequests = minITLRequests
+	}
+	if c.NBase > 0 && c.NCur > 0 {
+		c.Baseline, c.Current = j.base.stat(j.spec), j.cur.stat(j.spec)
+		if c.Baseline > 0 {
+			j.reps = bootstrapRatios(j.base, j.cur, j.spec, resamples, seed, j.key)
+			j.aggregable = true
+			c.Ratio = c.Current / c.Baseline
+			c.Lo, c.Hi = percentileInterval(j.reps, scratch, conf)
+		}
+	}
+	decide(c)
+}
+
+// decide sets Threshold, Verdict and Reason from the other fields.
+func decide(c *Check) {
+	c.Threshold = 0
+	if c.Baseline > 0 {
+		c.Threshold = 1 + max(c.Tolerance.Rel, floorMS(c.Tolerance)/c.Baseline)
+	}
+	finite := !math.IsNaN(c.Lo) && !math.IsNaN(c.Hi) && !math.IsInf(c.Hi, 0) && !math.IsInf(c.Lo, 0)
+	if !finite {
+		c.Lo, c.Hi = 0, 0
+	}
+	switch {
+	case c.NBase == 0 || c.NCur == 0 || c.Baseline <= 0 || !finite || !c.resolved():
+		c.Verdict = Inconclusive
+	case c.Lo > c.Threshold:
+		c.Verdict = Regressed
+	case c.Hi < 1/c.Threshold:
+		c.Verdict = Improved
+	case c.Hi <= c.Threshold:
+		c.Verdict = OK
+	default:
+		c.Verdict = Inconclusive
+	}
+	c.Reason = c.Summary()
+}
+
+// resolved reports whether both sides have enough values for the statistic.
+func (c Check) resolved() bool {
+	if c.Metric == results.ITL {
+		return min(c.GapsBase, c.GapsCur) >= c.Need && min(c.NBase, c.NCur) >= c.NeedRequests
+	}
+	return min(c.NBase, c.NCur) >= c.Need
+}
+
+func floorMS(t config.Tolerance) float64 { return float64(t.Floor) / 1e6 }
+
+// group is one target × check across prompts, with the check's own tolerance.
+type group struct {
+	tol  config.Tolerance
+	jobs []*job
+}
+
+// aggregate combines a target × check group across prompts; ok is false when
+// fewer than two prompts have data on both sides.
+func aggregate(g group, resamples int, conf float64) (Check, bool) {
+	var use []*job
+	for _, j := range g.jobs {
+		if j.aggregable {
+			use = append(use, j)
+		}
+	}
+	if len(use) < 2 {
+		return Check{}, false
+	}
+	t := use[0].check
+	a := Check{
+		Target: t.Target, Region: t.Region, Metric: t.Metric, Stat: t.Stat,
+		Confidence: conf, Tolerance: g.tol, Need: t.Need, NeedRequests: t.NeedRequests,
+	}
+	var lb, lc float64
+	for _, j := range use {
+		a.Prompts = append(a.Prompts, j.check.Prompt)
+		lb += math.Log(j.check.Baseline)
+		lc += math.Log(j.check.Current)
+		a.NBase += j.check.NBase
+		a.NCur += j.check.NCur
+		a.GapsBase += j.check.GapsBase
+		a.GapsCur += j.check.GapsCur
+	}
+	k := float64(len(use))
+	a.Baseline, a.Current = math.Exp(lb/k), math.Exp(lc/k)
+	a.Ratio = ratio(a.Current, a.Baseline)
+	reps := make([]float64, resamples)
+	for r := range reps {
+		var s float64
+		for _, j := range use {
+			s += math.Log(j.reps[r])
+		}
+		reps[r] = math.Exp(s / k)
+	}
+	a.Lo, a.Hi = percentileInterval(reps, nil, conf)
+	decide(&a)
+	return a, true
+}
+
+// sortChecks orders checks worst first: by verdict, then regressed,
+// inconclusive and ok by decreasing ratio, improved by increasing ratio;
+// ties keep their order (target, prompt, check order of the config).
+func sortChecks(cs []Check) {
+	slices.SortStableFunc(cs, func(a, b Check) int {
+		if d := a.Verdict.rank() - b.Verdict.rank(); d != 0 {
+			return d
+		}
+		if a.Verdict == Improved {
+			return cmpFloat(a.Ratio, b.Ratio)
+		}
+		return cmpFloat(b.Ratio, a.Ratio)
+	})
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// sampleWarnings groups the checks that too few requests left unresolved into
+// one warning per target × metric × statistic × counts.
+func sampleWarnings(cs []Check, manyTargets bool) []string {
+	type key struct {
+		target, region, metric, stat string
+		have, need                   int
+		unit                         string
+	}
+	var order []key
+	prompts := map[key][]string{}
+	for _, c := range cs {
+		if c.NBase == 0 || c.NCur == 0 || c.resolved() {
+			continue
+		}
+		k := key{target: c.Target, region: c.Region, metric: c.Metric, stat: c.Stat}
+		k.have, k.need, k.unit = c.shortfall()
+		if _, ok := prompts[k]; !ok {
+			order = append(order, k)
+		}
+		prompts[k] = append(prompts[k], c.Prompt)
+	}
+	var out []string
+	for _, k := range order {
+		ps := prompts[k]
+		which := "prompt " + ps[0]
+		if len(ps) > 1 {
+			which = "prompts " + strings.Join(ps, ", ")
+		}
+		if manyTargets {
+			which += " of " + targetLabel(results.Target{Name: k.target, Region: k.region})
+		}
+		out = append(out, fmt.Sprintf("%s %s for %s cannot be resolved with %d %s: needs at least %d (raise run.requests)",
+			k.metric, k.stat, which, k.have, k.unit, k.need))
+	}
+	return out
+}
+
+// shortfall returns what an unresolved check has, needs, and the unit.
+func (c Check) shortfall() (have, need int, unit string) {
+	if c.Metric == results.ITL && min(c.NBase, c.NCur) < c.NeedRequests {
+		return min(c.NBase, c.NCur), c.NeedRequests, "requests"
+	}
+	if c.Metric == results.ITL {
+		return min(c.GapsBase, c.GapsCur), c.Need, "gaps"
+	}
+	return min(c.NBase, c.NCur), c.Need, "requests"
+}
+
+func targetKey(t results.Target) string { return t.Name + "\x00" + t.Region }
+
+func targetLabel(t results.Target) string {
+	if t.Region != "" {
+		return fmt.Sprintf("target %s (region %s)", t.Name, t.Region)
+	}
+	return "target " + t.Name
+}

@@ -1,0 +1,411 @@
+package compare
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/results"
+	"github.com/latgate/latgate/pkg/stats"
+)
+
+var ttftP50 = config.Check{Metric: results.TTFT, Stat: "p50", Tolerance: config.Tolerance{Rel: 0.15, Floor: 20 * time.Millisecond}}
+
+func gateWith(checks ...config.Check) config.Gate {
+	return config.Gate{Confidence: 0.95, Resamples: 2000, Seed: 1, Checks: checks}
+}
+
+// only returns the one check of the report for prompt id.
+func only(t *testing.T, r Report, id string) Check {
+	t.Helper()
+	var found []Check
+	for _, c := range r.Checks {
+		if c.Prompt == id {
+			found = append(found, c)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("report has %d checks for prompt %q, want 1: %+v", len(found), id, r.Checks)
+	}
+	return found[0]
+}
+
+func TestDecisionRule(t *testing.T) {
+	ttftP95 := config.Check{Metric: results.TTFT, Stat: "p95", Tolerance: config.Tolerance{Rel: 0.25, Floor: 40 * time.Millisecond}}
+	tests := []struct {
+		name       string
+		base, cur  []float64
+		check      config.Check
+		want       Verdict
+		wantReason string // a substring of Reason
+	}{
+		{"clear regression", grid(200, 400, 0.3, 1), grid(200, 400, 0.3, 1.6), ttftP50, Regressed, "> +15% tolerance"},
+		{"clear improvement", grid(200, 400, 0.3, 1), grid(200, 400, 0.3, 0.5), ttftP50, Improved, "< -13% tolerance"},
+		{"unchanged, enough requests", grid(300, 400, 0.3, 1), grid(300, 400, 0.3, 1), ttftP50, OK, "within +15% tolerance"},
+		{"shift exactly at tolerance straddles it", grid(200, 400, 0.3, 1), grid(200, 400, 0.3, 1.15), ttftP50, Inconclusive, "straddles +15% tolerance"},
+		{"p95 with 30 requests is unresolved", grid(30, 400, 0.3, 1), grid(30, 400, 0.3, 2), ttftP95, Inconclusive, "unresolved: p95 needs at least 59 requests per side, have 30"},
+		{"p95 with 59 requests is resolved", grid(59, 400, 0.3, 1), grid(59, 400, 0.3, 2), ttftP95, Regressed, "> +25% tolerance"},
+		{"p50 with 4 requests is unresolved", grid(4, 400, 0.3, 1), grid(4, 400, 0.3, 3), ttftP50, Inconclusive, "p50 needs at least 5 requests"},
+		{"+100% under the absolute floor is not a regression", grid(200, 2, 0.1, 1), grid(200, 2, 0.1, 2), ttftP50, OK, "(20 ms floor)"},
+		{"mean", grid(200, 400, 0.3, 1), grid(200, 400, 0.3, 1.6), config.Check{Metric: results.TTFT, Stat: "mean", Tolerance: ttftP50.Tolerance}, Regressed, "> +15% tolerance"},
+		{"no current values", grid(50, 400, 0.3, 1), nil, ttftP50, Inconclusive, "no ttft values in the current run"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Compare(side(prompt("a", ttftSamples(tt.base...))), side(prompt("a", ttftSamples(tt.cur...))), gateWith(tt.check))
+			c := only(t, r, "a")
+			if c.Verdict != tt.want || !strings.Contains(c.Reason, tt.wantReason) {
+				t.Errorf("verdict %s (%s), want %s containing %q", c.Verdict, c.Reason, tt.want, tt.wantReason)
+			}
+			if r.Verdict != tt.want {
+				t.Errorf("report verdict %s, want %s", r.Verdict, tt.want)
+			}
+			if c.NBase > 0 && c.NCur > 0 && !(c.Lo <= c.Ratio && c.Ratio <= c.Hi) {
+				t.Errorf("ratio %v outside its interval [%v, %v]", c.Ratio, c.Lo, c.Hi)
+			}
+		})
+	}
+}
+
+// TestDecide pins the rule at its edges, on hand-made intervals.
+func TestDecide(t *testing.T) {
+	tol := config.Tolerance{Rel: 0.15, Floor: 20 * time.Millisecond}
+	tests := []struct {
+		name   string
+		c      Check
+		want   Verdict
+		reason string
+	}{
+		{"whole interval above", Check{Baseline: 412, Current: 569, Ratio: 569.0 / 412, Lo: 1.22, Hi: 1.55}, Regressed,
+			"+38% [95% CI +22%, +55%] > +15% tolerance (412 ms -> 569 ms)"},
+		{"lower bound on the threshold is not enough", Check{Baseline: 400, Current: 500, Ratio: 1.25, Lo: 1.15, Hi: 1.4}, Inconclusive,
+			"+25% [95% CI +15%, +40%] straddles +15% tolerance (400 ms -> 500 ms)"},
+		{"upper bound on the threshold is ok", Check{Baseline: 400, Current: 420, Ratio: 1.05, Lo: 0.95, Hi: 1.15}, OK,
+			"+5% [95% CI -5%, +15%] within +15% tolerance (400 ms -> 420 ms)"},
+		{"wide but below the threshold is ok", Check{Baseline: 400, Current: 320, Ratio: 0.8, Lo: 0.6, Hi: 1.1}, OK,
+			"-20% [95% CI -40%, +10%] within +15% tolerance (400 ms -> 320 ms)"},
+		{"whole interval below 1/threshold", Check{Baseline: 400, Current: 300, Ratio: 0.75, Lo: 0.7, Hi: 0.8}, Improved,
+			"-25% [95% CI -30%, -20%] < -13% tolerance (400 ms -> 300 ms)"},
+		{"floor dominates", Check{Baseline: 50, Current: 90, Ratio: 1.8, Lo: 1.5, Hi: 2.1}, Regressed,
+			"+80% [95% CI +50%, +110%] > +40% tolerance (20 ms floor) (50.0 ms -> 90.0 ms)"},
+		{"floor makes a big relative change ok", Check{Baseline: 50, Current: 65, Ratio: 1.3, Lo: 1.2, Hi: 1.38}, OK,
+			"+30% [95% CI +20%, +38%] within +40% tolerance (20 ms floor) (50.0 ms -> 65.0 ms)"},
+		{"zero baseline", Check{Baseline: 0, Current: 3}, Inconclusive,
+			"baseline p50 is 0 ms, so no ratio can be formed (0.00 ms -> 3.00 ms)"},
+		{"unbounded interval", Check{Baseline: 400, Current: 800, Ratio: 2, Lo: 1.5, Hi: math.Inf(1)}, Inconclusive,
+			"+100%, interval unbounded: some resamples have a zero baseline (400 ms -> 800 ms)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := tt.c
+			c.Metric, c.Stat, c.Confidence, c.Tolerance, c.Need = results.TTFT, "p50", 0.95, tol, 5
+			c.NBase, c.NCur = 100, 100
+			decide(&c)
+			if c.Verdict != tt.want {
+				t.Errorf("verdict = %s, want %s", c.Verdict, tt.want)
+			}
+			if diff := cmp.Diff(tt.reason, c.Reason); diff != "" {
+				t.Errorf("reason (-want +got):\n%s", diff)
+			}
+			if c.Reason != c.Summary() {
+				t.Errorf("Reason %q differs from Summary() %q", c.Reason, c.Summary())
+			}
+		})
+	}
+}
+
+func TestDeterminism(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	p := profile{TTFTMedian: 400, TTFTSigma: 0.3, ITLMedian: 20, ITLReqSigma: 0.2, ITLGapSigma: 0.35, Gaps: 32}
+	up := p
+	up.TTFTScale = 2
+	base := side(prompt("a", simSamples(rng, p, 80)), prompt("b", simSamples(rng, p, 80)))
+	cur := side(prompt("a", simSamples(rng, up, 80)), prompt("b", simSamples(rng, up, 80)))
+	gate := defaultGate()
+
+	r1, r2 := Compare(base, cur, gate), Compare(base, cur, gate)
+	if diff := cmp.Diff(r1, r2); diff != "" {
+		t.Fatalf("same inputs and seed, different reports (-first +second):\n%s", diff)
+	}
+
+	gate.Seed = 99
+	r3 := Compare(base, cur, gate)
+	verdicts := func(r Report) []string {
+		var out []string
+		for _, c := range slices.Concat(r.Checks, r.Aggregates) {
+			out = append(out, c.Prompt+" "+c.Metric+" "+c.Stat+" "+string(c.Verdict))
+		}
+		slices.Sort(out)
+		return out
+	}
+	if diff := cmp.Diff(verdicts(r1), verdicts(r3)); diff != "" {
+		t.Errorf("a clear case changed verdicts with the seed (-seed 1 +seed 99):\n%s", diff)
+	}
+	if r3.Seed != 99 || cmp.Equal(r1.Checks, r3.Checks) {
+		t.Errorf("seed 99 gave the same intervals as seed 1: the seed is not used")
+	}
+	if !slices.ContainsFunc(r1.Checks, func(c Check) bool { return c.Metric == results.TTFT && c.Verdict == Regressed }) {
+		t.Errorf("TTFT ×2 not regressed: %+v", r1.Checks)
+	}
+}
+
+// TestAddingPromptKeepsOthers: a check's random stream depends only on its
+// own identity, so adding a prompt cannot change another prompt's result.
+func TestAddingPromptKeepsOthers(t *testing.T) {
+	a := prompt("a", ttftSamples(grid(40, 400, 0.3, 1)...))
+	a2 := prompt("a", ttftSamples(grid(40, 400, 0.3, 1.1)...))
+	z := prompt("z", ttftSamples(grid(40, 100, 0.3, 1)...))
+	gate := gateWith(ttftP50)
+	one := Compare(side(a), side(a2), gate)
+	two := Compare(side(z, a), side(z, a2), gate)
+	if diff := cmp.Diff(only(t, one, "a"), only(t, two, "a")); diff != "" {
+		t.Errorf("adding prompt z changed prompt a (-alone +with z):\n%s", diff)
+	}
+}
+
+func TestOverride(t *testing.T) {
+	loose := config.Tolerance{Rel: 1.0, Floor: 20 * time.Millisecond}
+	gate := gateWith(ttftP50)
+	gate.Aggregate = true
+	gate.Overrides = []config.Override{{Prompt: "b", Metric: results.TTFT, Stat: "p50", Tolerance: loose}}
+	mk := func(scale float64) Side {
+		return side(prompt("a", ttftSamples(grid(200, 400, 0.3, scale)...)), prompt("b", ttftSamples(grid(200, 300, 0.3, scale)...)))
+	}
+	r := Compare(mk(1), mk(1.6), gate)
+	a, b := only(t, r, "a"), only(t, r, "b")
+	if a.Verdict != Regressed || a.Tolerance != ttftP50.Tolerance {
+		t.Errorf("prompt a: %s with tolerance %+v, want regressed with the check's %+v", a.Verdict, a.Tolerance, ttftP50.Tolerance)
+	}
+	if b.Verdict != OK || b.Tolerance != loose || math.Abs(b.Threshold-2) > 1e-12 {
+		t.Errorf("prompt b: %s with tolerance %+v threshold %v, want ok with the override %+v, threshold 2", b.Verdict, b.Tolerance, b.Threshold, loose)
+	}
+	if len(r.Aggregates) != 1 || r.Aggregates[0].Tolerance != ttftP50.Tolerance || r.Aggregates[0].Verdict != Regressed {
+		t.Errorf("aggregate %+v, want one, regressed, with the check's own tolerance", r.Aggregates)
+	}
+}
+
+func TestAggregate(t *testing.T) {
+	gate := gateWith(ttftP50)
+	gate.Aggregate = true
+	base := side(prompt("a", ttftSamples(grid(100, 400, 0.3, 1)...)), prompt("b", ttftSamples(grid(100, 100, 0.3, 1)...)), prompt("c", nil))
+	cur := side(prompt("a", ttftSamples(grid(100, 400, 0.3, 1.2)...)), prompt("b", ttftSamples(grid(100, 100, 0.3, 1.8)...)), prompt("c", nil))
+	r := Compare(base, cur, gate)
+	if len(r.Aggregates) != 1 {
+		t.Fatalf("got %d aggregates, want 1", len(r.Aggregates))
+	}
+	ag := r.Aggregates[0]
+	a, b := only(t, r, "a"), only(t, r, "b")
+	want := Check{
+		Target: "t", Prompts: []string{"a", "b"}, Metric: results.TTFT, Stat: "p50",
+		Baseline: math.Sqrt(a.Baseline * b.Baseline), Current: math.Sqrt(a.Current * b.Current),
+		Ratio: math.Sqrt(1.2 * 1.8), Confidence: 0.95, Tolerance: ttftP50.Tolerance,
+		NBase: 200, NCur: 200, Need: 5,
+	}
+	ignore := cmpopts.IgnoreFields(Check{}, "Lo", "Hi", "Threshold", "Verdict", "Reason")
+	if diff := cmp.Diff(want, ag, ignore, cmpopts.EquateApprox(1e-9, 0)); diff != "" {
+		t.Errorf("aggregate (-want +got):\n%s", diff)
+	}
+	if !(ag.Lo < ag.Ratio && ag.Ratio < ag.Hi) {
+		t.Errorf("aggregate ratio %v outside [%v, %v]", ag.Ratio, ag.Lo, ag.Hi)
+	}
+
+	// Without Aggregate, or with one prompt with data, there is none.
+	gate.Aggregate = false
+	if r := Compare(base, cur, gate); len(r.Aggregates) != 0 {
+		t.Errorf("Aggregate false: got %d aggregates", len(r.Aggregates))
+	}
+	gate.Aggregate = true
+	if r := Compare(side(base.Targets[0].Prompts[0]), side(cur.Targets[0].Prompts[0]), gate); len(r.Aggregates) != 0 {
+		t.Errorf("one prompt: got %d aggregates", len(r.Aggregates))
+	}
+}
+
+// TestAggregateCombinesReplicates: the aggregate's replicate r is the
+// geometric mean of each prompt's replicate r. Prompt ratios that move in
+// opposite directions cancel, so the interval is a point; combining the
+// prompts' intervals instead would give [1, 4].
+func TestAggregateCombinesReplicates(t *testing.T) {
+	mk := func(id string, reps ...float64) *job {
+		return &job{check: Check{Prompt: id, Baseline: 100, Current: 200, NBase: 60, NCur: 60, Need: 5}, reps: reps, aggregable: true}
+	}
+	g := group{tol: ttftP50.Tolerance, jobs: []*job{mk("a", 1, 4, 1, 4), mk("b", 4, 1, 4, 1), {check: Check{Prompt: "c"}}}}
+	a, ok := aggregate(g, 4, 0.95)
+	if !ok {
+		t.Fatal("no aggregate")
+	}
+	near2 := func(x float64) bool { return math.Abs(x-2) < 1e-12 }
+	if !near2(a.Lo) || !near2(a.Hi) || !near2(a.Ratio) || !slices.Equal(a.Prompts, []string{"a", "b"}) {
+		t.Errorf("aggregate ratio %v [%v, %v] of %v, want 2 [2, 2] of [a b]", a.Ratio, a.Lo, a.Hi, a.Prompts)
+	}
+}
+
+func TestITLPooling(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	p := profile{TTFTMedian: 400, TTFTSigma: 0.3, ITLMedian: 20, ITLGapSigma: 0.4, Gaps: 30}
+	samples := simSamples(rng, p, 40)
+	samples = append(samples, results.Sample{TTFT: 400, OutputTokens: 1}) // no gaps: not an itl request
+	var pooled []float64
+	for _, s := range samples {
+		pooled = append(pooled, s.ITL...)
+	}
+	slices.Sort(pooled)
+
+	// The same gaps regrouped so that each request holds a run of
+	// neighbouring values: a stream that is slow throughout, as on a real
+	// server. Pooled, nothing changed; resampled by request, far more
+	// uncertain.
+	correlated := make([]results.Sample, 40)
+	for i := range correlated {
+		lo, hi := i*len(pooled)/40, (i+1)*len(pooled)/40
+		correlated[i] = results.Sample{TTFT: 400, ITL: pooled[lo:hi], OutputTokens: hi - lo + 1}
+	}
+
+	gate := gateWith(config.Check{Metric: results.ITL, Stat: "p50", Tolerance: config.Tolerance{Rel: 0.15}})
+	indep := only(t, Compare(side(prompt("a", samples)), side(prompt("a", samples)), gate), "a")
+	corr := only(t, Compare(side(prompt("a", correlated)), side(prompt("a", correlated)), gate), "a")
+
+	if want := stats.Quantile(pooled, 0.5); indep.Baseline != want || corr.Baseline != want {
+		t.Errorf("itl p50 = %v and %v, want the pooled gaps' median %v", indep.Baseline, corr.Baseline, want)
+	}
+	if indep.NBase != 40 || indep.GapsBase != len(pooled) || indep.NeedRequests != minITLRequests {
+		t.Errorf("counts: %d requests, %d gaps, need %d requests; want 40, %d, %d", indep.NBase, indep.GapsBase, indep.NeedRequests, len(pooled), minITLRequests)
+	}
+	mean := only(t, Compare(side(prompt("a", samples)), side(prompt("a", samples)),
+		gateWith(config.Check{Metric: results.ITL, Stat: "mean", Tolerance: config.Tolerance{Rel: 0.15}})), "a")
+	if want := stats.Mean(pooled); math.Abs(mean.Baseline-want) > 1e-9 || mean.Verdict != OK {
+		t.Errorf("itl mean = %v (%s), want the pooled gaps' mean %v (ok)", mean.Baseline, mean.Verdict, want)
+	}
+	// With 30 gaps per request the correlated interval is about √30 ≈ 5×
+	// wider; 2× leaves a wide margin.
+	if wi, wc := indep.Hi-indep.Lo, corr.Hi-corr.Lo; wc < 2*wi {
+		t.Errorf("interval width with correlated streams %.3f, independent %.3f: want at least 2× wider", wc, wi)
+	}
+}
+
+func TestOrderAndVerdict(t *testing.T) {
+	mk := func(id string, scale float64) results.Prompt {
+		return prompt(id, ttftSamples(grid(300, 400, 0.3, scale)...))
+	}
+	base := func(ids ...string) Side {
+		var ps []results.Prompt
+		for _, id := range ids {
+			ps = append(ps, mk(id, 1))
+		}
+		return side(ps...)
+	}
+	scales := map[string]float64{"same": 1, "down": 0.5, "up": 1.8, "edge": 1.15, "up2": 1.4}
+	cur := func(ids ...string) Side {
+		var ps []results.Prompt
+		for _, id := range ids {
+			ps = append(ps, mk(id, scales[id]))
+		}
+		return side(ps...)
+	}
+	tests := []struct {
+		prompts []string
+		order   []string // prompts of the checks, worst first
+		verdict Verdict
+	}{
+		{[]string{"same", "down", "up2", "edge", "up"}, []string{"up", "up2", "edge", "same", "down"}, Regressed},
+		{[]string{"same", "down", "edge"}, []string{"edge", "same", "down"}, Inconclusive},
+		{[]string{"down", "same"}, []string{"same", "down"}, OK},
+		{[]string{"down"}, []string{"down"}, Improved},
+	}
+	for _, tt := range tests {
+		r := Compare(base(tt.prompts...), cur(tt.prompts...), gateWith(ttftP50))
+		var order []string
+		for _, c := range r.Checks {
+			order = append(order, c.Prompt)
+		}
+		if diff := cmp.Diff(tt.order, order); diff != "" {
+			t.Errorf("%v: order (-want +got):\n%s", tt.prompts, diff)
+		}
+		if r.Verdict != tt.verdict {
+			t.Errorf("%v: report verdict %s, want %s", tt.prompts, r.Verdict, tt.verdict)
+		}
+	}
+}
+
+func TestSortChecks(t *testing.T) {
+	cs := []Check{
+		{Prompt: "ok-small", Verdict: OK, Ratio: 0.95},
+		{Prompt: "imp-small", Verdict: Improved, Ratio: 0.8},
+		{Prompt: "reg-small", Verdict: Regressed, Ratio: 1.3},
+		{Prompt: "inc", Verdict: Inconclusive, Ratio: 1.1},
+		{Prompt: "imp-big", Verdict: Improved, Ratio: 0.5},
+		{Prompt: "reg-big", Verdict: Regressed, Ratio: 2},
+		{Prompt: "ok-big", Verdict: OK, Ratio: 1.1},
+		{Prompt: "inc-tie-first", Verdict: Inconclusive, Ratio: 0},
+		{Prompt: "inc-tie-second", Verdict: Inconclusive, Ratio: 0},
+	}
+	sortChecks(cs)
+	var got []string
+	for _, c := range cs {
+		got = append(got, c.Prompt)
+	}
+	want := []string{"reg-big", "reg-small", "inc", "inc-tie-first", "inc-tie-second", "ok-big", "ok-small", "imp-big", "imp-small"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+}
+
+func TestWarnings(t *testing.T) {
+	ttftP95 := config.Check{Metric: results.TTFT, Stat: "p95", Tolerance: config.Tolerance{Rel: 0.25}}
+	itlP50 := config.Check{Metric: results.ITL, Stat: "p50", Tolerance: config.Tolerance{Rel: 0.15}}
+	few := func(n, gaps int) []results.Sample {
+		out := ttftSamples(grid(n, 400, 0.3, 1)...)
+		for i := range out {
+			out[i].ITL = grid(gaps, 20, 0.3, 1)
+		}
+		return out
+	}
+	tests := []struct {
+		name      string
+		base, cur Side
+		checks    []config.Check
+		want      []string
+	}{
+		{"p95 on two prompts of 30 requests", side(prompt("a", few(30, 3)), prompt("b", few(30, 3))), side(prompt("a", few(30, 3)), prompt("b", few(40, 3))),
+			[]config.Check{ttftP95}, []string{"ttft p95 for prompts a, b cannot be resolved with 30 requests: needs at least 59 (raise run.requests)"}},
+		{"itl with few requests", side(prompt("a", few(5, 40))), side(prompt("a", few(5, 40))),
+			[]config.Check{itlP50}, []string{"itl p50 for prompt a cannot be resolved with 5 requests: needs at least 10 (raise run.requests)"}},
+		{"itl with few gaps", side(prompt("a", few(12, 2))), side(prompt("a", few(12, 3))),
+			[]config.Check{{Metric: results.ITL, Stat: "p95"}}, []string{"itl p95 for prompt a cannot be resolved with 24 gaps: needs at least 59 (raise run.requests)"}},
+		{"unknown metric and statistic", side(prompt("a", few(30, 3))), side(prompt("a", few(30, 3))),
+			[]config.Check{{Metric: results.TokensPerS, Stat: "p50"}, {Metric: results.TTFT, Stat: "max"}},
+			[]string{
+				`check tokens_per_s p50 skipped: metric "tokens_per_s" cannot be gated (use one of ttfb, ttft, ttfct, itl, tpot, total, max_stall)`,
+				`check ttft max skipped: statistic "max" is not p50, p95, p99 or mean`,
+				"nothing was compared: no check applies to a target and prompt present in both runs",
+			}},
+		{"prompts and targets on one side only", side(prompt("a", few(30, 3)), prompt("gone", few(30, 3))),
+			Side{Targets: append(side(prompt("a", few(30, 3)), prompt("new", few(30, 3))).Targets, results.Target{Name: "extra", Region: "eu"})},
+			[]config.Check{ttftP50},
+			[]string{
+				"prompt gone of target t is not in the current run: not compared",
+				"prompt new of target t is not in the baseline: not compared",
+				"target extra (region eu) is not in the baseline: not compared",
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Compare(tt.base, tt.cur, gateWith(tt.checks...))
+			if diff := cmp.Diff(tt.want, r.Warnings); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDefaultsApplied(t *testing.T) {
+	r := Compare(side(), side(), config.Gate{})
+	if r.Confidence != DefaultConfidence || r.Resamples != DefaultResamples || r.Verdict != Inconclusive {
+		t.Errorf("empty gate: confidence %v, resamples %d, verdict %s; want %v, %d, inconclusive", r.Confidence, r.Resamples, r.Verdict, DefaultConfidence, DefaultResamples)
+	}
+}

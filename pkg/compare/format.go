@@ -1,0 +1,74 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+)
+
+// Summary returns the verdict of c as one sentence in the style of the text
+// table and the JUnit failure message, for example
+//
+//	+38% [95% CI +22%, +55%] > +15% tolerance (412 ms -> 569 ms)
+//
+// It is derived from the other fields only; Compare stores it in Reason.
+func (c Check) Summary() string {
+	values := fmt.Sprintf("(%s -> %s)", fmtMS(c.Baseline), fmtMS(c.Current))
+	switch {
+	case c.NBase == 0 && c.NCur == 0:
+		return fmt.Sprintf("no %s values in either run", c.Metric)
+	case c.NBase == 0:
+		return fmt.Sprintf("no %s values in the baseline", c.Metric)
+	case c.NCur == 0:
+		return fmt.Sprintf("no %s values in the current run", c.Metric)
+	case c.Baseline <= 0:
+		return fmt.Sprintf("baseline %s is 0 ms, so no ratio can be formed %s", c.Stat, values)
+	}
+	change := fmt.Sprintf("%s [%s%% CI %s, %s]", fmtPct(c.Ratio), fmtConf(c.Confidence), fmtPct(c.Lo), fmtPct(c.Hi))
+	if !c.resolved() {
+		have, need, unit := c.shortfall()
+		return fmt.Sprintf("%s unresolved: %s needs at least %d %s per side, have %d %s", change, c.Stat, need, unit, have, values)
+	}
+	if c.Verdict == Inconclusive && c.Lo == 0 && c.Hi == 0 {
+		return fmt.Sprintf("%s, interval unbounded: some resamples have a zero baseline %s", fmtPct(c.Ratio), values)
+	}
+	tol := fmtPct(c.Threshold)
+	if c.Verdict == Improved {
+		tol = fmtPct(1 / c.Threshold)
+	}
+	tol += " tolerance"
+	if f := floorMS(c.Tolerance); f/c.Baseline > c.Tolerance.Rel {
+		tol += fmt.Sprintf(" (%g ms floor)", f)
+	}
+	switch c.Verdict {
+	case Regressed:
+		return fmt.Sprintf("%s > %s %s", change, tol, values)
+	case Improved:
+		return fmt.Sprintf("%s < %s %s", change, tol, values)
+	case OK:
+		return fmt.Sprintf("%s within %s %s", change, tol, values)
+	}
+	return fmt.Sprintf("%s straddles %s %s", change, tol, values)
+}
+
+// fmtPct formats a ratio as a signed whole-percent change: 1.38 → "+38%".
+func fmtPct(r float64) string {
+	v := math.Round((r - 1) * 100)
+	if v == 0 {
+		v = 0 // no "-0%"
+	}
+	return fmt.Sprintf("%+.0f%%", v)
+}
+
+// fmtConf formats a confidence level as a percentage: 0.95 → "95".
+func fmtConf(c float64) string { return fmt.Sprintf("%.4g", c*100) }
+
+// fmtMS formats milliseconds with three significant digits or whole numbers.
+func fmtMS(ms float64) string {
+	switch a := math.Abs(ms); {
+	case a >= 100:
+		return fmt.Sprintf("%.0f ms", ms)
+	case a >= 10:
+		return fmt.Sprintf("%.1f ms", ms)
+	}
+	return fmt.Sprintf("%.2f ms", ms)
+}
