@@ -82,6 +82,11 @@ func DefaultChecks() []Check {
 	}
 }
 
+// DefaultGate returns the gate used when the config has no gate section.
+func DefaultGate() Gate {
+	return Gate{Confidence: 0.95, Resamples: 2000, Seed: 1, Aggregate: true, Checks: DefaultChecks()}
+}
+
 // Load reads, decodes, defaults and validates the config file at path.
 func Load(path string, opts Options) (*Config, error) {
 	data, err := os.ReadFile(path)

@@ -596,7 +596,7 @@ func (p *parser) run(n *yaml.Node) Run {
 // --- gate ---
 
 func (p *parser) gate(n *yaml.Node, prompts []Prompt) Gate {
-	g := Gate{Confidence: 0.95, Resamples: 2000, Seed: 1, Aggregate: true, Checks: DefaultChecks()}
+	g := DefaultGate()
 	if n == nil {
 		return g
 	}

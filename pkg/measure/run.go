@@ -275,27 +275,37 @@ func retryWait(retryAfter string, retry int, limit time.Duration) time.Duration 
 	return min(max(d, 0), limit)
 }
 
+// Describe returns what a target's results will say about it before any
+// request: name, region, the base URL as recorded (credentials removed; a
+// simulator spec as written), model, request parameters, and its prompts' ids
+// and hashes. check uses it to refuse a mismatched baseline before measuring.
+func Describe(t config.Target, prompts []config.Prompt) results.Target {
+	rt := results.Target{
+		Name:    t.Name,
+		Region:  t.Region,
+		BaseURL: RedactURL(t.BaseURL),
+		Model:   t.Model,
+		Params: results.Params{
+			MaxTokens:   t.MaxTokens,
+			Temperature: t.Temperature,
+			Stream:      true,
+			ExtraHash:   t.ParamsHash(),
+		},
+		Prompts: make([]results.Prompt, len(prompts)),
+	}
+	if t.IsSim() {
+		rt.BaseURL = t.BaseURL
+	}
+	for i, p := range prompts {
+		rt.Prompts[i] = results.Prompt{ID: p.ID, Hash: p.Hash}
+	}
+	return rt
+}
+
 // aggregate builds the target's results from its measured outcomes.
 func aggregate(ep Endpoint, opts Options, meas []job, outcomes []outcome, ran []bool, at []float64) results.Target {
-	t := results.Target{
-		Name:    ep.Name,
-		Region:  ep.Region,
-		BaseURL: RedactURL(ep.URL),
-		Model:   ep.Model,
-		Params: results.Params{
-			MaxTokens:   ep.MaxTokens,
-			Temperature: ep.Temperature,
-			Stream:      true,
-			ExtraHash:   ep.ParamsHash(),
-		},
-	}
-	if ep.IsSim() {
-		t.BaseURL = ep.BaseURL
-	}
-	prompts := make([]results.Prompt, len(opts.Prompts))
-	for i, p := range opts.Prompts {
-		prompts[i] = results.Prompt{ID: p.ID, Hash: p.Hash}
-	}
+	t := Describe(ep.Target, opts.Prompts)
+	prompts := t.Prompts
 	models, fps := map[string]bool{}, map[string]bool{}
 	var all []results.Sample
 	for i, j := range meas {

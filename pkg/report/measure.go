@@ -50,7 +50,7 @@ func Measure(w io.Writer, f *results.File) error {
 			return err
 		}
 		for _, n := range notes(t, f.Run) {
-			fmt.Fprintf(ew, "note: %s\n", n)
+			fmt.Fprintln(ew, wrap("note: "+n, lineWidth, "      "))
 		}
 	}
 	return ew.err
@@ -72,10 +72,10 @@ func notes(t results.Target, run results.Run) []string {
 		}
 	}
 	if chunks > 0 {
-		out = append(out, fmt.Sprintf("%d requests had no usage report: output tokens were counted from chunks", chunks))
+		out = append(out, fmt.Sprintf("%s no usage report: output tokens were counted from chunks", plural(chunks, "request had", "requests had")))
 	}
 	if t.Retries > 0 {
-		out = append(out, fmt.Sprintf("%d retries after HTTP 429 (timings are the final attempt's)", t.Retries))
+		out = append(out, fmt.Sprintf("%s after HTTP 429 (timings are the final attempt's)", plural(t.Retries, "retry", "retries")))
 	}
 	if t.Errors > 0 {
 		classes := make([]string, 0, len(t.ByClass))

@@ -17,9 +17,11 @@ type preset struct {
 // presets returns the named profiles, default first.
 func presets() []preset {
 	def := Profile{
-		TTFT:      Dist{40 * time.Millisecond, 0.25},
+		// A TTFT well above the example gate's 20 ms floor, so a rehearsed
+		// slowdown is judged by the relative tolerance, as on a real API.
+		TTFT:      Dist{120 * time.Millisecond, 0.25},
 		ITL:       Dist{4 * time.Millisecond, 0.2},
-		Tokens:    32,
+		Tokens:    24,
 		RoleChunk: true,
 		Usage:     true,
 		Seed:      1,
@@ -43,7 +45,7 @@ func presets() []preset {
 	ollama.TTFT = Dist{10 * time.Millisecond, 0.3}
 	ollama.ITL = Dist{3 * time.Millisecond, 0.4}
 	return []preset{
-		{"default", "realistic but quick", def},
+		{"default", "TTFT ~120ms, ITL ~4ms, lognormal, 24 tokens: realistic but quick", def},
 		{"fixed", "no jitter, spinning waits: for accuracy tests", fixed},
 		{"fast", "a few ms per answer: for tests", fast},
 		{"reasoning", `8 "reasoning" chunks before the content`, reasoning},

@@ -1,0 +1,85 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/latgate/latgate/pkg/compare"
+)
+
+// maxAnnotations is how many annotations of one level a step may usefully
+// emit: GitHub shows at most 10 errors and 10 warnings per step.
+const maxAnnotations = 10
+
+// Annotations writes GitHub workflow commands that annotate the run: an
+// ::error per regression and a ::warning per inconclusive check whose
+// interval straddles the tolerance or lacks data, and per report warning (which
+// also covers the statistics too few requests leave unresolved), worst first,
+// at most 10 of each; a final ::notice says how many more were left out.
+// locate maps a target and prompt (empty for an aggregate) to a file and line,
+// say of latgate.yaml; ("", 0) leaves the annotation unplaced.
+func Annotations(w io.Writer, rep compare.Report, locate func(target, prompt string) (file string, line int)) error {
+	ew := &errWriter{w: w}
+	var errs, warns []string
+	for _, c := range ordered(rep) {
+		switch c.Verdict {
+		case compare.Regressed:
+			errs = append(errs, command("error", c, locate, "latency regression: "+whereOf(c)))
+		case compare.Inconclusive:
+			if _, _, short := shortfall(c); !short {
+				warns = append(warns, command("warning", c, locate, "inconclusive: "+whereOf(c)))
+			}
+		}
+	}
+	for _, warn := range rep.Warnings {
+		warns = append(warns, "::warning title=latgate::"+escapeData(warn))
+	}
+	for _, l := range errs[:min(len(errs), maxAnnotations)] {
+		fmt.Fprintln(ew, l)
+	}
+	for _, l := range warns[:min(len(warns), maxAnnotations)] {
+		fmt.Fprintln(ew, l)
+	}
+	var more []string
+	if n := len(errs) - maxAnnotations; n > 0 {
+		more = append(more, plural(n, "regression", "regressions"))
+	}
+	if n := len(warns) - maxAnnotations; n > 0 {
+		more = append(more, plural(n, "warning", "warnings"))
+	}
+	if len(more) > 0 {
+		fmt.Fprintf(ew, "::notice title=latgate::%s more not annotated: see the latgate report in the log\n",
+			escapeData(strings.Join(more, " and ")))
+	}
+	return ew.err
+}
+
+// command formats one annotation for check c.
+func command(level string, c compare.Check, locate func(target, prompt string) (string, int), title string) string {
+	var props []string
+	if locate != nil {
+		if file, line := locate(c.Target, c.Prompt); file != "" {
+			props = append(props, "file="+escapeProperty(file))
+			if line > 0 {
+				props = append(props, "line="+strconv.Itoa(line))
+			}
+		}
+	}
+	props = append(props, "title="+escapeProperty(title))
+	return "::" + level + " " + strings.Join(props, ",") + "::" + escapeData(message(c))
+}
+
+// escapeData escapes a workflow command's message as @actions/core does
+// (toolkit packages/core/src/command.ts): '%', CR and LF, in one pass so
+// that no escape is escaped again.
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// escapeProperty escapes a workflow command's property value: escapeData and
+// also ':' and ',', which end a value.
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}

@@ -1,0 +1,218 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/latgate/latgate/pkg/compare"
+	"github.com/latgate/latgate/pkg/results"
+	"github.com/latgate/latgate/pkg/stats"
+)
+
+// Markdown writes the comparison for a pull-request comment: a heading with
+// the gate's status, the outcome line, a table per target (worst first), the
+// warnings and a short note on how to read the intervals.
+func Markdown(w io.Writer, rep compare.Report, opts Options) error {
+	return markdown(w, rep, opts, false)
+}
+
+// GitHubSummary writes Markdown for $GITHUB_STEP_SUMMARY: Markdown's report
+// with, above each target's table, a Mermaid bar chart of current against
+// baseline TTFT p50 and p95 per prompt (those the gate checks). The tables
+// stay, since chart rendering varies.
+func GitHubSummary(w io.Writer, rep compare.Report, opts Options) error {
+	return markdown(w, rep, opts, true)
+}
+
+func markdown(w io.Writer, rep compare.Report, opts Options, charts bool) error {
+	ew := &errWriter{w: w}
+	status, detail := outcome(rep, opts.Strict)
+	icon := "✅"
+	if strings.HasPrefix(status, "FAIL") {
+		icon = "❌"
+	}
+	fmt.Fprintf(ew, "## %s latgate: %s\n\n%s\n\n", icon, status, mdEscape(detail))
+	fmt.Fprintf(ew, "<sub>%s</sub>\n", mdEscape(provenance(rep, opts)))
+
+	all := ordered(rep)
+	for _, target := range targets(all) {
+		fmt.Fprintf(ew, "\n### %s\n\n", mdEscape(target))
+		if charts {
+			writeChart(ew, target, rep.Checks)
+		}
+		fmt.Fprintf(ew, "| prompt | check | baseline → current | change | %s CI | tolerance | verdict |\n", confPct(rep.Confidence))
+		fmt.Fprintln(ew, "|:--|:--|--:|--:|:-:|--:|:--|")
+		for _, c := range all {
+			if targetOf(c) != target {
+				continue
+			}
+			prompt := mdEscape(promptOf(c))
+			if isAggregate(c) {
+				prompt = "*" + prompt + "*"
+			}
+			chg := change(c)
+			if c.Verdict == compare.Regressed {
+				chg = "**" + chg + "**"
+			}
+			fmt.Fprintf(ew, "| %s | %s | %s → %s | %s | %s | %s | %s |\n",
+				prompt, mdEscape(checkOf(c)), value(c.Baseline, c.NBase), value(c.Current, c.NCur),
+				chg, interval(c), mdEscape(tolerance(c)), mdVerdict(c.Verdict, opts.Strict))
+		}
+	}
+	if len(rep.Warnings) > 0 {
+		fmt.Fprint(ew, "\n### Warnings\n\n")
+		for _, warn := range rep.Warnings {
+			fmt.Fprintf(ew, "- %s\n", mdEscape(warn))
+		}
+	}
+	fmt.Fprintf(ew, "\n<details><summary>How to read this</summary>\n\n%s\n\n</details>\n", howToRead(rep))
+	return ew.err
+}
+
+// mdVerdict is the verdict in a Markdown table cell, with its icon.
+func mdVerdict(v compare.Verdict, strict bool) string {
+	switch {
+	case v == compare.Regressed:
+		return "❌ **regressed**"
+	case v == compare.Inconclusive && strict:
+		return "❌ inconclusive (strict)"
+	case v == compare.Inconclusive:
+		return "⚠️ inconclusive"
+	case v == compare.Improved:
+		return "✅ improved"
+	}
+	return "✅ " + string(v)
+}
+
+// howToRead explains the columns and the decision rule in one paragraph.
+func howToRead(rep compare.Report) string {
+	conf := confPct(rep.Confidence)
+	return fmt.Sprintf("*change* is current ÷ baseline − 1 for the statistic; *%[1]s CI* is a %[1]s bootstrap "+
+		"confidence interval of that ratio (whole requests resampled %[2]d times). "+
+		"A check *regressed* only when the whole interval lies above the tolerance, max(relative tolerance, floor ÷ baseline); "+
+		"it is *ok* when the interval rules that out, *improved* when the whole interval lies as far below, and "+
+		"*inconclusive* when the interval straddles the tolerance or a side has too few requests for the statistic "+
+		"(p95 needs ≥%[3]d, p99 ≥%[4]d). *%[5]s* combines a target's prompts by the geometric mean of their ratios.",
+		conf, rep.Resamples, stats.MinSamples(0.95, rep.Confidence), stats.MinSamples(0.99, rep.Confidence), aggregateLabel)
+}
+
+// mdEscape makes text literal in Markdown, in a table cell or a list item:
+// it backslash-escapes the punctuation Markdown acts on and folds newlines.
+func mdEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\r':
+			b.WriteByte(' ')
+		case strings.ContainsRune("\\`*_[]<>|#~&", r):
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// maxChartPrompts caps the prompts of a chart; more would not be legible.
+const maxChartPrompts = 8
+
+// writeChart writes a Mermaid xychart-beta of a target's TTFT p50 and p95
+// (those the gate checks), one category per statistic and prompt: a bar for
+// the current run and a line through the baseline values. Bars and a line,
+// not two bar series, because Mermaid versions differ in how they draw
+// several bar series (overlaid or stacked); a bar and a line read the same in
+// all. A chart needs two categories for its line to show.
+func writeChart(w io.Writer, target string, checks []compare.Check) {
+	var cs []compare.Check
+	for _, c := range checks {
+		if targetOf(c) == target && !isAggregate(c) && c.Metric == results.TTFT && (c.Stat == "p50" || c.Stat == "p95") && hasData(c) {
+			cs = append(cs, c)
+		}
+	}
+	if len(cs) < 2 {
+		return
+	}
+	// Keep the prompts with the largest changes, in name order.
+	change := map[string]float64{}
+	for _, c := range cs {
+		change[c.Prompt] = max(change[c.Prompt], math.Abs(math.Log(c.Ratio)))
+	}
+	prompts := slices.Collect(maps.Keys(change))
+	slices.SortFunc(prompts, func(a, b string) int {
+		return cmp.Or(cmp.Compare(change[b], change[a]), strings.Compare(a, b))
+	})
+	note := ""
+	if len(prompts) > maxChartPrompts {
+		note = fmt.Sprintf(", %d of %d prompts", maxChartPrompts, len(prompts))
+		prompts = prompts[:maxChartPrompts]
+	}
+	slices.SortStableFunc(cs, func(a, b compare.Check) int {
+		return cmp.Or(strings.Compare(a.Stat, b.Stat), strings.Compare(a.Prompt, b.Prompt))
+	})
+	var labels, cur, base []string
+	top := 0.0
+	for _, c := range cs {
+		if !slices.Contains(prompts, c.Prompt) {
+			continue
+		}
+		labels = append(labels, mermaidString(c.Prompt, 20, " "+c.Stat))
+		cur = append(cur, mermaidNumber(c.Current))
+		base = append(base, mermaidNumber(c.Baseline))
+		top = max(top, c.Current, c.Baseline)
+	}
+	fmt.Fprint(w, "```mermaid\nxychart-beta\n")
+	fmt.Fprintf(w, "    title %s\n", mermaidString(target, 40, ": TTFT, current (bars) vs baseline (line)"+note))
+	fmt.Fprintf(w, "    x-axis [%s]\n", strings.Join(labels, ", "))
+	fmt.Fprintf(w, "    y-axis \"TTFT (ms)\" 0 --> %s\n", mermaidNumber(niceCeil(1.1*top)))
+	fmt.Fprintf(w, "    bar [%s]\n", strings.Join(cur, ", "))
+	fmt.Fprintf(w, "    line [%s]\n", strings.Join(base, ", "))
+	fmt.Fprint(w, "```\n\n")
+}
+
+// mermaidString quotes s, shortened to at most n runes, and suffix for
+// Mermaid. Mermaid strings cannot escape a quote, and comments (%%), entities
+// (#…;) and backticks act even inside them, so everything but letters, digits
+// and plain punctuation becomes '_'; the result is also safe in a code fence.
+func mermaidString(s string, n int, suffix string) string {
+	rs := []rune(s + suffix)
+	if k := len([]rune(s)); k > n {
+		rs = slices.Concat([]rune(s)[:n-1], []rune("…"+suffix))
+	}
+	for i, r := range rs {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune(" -_./+(),:@=!?'…", r) {
+			rs[i] = '_'
+		}
+	}
+	return `"` + string(rs) + `"`
+}
+
+// mermaidNumber formats milliseconds to 0.1 ms in the plain decimal form
+// Mermaid's grammar accepts (no exponent).
+func mermaidNumber(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		v = 0
+	}
+	return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64)
+}
+
+// niceCeil rounds v up to 1, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten.
+func niceCeil(v float64) float64 {
+	if v <= 0 {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, m := range []float64{1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10} {
+		if m*p >= v {
+			return m * p
+		}
+	}
+	return 10 * p
+}

@@ -1,0 +1,322 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/latgate/latgate/pkg/compare"
+	"github.com/latgate/latgate/pkg/results"
+)
+
+// Options tune the renderings of a comparison.
+type Options struct {
+	// Strict makes an inconclusive check fail the gate, as `check --strict`
+	// does; the verdict lines, Markdown and JUnit say so.
+	Strict bool
+	// BaselinePath and Results name what was compared (a baseline file and a
+	// results file or "this run") for the provenance line and the JUnit
+	// properties; either may be empty.
+	BaselinePath string
+	Results      string
+}
+
+// aggregateLabel stands in the prompt column for a per-target aggregate.
+const aggregateLabel = "all prompts (geomean)"
+
+// maxListed caps the regressions named in a verdict line.
+const maxListed = 2
+
+// ordered returns the checks and aggregates of rep in one list, worst first:
+// by verdict, then regressed, inconclusive and ok by decreasing ratio and
+// improved by increasing ratio (compare's order for each list); on ties a
+// per-prompt check comes before an aggregate.
+func ordered(rep compare.Report) []compare.Check {
+	all := slices.Concat(rep.Checks, rep.Aggregates)
+	slices.SortStableFunc(all, func(a, b compare.Check) int {
+		if d := rank(a.Verdict) - rank(b.Verdict); d != 0 {
+			return d
+		}
+		if a.Verdict == compare.Improved {
+			return cmp.Compare(a.Ratio, b.Ratio)
+		}
+		return cmp.Compare(b.Ratio, a.Ratio)
+	})
+	return all
+}
+
+func rank(v compare.Verdict) int {
+	switch v {
+	case compare.Regressed:
+		return 0
+	case compare.Inconclusive:
+		return 1
+	case compare.OK:
+		return 2
+	case compare.Improved:
+		return 3
+	}
+	return 1
+}
+
+// targets returns the target labels of cs in order of first appearance.
+func targets(cs []compare.Check) []string {
+	var out []string
+	for _, c := range cs {
+		if t := targetOf(c); !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func targetOf(c compare.Check) string {
+	if c.Region != "" {
+		return c.Target + "@" + c.Region
+	}
+	return c.Target
+}
+
+func isAggregate(c compare.Check) bool { return c.Prompt == "" }
+
+func promptOf(c compare.Check) string {
+	if isAggregate(c) {
+		return aggregateLabel
+	}
+	return c.Prompt
+}
+
+func checkOf(c compare.Check) string { return c.Metric + " " + c.Stat }
+
+// whereOf names a check in one phrase: "primary/greeting ttft p95".
+func whereOf(c compare.Check) string {
+	return targetOf(c) + "/" + promptOf(c) + " " + checkOf(c)
+}
+
+// message is a check's verdict as one sentence led by the metric, in the style
+// ttft p95 +38% [95% CI +22%, +55%] > +15% tolerance (412 ms -> 569 ms).
+func message(c compare.Check) string { return checkOf(c) + " " + reason(c) }
+
+// reason is the check's Reason as the report carries it, or its Summary.
+func reason(c compare.Check) string {
+	if c.Reason != "" {
+		return c.Reason
+	}
+	return c.Summary()
+}
+
+// hasData reports whether both sides have a value and the ratio is defined.
+func hasData(c compare.Check) bool { return c.NBase > 0 && c.NCur > 0 && c.Baseline > 0 }
+
+// shortfall reports whether c has too few requests (or itl gaps) on a side
+// for its statistic, and how many it needs. It mirrors compare's rule.
+func shortfall(c compare.Check) (need int, unit string, short bool) {
+	if c.NBase == 0 || c.NCur == 0 {
+		return 0, "", false
+	}
+	if c.Metric == results.ITL {
+		if min(c.NBase, c.NCur) < c.NeedRequests {
+			return c.NeedRequests, "requests", true
+		}
+		if min(c.GapsBase, c.GapsCur) < c.Need {
+			return c.Need, "gaps", true
+		}
+		return 0, "", false
+	}
+	if min(c.NBase, c.NCur) < c.Need {
+		return c.Need, "requests", true
+	}
+	return 0, "", false
+}
+
+// pct formats a ratio as a signed whole-percent change: 1.38 → "+38%".
+func pct(r float64) string {
+	v := math.Round((r - 1) * 100)
+	if v == 0 {
+		v = 0 // no "-0%"
+	}
+	return fmt.Sprintf("%+.0f%%", v)
+}
+
+// confPct formats a confidence level as a percentage: 0.95 → "95%".
+func confPct(c float64) string { return fmt.Sprintf("%.4g%%", 100*c) }
+
+func floorMS(c compare.Check) float64 { return float64(c.Tolerance.Floor) / 1e6 }
+
+// change is the ratio as a percentage, "-" when undefined.
+func change(c compare.Check) string {
+	if c.Ratio <= 0 {
+		return "-"
+	}
+	return pct(c.Ratio)
+}
+
+// interval is the interval of the ratio as percentages, "-" when undefined.
+func interval(c compare.Check) string {
+	if c.Lo == 0 && c.Hi == 0 {
+		return "-"
+	}
+	return "[" + pct(c.Lo) + ", " + pct(c.Hi) + "]"
+}
+
+// tolerance is the slowdown a check allows, as a percentage, naming the
+// floor when the floor sets it: "+15%", "+49% (20 ms floor)".
+func tolerance(c compare.Check) string {
+	if c.Threshold <= 0 {
+		s := pct(1 + c.Tolerance.Rel)
+		if f := floorMS(c); f > 0 {
+			s += fmt.Sprintf(", %g ms floor", f)
+		}
+		return s
+	}
+	s := pct(c.Threshold)
+	if f := floorMS(c); f/c.Baseline > c.Tolerance.Rel {
+		s += fmt.Sprintf(" (%g ms floor)", f)
+	}
+	return s
+}
+
+// value formats one side's statistic, "-" when that side has no data.
+func value(ms float64, n int) string {
+	if n == 0 {
+		return "-"
+	}
+	return Millis(ms)
+}
+
+// tally counts a report's checks and aggregates by verdict.
+type tally struct {
+	regressed, inconclusive []compare.Check
+	ok, improved            int
+}
+
+func count(cs []compare.Check) tally {
+	var t tally
+	for _, c := range cs {
+		switch c.Verdict {
+		case compare.Regressed:
+			t.regressed = append(t.regressed, c)
+		case compare.OK:
+			t.ok++
+		case compare.Improved:
+			t.improved++
+		default:
+			t.inconclusive = append(t.inconclusive, c)
+		}
+	}
+	return t
+}
+
+func (t tally) total() int { return len(t.regressed) + len(t.inconclusive) + t.ok + t.improved }
+
+// failed reports whether the gate fails: a regression, or under strict an
+// inconclusive check or nothing compared at all.
+func (t tally) failed(strict bool) bool {
+	return len(t.regressed) > 0 || strict && (len(t.inconclusive) > 0 || t.total() == 0)
+}
+
+// outcome returns the gate's status word, PASS or FAIL with the strict note
+// when strictness alone fails it, and the one-line account that follows it:
+//
+//	FAIL: 2 regressions (primary/greeting ttft p95 +38%, …); 8 ok, 1 inconclusive (…)
+func outcome(rep compare.Report, strict bool) (status, detail string) {
+	t := count(ordered(rep))
+	status = "PASS"
+	if t.failed(strict) {
+		status = "FAIL"
+		if len(t.regressed) == 0 {
+			status = "FAIL (strict: inconclusive counts as failure)"
+		}
+	}
+	if t.total() == 0 {
+		return status, "nothing was compared (see the warnings)"
+	}
+	var head, rest []string
+	if n := len(t.regressed); n > 0 {
+		var names []string
+		for _, c := range t.regressed[:min(n, maxListed)] {
+			names = append(names, whereOf(c)+" "+change(c))
+		}
+		if n > maxListed {
+			names = append(names, fmt.Sprintf("and %d more", n-maxListed))
+		}
+		head = append(head, fmt.Sprintf("%s (%s)", plural(n, "regression", "regressions"), strings.Join(names, ", ")))
+	}
+	inc := ""
+	if n := len(t.inconclusive); n > 0 {
+		inc = fmt.Sprintf("%d inconclusive (%s)", n, strings.Join(inconclusiveWhy(t.inconclusive), ", "))
+	}
+	if inc != "" && strict {
+		head = append(head, inc)
+	}
+	if t.ok > 0 {
+		rest = append(rest, fmt.Sprintf("%d ok", t.ok))
+	}
+	if t.improved > 0 {
+		rest = append(rest, fmt.Sprintf("%d improved", t.improved))
+	}
+	if inc != "" && !strict {
+		rest = append(rest, inc)
+	}
+	parts := slices.DeleteFunc([]string{strings.Join(head, "; "), strings.Join(rest, ", ")}, func(s string) bool { return s == "" })
+	return status, strings.Join(parts, "; ")
+}
+
+// inconclusiveWhy says briefly why checks are inconclusive: the sample sizes
+// the unresolved statistics need, then how many intervals straddle the
+// tolerance, lack data, or are unbounded.
+func inconclusiveWhy(cs []compare.Check) []string {
+	var needs []string
+	var straddle, nodata, unbounded int
+	for _, c := range cs {
+		need, unit, short := shortfall(c)
+		switch {
+		case !hasData(c):
+			nodata++
+		case short:
+			s := fmt.Sprintf("%s needs ≥%d %s", checkOf(c), need, unit)
+			if !slices.Contains(needs, s) {
+				needs = append(needs, s)
+			}
+		case c.Lo == 0 && c.Hi == 0:
+			unbounded++
+		default:
+			straddle++
+		}
+	}
+	out := needs
+	if straddle > 0 {
+		out = append(out, plural(straddle, "straddles", "straddle")+" the tolerance")
+	}
+	if nodata > 0 {
+		out = append(out, fmt.Sprintf("%d without data", nodata))
+	}
+	if unbounded > 0 {
+		out = append(out, fmt.Sprintf("%d unbounded", unbounded))
+	}
+	return out
+}
+
+// plural formats n with the singular or plural form: "1 regression".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// provenance says what was compared and how, for the head of a report.
+func provenance(rep compare.Report, opts Options) string {
+	how := fmt.Sprintf("%s bootstrap intervals, %d resamples, seed %d", confPct(rep.Confidence), rep.Resamples, rep.Seed)
+	switch {
+	case opts.Results != "" && opts.BaselinePath != "":
+		return fmt.Sprintf("comparing %s with baseline %s: %s", opts.Results, opts.BaselinePath, how)
+	case opts.BaselinePath != "":
+		return fmt.Sprintf("comparing with baseline %s: %s", opts.BaselinePath, how)
+	case opts.Results != "":
+		return fmt.Sprintf("comparing %s: %s", opts.Results, how)
+	}
+	return how
+}

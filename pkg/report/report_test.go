@@ -1,0 +1,439 @@
+package report
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/latgate/latgate/pkg/compare"
+	"github.com/latgate/latgate/pkg/results"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// golden compares got with testdata/name, or rewrites it under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
+	}
+}
+
+func TestGolden(t *testing.T) {
+	fileOpts := Options{BaselinePath: "latgate.baseline.json", Results: "results.json"}
+	strict := fileOpts
+	strict.Strict = true
+	tests := []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{"verdicts_fail.txt", func(w io.Writer) error { return Verdicts(w, failReport(), fileOpts) }},
+		{"verdicts_pass.txt", func(w io.Writer) error { return Verdicts(w, passReport(), Options{}) }},
+		{"verdicts_strict.txt", func(w io.Writer) error { return Verdicts(w, passReport(), strict) }},
+		{"verdicts_empty.txt", func(w io.Writer) error {
+			return Verdicts(w, newReport(nil, nil, "nothing was compared: no check applies to a target and prompt present in both runs"), Options{})
+		}},
+		{"markdown_fail.md", func(w io.Writer) error { return Markdown(w, failReport(), fileOpts) }},
+		{"markdown_strict.md", func(w io.Writer) error { return Markdown(w, passReport(), strict) }},
+		{"summary_fail.md", func(w io.Writer) error { return GitHubSummary(w, failReport(), fileOpts) }},
+		{"junit_fail.xml", func(w io.Writer) error { return JUnit(w, failReport(), fileOpts) }},
+		{"annotations.txt", func(w io.Writer) error { return Annotations(w, awkwardReport(), locate) }},
+		{"blessdiff.txt", func(w io.Writer) error { return BlessDiff(w, blessChanges()) }},
+		{"blessdiff_empty.txt", func(w io.Writer) error { return BlessDiff(w, nil) }},
+		{"measure.txt", func(w io.Writer) error { return Measure(w, measureFile()) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := tt.write(&buf); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tt.name, buf.Bytes())
+		})
+	}
+}
+
+// The final line's status must agree with the exit code the CLI derives:
+// FAIL on a regression, and under strict on an inconclusive check or an
+// empty comparison.
+func TestOutcomeStatus(t *testing.T) {
+	reg := chk("t", "", "p", results.TTFT, "p50", 100, 200, 1.8, 2.2, ttftP50, 100)
+	inc := chk("t", "", "p", results.TTFT, "p50", 100, 110, 0.9, 1.3, ttftP50, 100)
+	ok := chk("t", "", "p", results.TTFT, "p50", 100, 100, 0.95, 1.05, ttftP50, 100)
+	for _, c := range []struct {
+		c    compare.Check
+		want compare.Verdict
+	}{{reg, compare.Regressed}, {inc, compare.Inconclusive}, {ok, compare.OK}} {
+		if c.c.Verdict != c.want {
+			t.Fatalf("test data: verdict %s, want %s", c.c.Verdict, c.want)
+		}
+	}
+	tests := []struct {
+		name   string
+		checks []compare.Check
+		strict bool
+		want   string
+	}{
+		{"ok", []compare.Check{ok}, false, "PASS"},
+		{"ok strict", []compare.Check{ok}, true, "PASS"},
+		{"inconclusive", []compare.Check{ok, inc}, false, "PASS"},
+		{"inconclusive strict", []compare.Check{ok, inc}, true, "FAIL (strict: inconclusive counts as failure)"},
+		{"regressed", []compare.Check{ok, reg}, false, "FAIL"},
+		{"regressed and inconclusive strict", []compare.Check{inc, reg}, true, "FAIL"},
+		{"nothing compared", nil, false, "PASS"},
+		{"nothing compared strict", nil, true, "FAIL (strict: inconclusive counts as failure)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, _ := outcome(newReport(tt.checks, nil), tt.strict)
+			if status != tt.want {
+				t.Errorf("status = %q, want %q", status, tt.want)
+			}
+			var buf bytes.Buffer
+			if err := Verdicts(&buf, newReport(tt.checks, nil), Options{Strict: tt.strict}); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+			if last := lines[len(lines)-1]; !strings.HasPrefix(last, tt.want+": ") {
+				t.Errorf("last line %q does not start with %q", last, tt.want+": ")
+			}
+		})
+	}
+}
+
+// The verdict line names at most two regressions, the worst, then how many more.
+func TestOutcomeListsRegressions(t *testing.T) {
+	var cs []compare.Check
+	for i := range 5 {
+		cs = append(cs, chk("t", "", fmt.Sprintf("p%d", i), results.TTFT, "p50", 100, 200+float64(i), 1.8, 2.2, ttftP50, 100))
+	}
+	_, detail := outcome(newReport(cs, nil), false)
+	for _, want := range []string{"5 regressions (", "t/p4 ttft p50 +104%", "t/p3 ttft p50 +103%", "and 3 more"} {
+		if !strings.Contains(detail, want) {
+			t.Errorf("detail %q lacks %q", detail, want)
+		}
+	}
+	if strings.Contains(detail, "t/p2 ") {
+		t.Errorf("detail %q names a third regression", detail)
+	}
+}
+
+// jsuites mirrors JUnit XML as a reader decodes it, independently of the
+// junit package that writes it.
+type jsuites struct {
+	XMLName  xml.Name `xml:"testsuites"`
+	Tests    int      `xml:"tests,attr"`
+	Failures int      `xml:"failures,attr"`
+	Skipped  int      `xml:"skipped,attr"`
+	Time     string   `xml:"time,attr"`
+	Suites   []struct {
+		Name       string `xml:"name,attr"`
+		Tests      int    `xml:"tests,attr"`
+		Failures   int    `xml:"failures,attr"`
+		Skipped    int    `xml:"skipped,attr"`
+		Time       string `xml:"time,attr"`
+		Properties []struct {
+			Name  string `xml:"name,attr"`
+			Value string `xml:"value,attr"`
+		} `xml:"properties>property"`
+		Cases []jcase `xml:"testcase"`
+	} `xml:"testsuite"`
+}
+
+type jcase struct {
+	Name      string   `xml:"name,attr"`
+	Classname string   `xml:"classname,attr"`
+	Time      string   `xml:"time,attr"`
+	Failure   *jresult `xml:"failure"`
+	Skipped   *jresult `xml:"skipped"`
+}
+
+type jresult struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Body    string `xml:",chardata"`
+}
+
+func TestJUnitParses(t *testing.T) {
+	rep := failReport()
+	all := append(append([]compare.Check{}, rep.Checks...), rep.Aggregates...)
+	byName := map[string]compare.Check{}
+	var regressed, inconclusive int
+	for _, c := range all {
+		byName["latgate."+targetOf(c)+"|"+promptOf(c)+" "+checkOf(c)] = c
+		switch c.Verdict {
+		case compare.Regressed:
+			regressed++
+		case compare.Inconclusive:
+			inconclusive++
+		}
+	}
+	if regressed == 0 || inconclusive == 0 {
+		t.Fatal("test data: the report needs regressions and inconclusive checks")
+	}
+	for _, strict := range []bool{false, true} {
+		t.Run(fmt.Sprintf("strict=%v", strict), func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := JUnit(&buf, rep, Options{Strict: strict, BaselinePath: "b.json", Results: "r.json"}); err != nil {
+				t.Fatal(err)
+			}
+			var got jsuites
+			if err := xml.Unmarshal(buf.Bytes(), &got); err != nil {
+				t.Fatalf("output does not parse: %v\n%s", err, buf.String())
+			}
+			wantFail, wantSkip := regressed, inconclusive
+			if strict {
+				wantFail, wantSkip = regressed+inconclusive, 0
+			}
+			if got.Tests != len(all) || got.Failures != wantFail || got.Skipped != wantSkip {
+				t.Errorf("testsuites tests/failures/skipped = %d/%d/%d, want %d/%d/%d",
+					got.Tests, got.Failures, got.Skipped, len(all), wantFail, wantSkip)
+			}
+			if len(got.Suites) != 2 {
+				t.Fatalf("%d suites, want one per target (2)", len(got.Suites))
+			}
+			seen := 0
+			for _, s := range got.Suites {
+				if !hasProperty(s.Properties, "latgate.baseline", "b.json") || !hasProperty(s.Properties, "latgate.results", "r.json") {
+					t.Errorf("suite %s properties %v lack the provenance", s.Name, s.Properties)
+				}
+				var fails, skips int
+				var sum float64
+				for _, tc := range s.Cases {
+					c, ok := byName[tc.Classname+"|"+tc.Name]
+					if !ok || tc.Classname != s.Name {
+						t.Errorf("testcase %q classname %q matches no check of suite %s", tc.Name, tc.Classname, s.Name)
+						continue
+					}
+					seen++
+					secs, err := strconv.ParseFloat(tc.Time, 64)
+					if err != nil || math.Abs(secs-c.Current/1000) > 0.0005 {
+						t.Errorf("%s: time %q, want the current %s in seconds (%.4f)", tc.Name, tc.Time, c.Stat, c.Current/1000)
+					}
+					sum += secs
+					checkCase(t, tc, c, strict)
+					if tc.Failure != nil {
+						fails++
+					}
+					if tc.Skipped != nil {
+						skips++
+					}
+				}
+				if s.Tests != len(s.Cases) || s.Failures != fails || s.Skipped != skips {
+					t.Errorf("suite %s counts %d/%d/%d disagree with its cases %d/%d/%d", s.Name, s.Tests, s.Failures, s.Skipped, len(s.Cases), fails, skips)
+				}
+				if secs, _ := strconv.ParseFloat(s.Time, 64); math.Abs(secs-sum) > 0.002 {
+					t.Errorf("suite %s time %s, want the sum of its cases' %.3f", s.Name, s.Time, sum)
+				}
+			}
+			if seen != len(all) {
+				t.Errorf("%d testcases matched checks, want %d", seen, len(all))
+			}
+		})
+	}
+}
+
+// checkCase checks one testcase's result element against its check.
+func checkCase(t *testing.T, tc jcase, c compare.Check, strict bool) {
+	t.Helper()
+	switch {
+	case c.Verdict == compare.Regressed:
+		if tc.Failure == nil || tc.Failure.Message != message(c) || !strings.Contains(tc.Failure.Body, c.Reason) {
+			t.Errorf("%s: failure %+v, want message %q and the reason in the body", tc.Name, tc.Failure, message(c))
+		}
+	case c.Verdict == compare.Inconclusive && strict:
+		if tc.Failure == nil || !strings.Contains(tc.Failure.Message, c.Reason) {
+			t.Errorf("%s: failure %+v, want one carrying %q", tc.Name, tc.Failure, c.Reason)
+		}
+	case c.Verdict == compare.Inconclusive:
+		if tc.Skipped == nil || !strings.Contains(tc.Skipped.Message, c.Reason) || tc.Failure != nil {
+			t.Errorf("%s: skipped %+v, want one carrying %q", tc.Name, tc.Skipped, c.Reason)
+		}
+	default:
+		if tc.Failure != nil || tc.Skipped != nil {
+			t.Errorf("%s: %s check has a failure or skipped element", tc.Name, c.Verdict)
+		}
+	}
+}
+
+func hasProperty(props []struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}, name, value string) bool {
+	for _, p := range props {
+		if p.Name == name && p.Value == value {
+			return true
+		}
+	}
+	return false
+}
+
+// The failure message follows the documented style exactly.
+func TestJUnitFailureMessage(t *testing.T) {
+	c := chk("primary", "", "greeting", results.TTFT, "p95", 412, 569, 1.22, 1.55, ttftP95, 120)
+	want := "ttft p95 +38% [95% CI +22%, +55%] > +15% tolerance (412 ms -> 569 ms)"
+	if got := message(c); got != want {
+		t.Errorf("message = %q, want %q", got, want)
+	}
+}
+
+func TestEscape(t *testing.T) {
+	tests := []struct {
+		in, data, prop string
+	}{
+		{"plain text", "plain text", "plain text"},
+		{"100%", "100%25", "100%25"},
+		{"a\r\nb", "a%0D%0Ab", "a%0D%0Ab"},
+		{"k: v, w", "k: v, w", "k%3A v%2C w"},
+		{"%0A", "%250A", "%250A"}, // an escape in the input stays literal
+	}
+	for _, tt := range tests {
+		if got := escapeData(tt.in); got != tt.data {
+			t.Errorf("escapeData(%q) = %q, want %q", tt.in, got, tt.data)
+		}
+		if got := escapeProperty(tt.in); got != tt.prop {
+			t.Errorf("escapeProperty(%q) = %q, want %q", tt.in, got, tt.prop)
+		}
+	}
+}
+
+// Annotations stop at ten of each level and say how many more there were.
+func TestAnnotationsCap(t *testing.T) {
+	var checks []compare.Check
+	for i := range 12 {
+		checks = append(checks, chk("t", "", fmt.Sprintf("r%d", i), results.TTFT, "p50", 100, 200, 1.8, 2.2, ttftP50, 100))
+	}
+	for i := range 8 {
+		checks = append(checks, chk("t", "", fmt.Sprintf("i%d", i), results.TTFT, "p50", 100, 110, 0.9, 1.3, ttftP50, 100))
+	}
+	rep := newReport(checks, nil, "w1", "w2", "w3")
+	var buf bytes.Buffer
+	if err := Annotations(&buf, rep, nil); err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	var notice string
+	for line := range strings.Lines(buf.String()) {
+		level, _, _ := strings.Cut(strings.TrimPrefix(line, "::"), " ")
+		count[level]++
+		if level == "notice" {
+			notice = line
+		}
+	}
+	if count["error"] != 10 || count["warning"] != 10 || count["notice"] != 1 {
+		t.Errorf("annotations by level %v, want 10 errors, 10 warnings, 1 notice", count)
+	}
+	if !strings.Contains(notice, "2 regressions and 1 warning more") {
+		t.Errorf("notice %q does not count the 2 regressions and 1 warning left out", notice)
+	}
+	if strings.Contains(buf.String(), "file=") {
+		t.Error("a nil locate placed an annotation in a file")
+	}
+}
+
+func TestMermaidString(t *testing.T) {
+	tests := []struct {
+		in, suffix string
+		n          int
+		want       string
+	}{
+		{"greeting", "", 20, `"greeting"`},
+		{"greeting", " p95", 20, `"greeting p95"`},
+		{`say "hi"`, "", 20, `"say _hi_"`},
+		{"100%% done; #quot;", "", 20, `"100__ done_ _quot_"`},
+		{"a`b\nc", "", 20, `"a_b_c"`},
+		{"résumé, v2: (long)", "", 20, `"résumé, v2: (long)"`},
+		{"abcdefghijklmnopqrstuvwxyz", "", 10, `"abcdefghi…"`},
+		{"abcdefghijklmnopqrstuvwxyz", " p50", 10, `"abcdefghi… p50"`},
+		{"abcdefghij", " p50", 10, `"abcdefghij p50"`},
+	}
+	for _, tt := range tests {
+		if got := mermaidString(tt.in, tt.n, tt.suffix); got != tt.want {
+			t.Errorf("mermaidString(%q, %d, %q) = %s, want %s", tt.in, tt.n, tt.suffix, got, tt.want)
+		}
+	}
+}
+
+func TestNiceCeil(t *testing.T) {
+	for _, v := range []float64{0.3, 1, 7, 12, 99, 101, 626, 1234, 99999} {
+		got := niceCeil(v)
+		if got < v || got > 1.5*v {
+			t.Errorf("niceCeil(%g) = %g, want in [v, 1.5v]", v, got)
+		}
+	}
+}
+
+// Writers report the first write error.
+func TestWriteError(t *testing.T) {
+	boom := errors.New("boom")
+	writers := map[string]func(io.Writer) error{
+		"Verdicts":      func(w io.Writer) error { return Verdicts(w, failReport(), Options{}) },
+		"Markdown":      func(w io.Writer) error { return Markdown(w, failReport(), Options{}) },
+		"GitHubSummary": func(w io.Writer) error { return GitHubSummary(w, failReport(), Options{}) },
+		"JUnit":         func(w io.Writer) error { return JUnit(w, failReport(), Options{}) },
+		"Annotations":   func(w io.Writer) error { return Annotations(w, failReport(), locate) },
+		"BlessDiff":     func(w io.Writer) error { return BlessDiff(w, blessChanges()) },
+		"Measure":       func(w io.Writer) error { return Measure(w, measureFile()) },
+	}
+	for name, write := range writers {
+		if err := write(failWriter{boom}); !errors.Is(err, boom) {
+			t.Errorf("%s on a failing writer: %v, want %v", name, err, boom)
+		}
+	}
+}
+
+type failWriter struct{ err error }
+
+func (f failWriter) Write([]byte) (int, error) { return 0, f.err }
+
+// A chart keeps the prompts with the largest changes, and needs two
+// categories for its baseline line to show.
+func TestChartPrompts(t *testing.T) {
+	var checks []compare.Check
+	for i := range 10 {
+		cur := 101 + float64(i) // p9 changes most, p0 least
+		for _, stat := range []string{"p50", "p95"} {
+			checks = append(checks, chk("t", "", fmt.Sprintf("p%d", i), results.TTFT, stat, 100, cur, 0.99, 1.12, ttftP50, 100))
+		}
+	}
+	var buf bytes.Buffer
+	writeChart(&buf, "t", checks)
+	chart := buf.String()
+	if n := strings.Count(chart, " p50\""); n != maxChartPrompts {
+		t.Errorf("chart has %d p50 categories, want %d:\n%s", n, maxChartPrompts, chart)
+	}
+	if !strings.Contains(chart, `"p9 p95"`) || strings.Contains(chart, `"p0 p50"`) {
+		t.Errorf("chart should keep p9 (largest change) and drop p0 (smallest):\n%s", chart)
+	}
+	if !strings.Contains(chart, "8 of 10 prompts") {
+		t.Errorf("chart title does not say it shows 8 of 10 prompts:\n%s", chart)
+	}
+
+	buf.Reset()
+	writeChart(&buf, "t", checks[:1])
+	if buf.Len() != 0 {
+		t.Errorf("one category drew a chart:\n%s", buf.String())
+	}
+}

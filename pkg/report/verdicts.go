@@ -1,0 +1,119 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"unicode/utf8"
+
+	"github.com/latgate/latgate/pkg/compare"
+)
+
+// Verdicts writes the verdict table of `check` and `compare`: what was
+// compared, one row per check and per-target aggregate, worst first, the
+// warnings, and one final line with the gate's outcome, for example
+//
+//	FAIL: 2 regressions (primary/greeting ttft p95 +38%, …); 8 ok, 1 inconclusive (…)
+//
+// Under opts.Strict an inconclusive check fails the gate and the line says so.
+func Verdicts(w io.Writer, rep compare.Report, opts Options) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintln(ew, provenance(rep, opts))
+	if all := ordered(rep); len(all) > 0 {
+		fmt.Fprintln(ew)
+		rows := [][]string{{"target", "prompt", "check", "baseline", "current", "change", confPct(rep.Confidence) + " CI", "tolerance", "verdict"}}
+		for _, c := range all {
+			rows = append(rows, []string{targetOf(c), promptOf(c), checkOf(c),
+				value(c.Baseline, c.NBase), value(c.Current, c.NCur),
+				change(c), interval(c), tolerance(c), verdictWord(c.Verdict, opts.Strict)})
+		}
+		for _, col := range []int{3, 4, 5, 6} {
+			alignRight(rows, col)
+		}
+		// baseline and current share a column, their arrows aligned.
+		for i, r := range rows {
+			sep := " → "
+			if i == 0 {
+				sep = "   "
+			}
+			rows[i] = append(append(r[:3:3], r[3]+sep+r[4]), r[5:]...)
+		}
+		if err := table(ew, rows); err != nil {
+			return err
+		}
+	}
+	if len(rep.Warnings) > 0 {
+		fmt.Fprintln(ew)
+		for _, warn := range rep.Warnings {
+			fmt.Fprintln(ew, wrap("warning: "+warn, lineWidth, "         "))
+		}
+	}
+	status, detail := outcome(rep, opts.Strict)
+	fmt.Fprintf(ew, "\n%s: %s\n", status, detail)
+	return ew.err
+}
+
+// verdictWord is the verdict as the text table shows it: the ones that fail
+// the gate in capitals.
+func verdictWord(v compare.Verdict, strict bool) string {
+	if v == compare.Regressed || v == compare.Inconclusive && strict {
+		return strings.ToUpper(string(v))
+	}
+	return string(v)
+}
+
+// lineWidth is the width the text output keeps prose to.
+const lineWidth = 120
+
+// wrap breaks s at spaces into lines of at most width runes where it can,
+// indenting the continuation lines.
+func wrap(s string, width int, indent string) string {
+	var b strings.Builder
+	col := 0
+	for i, word := range strings.Fields(s) {
+		n := utf8.RuneCountInString(word)
+		switch {
+		case i == 0:
+		case col+1+n > width:
+			b.WriteString("\n" + indent)
+			col = utf8.RuneCountInString(indent)
+		default:
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(word)
+		col += n
+	}
+	return b.String()
+}
+
+// alignRight pads column col of rows on the left to a common width.
+func alignRight(rows [][]string, col int) {
+	width := 0
+	for _, r := range rows {
+		width = max(width, utf8.RuneCountInString(r[col]))
+	}
+	for _, r := range rows {
+		r[col] = strings.Repeat(" ", width-utf8.RuneCountInString(r[col])) + r[col]
+	}
+}
+
+// table writes rows as columns two spaces apart (text/tabwriter), without
+// trailing blanks, so that empty last cells leave no padding behind.
+func table(w io.Writer, rows [][]string) error {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for line := range strings.Lines(b.String()) {
+		if _, err := io.WriteString(w, strings.TrimRight(line, " \n")+"\n"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
