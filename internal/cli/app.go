@@ -110,6 +110,9 @@ Start with:  latgate check --config examples/latgate.yaml
 			return usageErr(fmt.Errorf("%w (see %s --help)", err, strings.TrimSpace(c.Command.HelpName)))
 		},
 		Commands: []*ucli.Command{
+			checkCommand(env),
+			blessCommand(env),
+			compareCommand(env),
 			measureCommand(env),
 			simCommand(env),
 			versionCommand(env),

@@ -1,0 +1,231 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/latgate/latgate/pkg/baseline"
+	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/measure"
+	"github.com/latgate/latgate/pkg/report"
+	"github.com/latgate/latgate/pkg/results"
+	"github.com/latgate/latgate/pkg/stats"
+)
+
+type blessOptions struct {
+	runFlags
+	Baseline string
+	From     string
+	Force    bool
+}
+
+func blessCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "bless",
+		Usage:     "measure (or take a results file) and write it as the new baseline",
+		UsageText: "latgate bless [--config latgate.yaml] [--from results.json] [--baseline FILE] [--force]",
+		Description: `Writes the baseline that 'latgate check' compares with: raw per-request
+samples plus summaries and provenance, in deterministic JSON laid out for
+short PR diffs. Commit it; refresh it by review, never silently.
+
+The write is atomic (temp file, fsync, rename): a failed, interrupted or
+refused bless leaves the previous baseline byte-for-byte intact. bless
+refuses a partial run always, and, unless --force, a run whose error rate is
+over a target's max_error_rate or with too few samples for the gate.
+It prints what changed against the previous baseline.
+
+--from blesses a results file measured earlier (e.g. a CI artifact from
+'latgate measure --out' or 'latgate check --out') without measuring again.
+
+` + exitCodesHelp,
+		Flags: append(runFlagDefs(),
+			&ucli.StringFlag{Name: "baseline", Aliases: []string{"b"}, Usage: "write the baseline to `FILE` (default: the config's baseline:, or latgate.baseline.json beside it)", TakesFile: true},
+			&ucli.StringFlag{Name: "from", Usage: "bless this results `FILE` instead of measuring", TakesFile: true},
+			&ucli.BoolFlag{Name: "force", Usage: "bless even over the error budget or with too few samples (never a partial run)"},
+		),
+		Action: func(c *ucli.Context) error {
+			if c.NArg() > 0 {
+				return usageErr(fmt.Errorf("bless takes no arguments, got %q (did you mean --from %s?)", c.Args().First(), c.Args().First()))
+			}
+			return runBless(c.Context, env, blessOptions{runFlags: parseRunFlags(c), Baseline: c.String("baseline"), From: c.String("from"), Force: c.Bool("force")})
+		},
+	}
+}
+
+func runBless(ctx context.Context, env Env, opts blessOptions) error {
+	cfg, err := loadConfig(env, opts.runFlags)
+	if err != nil {
+		return err
+	}
+	path := cfg.Baseline
+	if opts.Baseline != "" {
+		path = opts.Baseline
+	}
+	var f *results.File
+	if opts.From != "" {
+		if f, err = results.Read(opts.From); err != nil {
+			return usageErr(err)
+		}
+		if ms := blessMismatch(cfg, f); len(ms) > 0 {
+			return usageErr(fmt.Errorf("%s was not measured with %s: %s", opts.From, cfg.Path, strings.Join(ms, "; ")))
+		}
+	} else {
+		var merr error
+		f, merr = runMeasurement(ctx, env, cfg, opts.Quiet)
+		if f != nil {
+			if err := report.Measure(env.Stdout, f); err != nil {
+				return err
+			}
+		}
+		if merr != nil {
+			var ee *exitError
+			if errors.As(merr, &ee) && f != nil && !f.Partial && opts.Force && ee.code == ExitMeasurement && isBudget(merr) {
+				fmt.Fprintf(env.Stderr, "latgate: warning: %v (blessing anyway: --force)\n", merr)
+			} else {
+				return fmt.Errorf("%w; the baseline %s was not changed", merr, path)
+			}
+		}
+	}
+	if err := blessable(cfg, f, opts.Force, env); err != nil {
+		return err
+	}
+
+	prev, prevErr := baseline.Load(path)
+	commit := gitCommit(ctx, env, cfg.Dir)
+	b := baseline.FromResults(f, time.Now(), commit)
+	if err := baseline.Write(path, b); err != nil {
+		return usageErr(fmt.Errorf("writing the baseline: %w (the previous one is unchanged)", err))
+	}
+	fmt.Fprintln(env.Stdout)
+	switch {
+	case prevErr == nil:
+		fmt.Fprintf(env.Stdout, "changes against the previous baseline:\n")
+		if err := report.BlessDiff(env.Stdout, baseline.Diff(prev, b)); err != nil {
+			return err
+		}
+	case errors.Is(prevErr, baseline.ErrNotFound):
+		fmt.Fprintln(env.Stdout, "no previous baseline: this is the first.")
+	default:
+		fmt.Fprintf(env.Stdout, "the previous baseline could not be read (%v); it is replaced.\n", prevErr)
+	}
+	fmt.Fprintf(env.Stdout, "baseline written to %s: review and commit it.\n", path)
+	return nil
+}
+
+func isBudget(err error) bool {
+	var be *measure.BudgetError
+	return errors.As(err, &be)
+}
+
+// blessMismatch says how a results file differs from the config it is
+// blessed under (targets and prompts), so a baseline never mixes the two.
+func blessMismatch(cfg *config.Config, f *results.File) []string {
+	var out []string
+	want := planned(cfg)
+	have := map[string]results.Target{}
+	for _, t := range f.Targets {
+		have[t.Name+"\x00"+t.Region] = t
+	}
+	for _, t := range want.Targets {
+		got, ok := have[t.Name+"\x00"+t.Region]
+		if !ok {
+			out = append(out, fmt.Sprintf("target %q is missing", t.Name))
+			continue
+		}
+		hashes := map[string]string{}
+		for _, p := range got.Prompts {
+			hashes[p.ID] = p.Hash
+		}
+		for _, p := range t.Prompts {
+			if h, ok := hashes[p.ID]; !ok {
+				out = append(out, fmt.Sprintf("prompt %q of target %q is missing", p.ID, t.Name))
+			} else if h != p.Hash {
+				out = append(out, fmt.Sprintf("prompt %q differs from the config's text", p.ID))
+			}
+		}
+	}
+	return out
+}
+
+// blessable refuses results that must not become a baseline.
+func blessable(cfg *config.Config, f *results.File, force bool, env Env) error {
+	if f.Partial {
+		return usageErr(fmt.Errorf("refusing to bless a partial run (%s): the baseline is unchanged", f.PartialReason))
+	}
+	budget := map[string]float64{}
+	for _, t := range cfg.Targets {
+		budget[t.Name] = t.MaxErrorRate
+	}
+	// The fewest requests any gated statistic needs: below it the gate could
+	// decide nothing at all.
+	least := 0
+	for _, c := range cfg.Gate.Checks {
+		n := stats.MinSamples(statQuantile(c.Stat), cfg.Gate.Confidence)
+		if least == 0 || n < least {
+			least = n
+		}
+	}
+	var problems, notes []string
+	for _, t := range f.Targets {
+		if b, ok := budget[t.Name]; ok && t.Requests > 0 && t.ErrorRate > b {
+			problems = append(problems, fmt.Sprintf("target %q: error rate %.1f%% is over max_error_rate %.1f%%", t.Name, 100*t.ErrorRate, 100*b))
+		}
+		for _, p := range t.Prompts {
+			n := len(p.Samples)
+			if n < least {
+				problems = append(problems, fmt.Sprintf("%s/%s: %d samples, the gate needs at least %d", t.Name, p.ID, n, least))
+				continue
+			}
+			for _, c := range cfg.Gate.Checks {
+				if need := stats.MinSamples(statQuantile(c.Stat), cfg.Gate.Confidence); n < need && c.Metric != "itl" {
+					notes = append(notes, fmt.Sprintf("%s/%s: %s %s needs %d requests, has %d: it will be inconclusive", t.Name, p.ID, c.Metric, c.Stat, need, n))
+				}
+			}
+		}
+	}
+	for _, n := range notes {
+		fmt.Fprintf(env.Stderr, "latgate: warning: %s (raise run.requests)\n", n)
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	if force {
+		for _, p := range problems {
+			fmt.Fprintf(env.Stderr, "latgate: warning: %s (blessing anyway: --force)\n", p)
+		}
+		return nil
+	}
+	return usageErr(fmt.Errorf("refusing to bless: %s; fix the endpoint or raise run.requests, or pass --force (the baseline is unchanged)", strings.Join(problems, "; ")))
+}
+
+// statQuantile maps a statistic name to the quantile whose resolution it needs.
+func statQuantile(stat string) float64 {
+	switch stat {
+	case "p95":
+		return 0.95
+	case "p99":
+		return 0.99
+	}
+	return 0.5 // p50, mean
+}
+
+// gitCommit returns the commit being blessed: $GITHUB_SHA in Actions, else
+// git's HEAD in the config's directory; "" when unknown.
+func gitCommit(ctx context.Context, env Env, dir string) string {
+	if sha := env.Getenv("GITHUB_SHA"); sha != "" {
+		return sha
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "git", "-C", dir, "rev-parse", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}

@@ -1,0 +1,141 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// run runs latgate in-process and returns its exit code, stdout and stderr.
+func run(t *testing.T, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), append([]string{"latgate"}, args...), Env{
+		Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string { return env[k] },
+	})
+	return code, out.String(), errb.String()
+}
+
+const gateConfig = `targets:
+  - name: sim
+    base_url: "sim:default?tokens=12"
+    model: sim
+    max_tokens: 16
+prompts:
+  - id: greeting
+    messages:
+      - {role: user, content: "Say hello in five words."}
+  - id: summarize
+    messages:
+      - {role: user, content: "Summarize: latency hides in averages."}
+run:
+  requests: 60
+  warmup: 1
+  concurrency: 8
+`
+
+func writeConfig(t *testing.T, dir, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, "latgate.yaml")
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestGateEndToEnd is the issue's acceptance scenario on the built-in
+// simulator: bless; check unchanged passes; a 1.6x slower TTFT fails with a
+// JUnit failure naming the prompt and metric; an edited prompt is refused.
+func TestGateEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures for a few seconds")
+	}
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, gateConfig)
+	basePath := filepath.Join(dir, "latgate.baseline.json")
+
+	code, out, errs := run(t, nil, "bless", "--config", cfg, "--quiet")
+	if code != ExitPass {
+		t.Fatalf("bless exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	blessed, err := os.ReadFile(basePath)
+	if err != nil {
+		t.Fatalf("bless wrote no baseline: %v", err)
+	}
+
+	t.Run("unchanged passes", func(t *testing.T) {
+		code, out, errs := run(t, nil, "check", "--config", cfg, "--quiet")
+		if code != ExitPass {
+			t.Fatalf("check exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+		}
+	})
+
+	t.Run("slower TTFT fails with a JUnit failure", func(t *testing.T) {
+		junit := filepath.Join(dir, "junit.xml")
+		code, out, errs := run(t, nil, "check", "--config", cfg, "--quiet", "--junit", junit,
+			"--base-url", "sim:default?tokens=12&ttft_factor=1.6")
+		if code != ExitRegression {
+			t.Fatalf("check exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+		}
+		data, err := os.ReadFile(junit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Suites []struct {
+				Cases []struct {
+					Name    string `xml:"name,attr"`
+					Failure *struct {
+						Message string `xml:"message,attr"`
+					} `xml:"failure"`
+				} `xml:"testcase"`
+			} `xml:"testsuite"`
+		}
+		if err := xml.Unmarshal(data, &doc); err != nil {
+			t.Fatalf("JUnit does not parse: %v\n%s", err, data)
+		}
+		var failed []string
+		for _, s := range doc.Suites {
+			for _, c := range s.Cases {
+				if c.Failure != nil {
+					failed = append(failed, c.Name+": "+c.Failure.Message)
+				}
+			}
+		}
+		found := false
+		for _, f := range failed {
+			if strings.Contains(f, "greeting") && strings.Contains(f, "ttft") || strings.Contains(f, "summarize") && strings.Contains(f, "ttft") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no JUnit failure names a prompt and ttft; failures: %q", failed)
+		}
+	})
+
+	t.Run("edited prompt is refused", func(t *testing.T) {
+		edited := strings.Replace(gateConfig, "Say hello in five words.", "Say hello in six words.", 1)
+		writeConfig(t, dir, edited)
+		defer writeConfig(t, dir, gateConfig)
+		code, out, errs := run(t, nil, "check", "--config", cfg, "--quiet")
+		if code != ExitUsage {
+			t.Fatalf("check exit %d, want 2\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+		}
+		if !strings.Contains(errs, `prompt "greeting"`) || !strings.Contains(errs, "edited") {
+			t.Errorf("stderr does not name the edited prompt:\n%s", errs)
+		}
+		if strings.Contains(out, "TTFT") {
+			t.Errorf("check measured before refusing:\n%s", out)
+		}
+	})
+
+	now, err := os.ReadFile(basePath)
+	if err != nil || !bytes.Equal(now, blessed) {
+		t.Errorf("check changed the baseline")
+	}
+}

@@ -1,0 +1,172 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/latgate/latgate/internal/atomicfile"
+	"github.com/latgate/latgate/pkg/baseline"
+	"github.com/latgate/latgate/pkg/compare"
+	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/report"
+	"github.com/latgate/latgate/pkg/results"
+)
+
+// gateFlags are the report flags shared by check and compare.
+type gateFlags struct {
+	Junit    string
+	Markdown string
+	Strict   bool
+}
+
+func gateFlagDefs() []ucli.Flag {
+	return []ucli.Flag{
+		&ucli.StringFlag{Name: "junit", Usage: "write a JUnit XML report to `FILE` (one testcase per prompt × metric × statistic)", TakesFile: true},
+		&ucli.StringFlag{Name: "markdown", Usage: "write the verdicts as Markdown to `FILE` (for a PR comment)", TakesFile: true},
+		&ucli.BoolFlag{Name: "strict", Usage: "fail (exit 1) on inconclusive checks too"},
+	}
+}
+
+func parseGateFlags(c *ucli.Context) gateFlags {
+	return gateFlags{Junit: c.String("junit"), Markdown: c.String("markdown"), Strict: c.Bool("strict")}
+}
+
+// loadBaseline loads the baseline, mapping every problem to exit code 2.
+func loadBaseline(path string) (*baseline.File, error) {
+	b, err := baseline.Load(path)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	return b, nil
+}
+
+func side(run results.Run, targets []results.Target) compare.Side {
+	return compare.Side{Run: run, Targets: targets}
+}
+
+// planned is what a run of cfg will measure, before measuring.
+func planned(cfg *config.Config) compare.Side {
+	s := compare.Side{Run: results.Run{Requests: cfg.Run.Requests, Warmup: cfg.Run.Warmup, Concurrency: cfg.Run.Concurrency}}
+	for _, t := range cfg.Targets {
+		s.Targets = append(s.Targets, describe(t, cfg.Prompts))
+	}
+	return s
+}
+
+// mismatchError refuses a comparison, naming every difference.
+func mismatchError(baselinePath string, ms []compare.Mismatch) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "cannot compare with the baseline %s: it measured something else:", baselinePath)
+	for _, m := range ms {
+		b.WriteString("\n  - ")
+		b.WriteString(m.Message())
+	}
+	return usageErr(errors.New(b.String()))
+}
+
+// gateOutcome turns a report into the command's result: nil, or errRegression.
+func gateOutcome(rep compare.Report, strict bool) error {
+	switch rep.Verdict {
+	case compare.Regressed:
+		return errRegression
+	case compare.Inconclusive:
+		if strict {
+			return errRegression
+		}
+	}
+	return nil
+}
+
+// publish writes the verdicts everywhere they were asked for: stdout, the
+// JUnit and Markdown files, and, inside GitHub Actions, the job summary,
+// workflow annotations and the step's verdict output.
+func publish(env Env, rep compare.Report, g gateFlags, opts report.Options, locate func(target, prompt string) (string, int)) error {
+	if err := report.Verdicts(env.Stdout, rep, opts); err != nil {
+		return err
+	}
+	write := func(path string, render func(io.Writer) error) error {
+		if path == "" {
+			return nil
+		}
+		if err := atomicfile.Write(path, 0o644, render); err != nil {
+			return usageErr(fmt.Errorf("writing %s: %w", path, err))
+		}
+		return nil
+	}
+	if err := write(g.Junit, func(w io.Writer) error { return report.JUnit(w, rep, opts) }); err != nil {
+		return err
+	}
+	if err := write(g.Markdown, func(w io.Writer) error { return report.Markdown(w, rep, opts) }); err != nil {
+		return err
+	}
+	if env.Getenv("GITHUB_ACTIONS") != "true" {
+		return nil
+	}
+	if err := report.Annotations(env.Stdout, rep, locate); err != nil {
+		return err
+	}
+	if p := env.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
+		var buf bytes.Buffer
+		if err := report.GitHubSummary(&buf, rep, opts); err != nil {
+			return err
+		}
+		if err := appendFile(p, buf.Bytes()); err != nil {
+			fmt.Fprintf(env.Stderr, "latgate: warning: could not write the job summary: %v\n", err)
+		}
+	}
+	if p := env.Getenv("GITHUB_OUTPUT"); p != "" {
+		if err := appendFile(p, []byte("verdict="+string(rep.Verdict)+"\n")); err != nil {
+			fmt.Fprintf(env.Stderr, "latgate: warning: could not write the step output: %v\n", err)
+		}
+	}
+	return nil
+}
+
+func appendFile(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	if err := f.Close(); werr == nil {
+		werr = err
+	}
+	return werr
+}
+
+// locator points annotations at each prompt's line in the config.
+func locator(cfg *config.Config) func(target, prompt string) (string, int) {
+	return func(target, prompt string) (string, int) {
+		if cfg == nil {
+			return "", 0
+		}
+		for _, p := range cfg.Prompts {
+			if p.ID == prompt {
+				return cfg.Path, p.Line
+			}
+		}
+		for _, t := range cfg.Targets {
+			if t.Name == target {
+				return cfg.Path, t.Line
+			}
+		}
+		return cfg.Path, 0
+	}
+}
+
+// githubOutputError records verdict=error for a failed check inside Actions,
+// so a workflow can tell "slower" from "could not measure".
+func githubOutputError(env Env) {
+	if env.Getenv("GITHUB_ACTIONS") != "true" {
+		return
+	}
+	if p := env.Getenv("GITHUB_OUTPUT"); p != "" {
+		_ = appendFile(p, []byte("verdict=error\n"))
+	}
+}
