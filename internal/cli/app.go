@@ -114,12 +114,19 @@ Start with:  latgate check --config examples/latgate.yaml
 			blessCommand(env),
 			compareCommand(env),
 			measureCommand(env),
+			selftestCommand(env), // TEMP-SELFTEST
 			simCommand(env),
 			versionCommand(env),
 		},
 	}
-	app.CommandNotFound = func(c *ucli.Context, name string) {
-		fmt.Fprintf(env.Stderr, "latgate: unknown command %q; see latgate --help\n", name)
+	app.Action = func(c *ucli.Context) error {
+		if c.NArg() > 0 {
+			return usageErr(fmt.Errorf("unknown command %q: see latgate --help", c.Args().First()))
+		}
+		return ucli.ShowAppHelp(c)
+	}
+	for _, cmd := range app.Commands {
+		cmd.OnUsageError = app.OnUsageError // a short error, not the whole help
 	}
 	return app
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
@@ -29,10 +30,10 @@ func runFlagDefs() []ucli.Flag {
 	return []ucli.Flag{
 		&ucli.StringFlag{Name: "config", Aliases: []string{"c"}, Value: "latgate.yaml", Usage: "the latgate.yaml to run", TakesFile: true},
 		&ucli.StringFlag{Name: "base-url", Usage: "override every target's base_url (e.g. http://127.0.0.1:8000/v1, or sim:default?ttft_factor=1.6 to rehearse a regression)"},
-		&ucli.IntFlag{Name: "requests", Usage: "override run.requests (measured requests per target × prompt)"},
+		&ucli.IntFlag{Name: "requests", DefaultText: "from config", Usage: "override run.requests (measured requests per target × prompt)"},
 		&ucli.IntFlag{Name: "warmup", Value: -1, DefaultText: "from config", Usage: "override run.warmup"},
-		&ucli.IntFlag{Name: "concurrency", Usage: "override run.concurrency"},
-		&ucli.DurationFlag{Name: "timeout", Usage: "override run.timeout (per request)"},
+		&ucli.IntFlag{Name: "concurrency", DefaultText: "from config", Usage: "override run.concurrency"},
+		&ucli.DurationFlag{Name: "timeout", DefaultText: "from config", Usage: "override run.timeout (per request)"},
 		&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
 	}
 }
@@ -52,6 +53,9 @@ func parseRunFlags(c *ucli.Context) runFlags {
 // loadConfig loads the config and applies the flag overrides.
 func loadConfig(env Env, f runFlags) (*config.Config, error) {
 	cfg, err := config.Load(f.ConfigPath, config.Options{Getenv: env.Getenv})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, usageErr(fmt.Errorf("no config at %s: pass --config FILE, or start from examples/latgate.yaml (latgate init writes one)", f.ConfigPath))
+	}
 	if err != nil {
 		return nil, usageErr(err)
 	}

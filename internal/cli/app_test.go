@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestUsageErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+		stdout string
+	}{
+		{"unknown command", []string{"nosuch"}, ExitUsage, `unknown command "nosuch"`, ""},
+		{"unknown flag", []string{"check", "--nosuch"}, ExitUsage, "flag provided but not defined: -nosuch (see latgate check --help)", ""},
+		{"missing config", []string{"measure", "--config", "/nonexistent/latgate.yaml"}, ExitUsage, "no config at /nonexistent/latgate.yaml", ""},
+		{"stray argument", []string{"measure", "latgate.yaml"}, ExitUsage, "did you mean --config latgate.yaml", ""},
+		{"compare needs two files", []string{"compare", "a.json"}, ExitUsage, "BASELINE and RESULTS", ""},
+		{"negative requests", []string{"measure", "--config", "../../examples/latgate.yaml", "--requests", "-1"}, ExitUsage, "must be positive", ""},
+		{"bad sim profile", []string{"measure", "--config", "../../examples/latgate.yaml", "--base-url", "sim:nosuch"}, ExitUsage, "nosuch", ""},
+		{"version", []string{"version"}, ExitPass, "", "latgate " + Version},
+		{"help lists exit codes", []string{"--help"}, ExitPass, "", "EXIT CODES"},
+		{"check help teaches the verdicts", []string{"check", "--help"}, ExitPass, "", "inconclusive"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := run(t, nil, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, out, errs)
+			}
+			if !strings.Contains(errs, tt.stderr) {
+				t.Errorf("stderr %q does not contain %q", errs, tt.stderr)
+			}
+			if !strings.Contains(out, tt.stdout) {
+				t.Errorf("stdout does not contain %q:\n%s", tt.stdout, out)
+			}
+		})
+	}
+}
+
+func TestExitCode(t *testing.T) {
+	tests := []struct {
+		err  error
+		want int
+	}{
+		{nil, ExitPass},
+		{errRegression, ExitRegression},
+		{usageErr(errRegression), ExitRegression}, // a regression stays a regression
+		{usageErr(errNoise), ExitUsage},
+		{measurementErr(errNoise), ExitMeasurement},
+		{errNoise, ExitUsage},
+	}
+	for _, tt := range tests {
+		if got := exitCode(tt.err); got != tt.want {
+			t.Errorf("exitCode(%v) = %d, want %d", tt.err, got, tt.want)
+		}
+	}
+}
+
+var errNoise = errors.ErrUnsupported
