@@ -1,0 +1,231 @@
+#!/usr/bin/env bash
+# End-to-end test of latgate against a REAL OpenAI-compatible server: Ollama
+# (CPU only, offline, loopback only) serving the tiny stories260K model.
+#
+#   bash scripts/e2e-ollama.sh
+#
+# Steps: get Ollama v0.11.4 (built once from the Go module proxy into a cache,
+# ~2-3 min cold), start it on a free 127.0.0.1 port with its state in a temp
+# dir, register the model offline, then latgate measure (with sanity checks on
+# the results file), bless, and check (which must pass). The server is stopped
+# and the temp dir removed on every exit, also on failure.
+#
+# Environment:
+#   LATGATE_E2E_CACHE   where the ollama binary is kept (default ~/.cache/latgate-e2e)
+#   LATGATE_E2E_MODEL   the GGUF model (default ../shared/models/stories260K.gguf
+#                       beside the repository)
+#   LATGATE_E2E_OLLAMA  an ollama binary to use instead of the cached or PATH one
+#   LATGATE_E2E_LATGATE a latgate binary to test instead of building ./cmd/latgate
+set -euo pipefail
+
+# v0.11.5 and later do not build from the module proxy (their module zips lack
+# vendored C++ headers).
+readonly OLLAMA_VERSION=v0.11.4
+readonly MODEL_NAME=stories260k
+readonly MAX_TOKENS=48 # must match examples/ollama/latgate.yaml
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cache=${LATGATE_E2E_CACHE:-${HOME:-/root}/.cache/latgate-e2e}
+model=${LATGATE_E2E_MODEL:-$repo/../shared/models/stories260K.gguf}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/latgate-e2e.XXXXXX")
+server_pid=""
+process_group=""
+step_name=""
+step_start=0
+timings=()
+
+now_ms() { echo $(( ${EPOCHREALTIME//[.,]/} / 1000 )); }
+
+step() {
+	step_end
+	step_name=$1
+	step_start=$(now_ms)
+	printf '\n=== e2e-ollama: %s\n' "$step_name"
+}
+
+step_end() {
+	if [[ -n $step_name ]]; then
+		local ms=$(( $(now_ms) - step_start ))
+		timings+=("$(printf '%8.1fs  %s' "$(( ms / 1000 )).$(( ms % 1000 / 100 ))" "$step_name")")
+		step_name=""
+	fi
+}
+
+print_timings() {
+	echo
+	echo "=== e2e-ollama: step times"
+	((${#timings[@]} == 0)) || printf '%s\n' "${timings[@]}"
+}
+
+fail() {
+	printf 'e2e-ollama: FAIL: %s\n' "$*" >&2
+	exit 1
+}
+
+# stop_server ends the server we started, by its PID, and its process group
+# (the `ollama runner` child): TERM first, KILL after 10 s.
+stop_server() {
+	[[ -n $server_pid ]] || return 0
+	local pid=$server_pid
+	server_pid=""
+	kill -TERM "$pid" 2>/dev/null || true
+	local i
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		echo "e2e-ollama: ollama serve ($pid) ignored SIGTERM for 10 s; killing it" >&2
+		kill -KILL "$pid" 2>/dev/null || true
+	fi
+	wait "$pid" 2>/dev/null || true
+	# A runner left behind in the server's own process group.
+	if [[ $process_group == "$pid" ]] && kill -0 -- "-$pid" 2>/dev/null; then
+		echo "e2e-ollama: killing the rest of process group $pid" >&2
+		kill -KILL -- "-$pid" 2>/dev/null || true
+	fi
+}
+
+cleanup() {
+	local status=$?
+	set +e
+	if ((status != 0)); then
+		[[ -n $step_name ]] && echo "e2e-ollama: failed in step '$step_name' (exit $status)" >&2
+		step_end
+		if [[ -s $tmp/ollama.log ]]; then
+			echo "--- last lines of the ollama log ($tmp/ollama.log)" >&2
+			tail -n 40 "$tmp/ollama.log" >&2
+		fi
+		print_timings >&2
+	fi
+	stop_server
+	rm -rf "$tmp"
+	exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# ----------------------------------------------------------------------------
+step "prerequisites"
+command -v go >/dev/null || fail "go is not on PATH"
+go version
+[[ -f $model ]] || fail "model not found: $model (set LATGATE_E2E_MODEL)"
+model=$(cd "$(dirname "$model")" && pwd)/$(basename "$model")
+echo "model: $model"
+
+# ----------------------------------------------------------------------------
+step "ollama $OLLAMA_VERSION"
+ollama=""
+if [[ -n ${LATGATE_E2E_OLLAMA:-} ]]; then
+	ollama=$LATGATE_E2E_OLLAMA
+elif [[ -x $cache/ollama-$OLLAMA_VERSION/bin/ollama ]]; then
+	ollama=$cache/ollama-$OLLAMA_VERSION/bin/ollama
+elif command -v ollama >/dev/null; then
+	ollama=$(command -v ollama)
+else
+	echo "building ollama $OLLAMA_VERSION from the Go module proxy into $cache (2-3 min cold)"
+	mkdir -p "$cache/ollama-$OLLAMA_VERSION/bin"
+	# Outside the repository, so its go.mod and GOFLAGS play no part.
+	(cd "$tmp" && GOFLAGS='' CGO_ENABLED=1 GOBIN="$cache/ollama-$OLLAMA_VERSION/bin" \
+		go install "github.com/ollama/ollama@$OLLAMA_VERSION")
+	ollama=$cache/ollama-$OLLAMA_VERSION/bin/ollama
+fi
+[[ -x $ollama ]] || fail "no executable ollama at $ollama"
+echo "ollama: $ollama"
+
+# ----------------------------------------------------------------------------
+step "build latgate"
+(cd "$repo" && go build -o "$tmp/e2echeck" ./scripts/e2echeck)
+e2echeck=$tmp/e2echeck
+if [[ -n ${LATGATE_E2E_LATGATE:-} ]]; then
+	latgate=$LATGATE_E2E_LATGATE
+	echo "using the given latgate binary $latgate"
+else
+	(cd "$repo" && go build -o "$tmp/latgate" ./cmd/latgate)
+	latgate=$tmp/latgate
+fi
+"$latgate" version
+
+# ----------------------------------------------------------------------------
+step "start ollama serve on loopback"
+port=$("$e2echeck" freeport)
+export HOME=$tmp OLLAMA_HOST=127.0.0.1:$port OLLAMA_MODELS=$tmp/models OLLAMA_NUM_PARALLEL=1
+base_url=http://127.0.0.1:$port/v1
+# In a process group of its own (setsid), so that a runner it leaves behind
+# can be found; without setsid, only the server's PID is signalled.
+if command -v setsid >/dev/null; then
+	setsid "$ollama" serve >"$tmp/ollama.log" 2>&1 &
+	server_pid=$!
+	process_group=$server_pid
+else
+	"$ollama" serve >"$tmp/ollama.log" 2>&1 &
+	server_pid=$!
+fi
+echo "ollama serve: pid $server_pid, $base_url"
+deadline=$((SECONDS + 60))
+until "$e2echeck" probe "$base_url/models"; do
+	kill -0 "$server_pid" 2>/dev/null || fail "ollama serve exited before answering"
+	((SECONDS < deadline)) || fail "ollama serve did not answer $base_url/models within 60 s"
+	sleep 0.2
+done
+echo "answering"
+
+# ----------------------------------------------------------------------------
+step "register $MODEL_NAME (offline)"
+cat >"$tmp/Modelfile" <<EOF
+FROM $model
+TEMPLATE "{{ .Prompt }}"
+PARAMETER num_ctx 512
+EOF
+# create draws a progress spinner with terminal escapes even into a file: keep
+# its output for a failure only.
+if ! "$ollama" create "$MODEL_NAME" -f "$tmp/Modelfile" >"$tmp/create.log" 2>&1; then
+	cat "$tmp/create.log" >&2
+	fail "ollama create $MODEL_NAME failed"
+fi
+"$ollama" list
+
+# The config is copied so that bless writes its baseline into the temp dir,
+# not into examples/.
+cfg=$tmp/latgate.yaml
+cp "$repo/examples/ollama/latgate.yaml" "$cfg"
+
+# ----------------------------------------------------------------------------
+step "latgate measure"
+"$latgate" measure --config "$cfg" --base-url "$base_url" --out "$tmp/results.json" --quiet
+"$e2echeck" results -model "$MODEL_NAME" -max-tokens "$MAX_TOKENS" -min-samples 15 \
+	-max-ttft-ms 2000 -max-itl-p50-ms 100 "$tmp/results.json"
+
+# ----------------------------------------------------------------------------
+step "latgate bless --from the measured results"
+# The run just checked becomes the baseline (as a CI artifact would): no
+# second measurement, and bless's --from path is exercised on real data.
+"$latgate" bless --config "$cfg" --from "$tmp/results.json" --quiet
+[[ -s $tmp/latgate.baseline.json ]] || fail "bless wrote no $tmp/latgate.baseline.json"
+
+# ----------------------------------------------------------------------------
+# Against a baseline blessed seconds ago on the same server this must pass.
+# The gate is noise-aware, but a tiny model's ITL on a shared 2-core CPU is
+# jittery (1-5 ms with spikes to ~50 ms): if this flakes, look at the ITL
+# floors in examples/ollama/latgate.yaml before anything else.
+step "latgate check"
+status=0
+"$latgate" check --config "$cfg" --base-url "$base_url" --junit "$tmp/junit.xml" --quiet || status=$?
+((status == 0)) || fail "latgate check exited $status against a baseline blessed seconds earlier"
+grep -q "<testsuites" "$tmp/junit.xml" || fail "check wrote no JUnit report to $tmp/junit.xml"
+
+# ----------------------------------------------------------------------------
+step "stop ollama"
+pid=$server_pid
+stop_server
+if kill -0 "$pid" 2>/dev/null; then
+	fail "ollama serve ($pid) is still running"
+fi
+if [[ -n $process_group ]] && kill -0 -- "-$process_group" 2>/dev/null; then
+	fail "processes of group $process_group are still running"
+fi
+step_end
+print_timings
+echo "e2e-ollama: PASS"
