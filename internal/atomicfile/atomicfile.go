@@ -34,6 +34,9 @@ func Write(path string, perm fs.FileMode, write func(w io.Writer) error) (err er
 		return err
 	}
 	dir := filepath.Dir(target)
+	if err := os.MkdirAll(dir, 0o755); err != nil { // reports/junit.xml in a fresh checkout
+		return fmt.Errorf("write %s: %w", path, err)
+	}
 	tmp, err := os.CreateTemp(dir, tempPattern(target))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)

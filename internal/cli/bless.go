@@ -128,25 +128,34 @@ func isBudget(err error) bool {
 func blessMismatch(cfg *config.Config, f *results.File) []string {
 	var out []string
 	want := planned(cfg)
-	have := map[string]results.Target{}
+	byName := map[string][]results.Target{}
 	for _, t := range f.Targets {
-		have[t.Name+"\x00"+t.Region] = t
+		byName[t.Name] = append(byName[t.Name], t)
 	}
 	for _, t := range want.Targets {
-		got, ok := have[t.Name+"\x00"+t.Region]
-		if !ok {
+		// A config target without a region matches every region of that
+		// name: a file merged from several runners (latgate merge) has one.
+		var got []results.Target
+		for _, g := range byName[t.Name] {
+			if t.Region == "" || g.Region == t.Region {
+				got = append(got, g)
+			}
+		}
+		if len(got) == 0 {
 			out = append(out, fmt.Sprintf("target %q is missing", t.Name))
 			continue
 		}
-		hashes := map[string]string{}
-		for _, p := range got.Prompts {
-			hashes[p.ID] = p.Hash
-		}
-		for _, p := range t.Prompts {
-			if h, ok := hashes[p.ID]; !ok {
-				out = append(out, fmt.Sprintf("prompt %q of target %q is missing", p.ID, t.Name))
-			} else if h != p.Hash {
-				out = append(out, fmt.Sprintf("prompt %q differs from the config's text", p.ID))
+		for _, g := range got {
+			hashes := map[string]string{}
+			for _, p := range g.Prompts {
+				hashes[p.ID] = p.Hash
+			}
+			for _, p := range t.Prompts {
+				if h, ok := hashes[p.ID]; !ok {
+					out = append(out, fmt.Sprintf("prompt %q of target %q is missing", p.ID, g.Name))
+				} else if h != p.Hash {
+					out = append(out, fmt.Sprintf("prompt %q of target %q differs from the config's text", p.ID, g.Name))
+				}
 			}
 		}
 	}

@@ -1,0 +1,111 @@
+package workflow
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"go.yaml.in/yaml/v3"
+)
+
+func root() string { return filepath.Join("..", "..") }
+
+// TestExampleInSync keeps examples/github-workflow.yml, shown in the README,
+// equal to what `latgate init` writes.
+func TestExampleInSync(t *testing.T) {
+	got, err := os.ReadFile(filepath.Join(root(), filepath.FromSlash(ExamplePath)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(Example()), string(got)); diff != "" {
+		t.Errorf("%s differs from internal/workflow/github-workflow.yml (-embedded +example); "+
+			"edit the embedded one and copy it:\n  cp internal/workflow/github-workflow.yml %s\n%s", ExamplePath, ExamplePath, diff)
+	}
+}
+
+type workflowFile struct {
+	On   map[string]any `yaml:"on"`
+	Jobs map[string]struct {
+		If    string
+		Steps []workflowStep
+	}
+}
+
+type workflowStep struct {
+	ID   string
+	Uses string
+	With map[string]string
+	Env  map[string]string
+}
+
+// TestExampleShape checks the three jobs the workflow promises, that each
+// uses this repository's action with inputs it declares, and that the API key
+// reaches it only through env from a secret.
+func TestExampleShape(t *testing.T) {
+	var wf workflowFile
+	if err := yaml.Unmarshal(Example(), &wf); err != nil {
+		t.Fatal(err)
+	}
+	var triggers []string
+	for k := range wf.On {
+		triggers = append(triggers, k)
+	}
+	sort.Strings(triggers)
+	if diff := cmp.Diff([]string{"pull_request", "schedule", "workflow_dispatch"}, triggers); diff != "" {
+		t.Errorf("triggers (-want +got):\n%s", diff)
+	}
+
+	var action struct {
+		Inputs map[string]any
+	}
+	data, err := os.ReadFile(filepath.Join(root(), "action.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(data, &action); err != nil {
+		t.Fatal(err)
+	}
+	wantJobs := map[string]string{
+		"check":   "github.event_name == 'pull_request'",
+		"nightly": "github.event_name == 'schedule'",
+		"bless":   "github.event_name == 'workflow_dispatch'",
+	}
+	for name, cond := range wantJobs {
+		job, ok := wf.Jobs[name]
+		if !ok {
+			t.Errorf("no job %s", name)
+			continue
+		}
+		if job.If != cond {
+			t.Errorf("job %s runs if %q, want %q", name, job.If, cond)
+		}
+		i := slices.IndexFunc(job.Steps, func(s workflowStep) bool { return s.Uses == "latgate/latgate@v1" })
+		if i < 0 {
+			t.Errorf("job %s does not use latgate/latgate@v1", name)
+			continue
+		}
+		step := job.Steps[i]
+		for in := range step.With {
+			if _, ok := action.Inputs[in]; !ok {
+				t.Errorf("job %s passes input %q, which action.yml does not declare", name, in)
+			}
+		}
+		if key := step.Env["OPENAI_API_KEY"]; key != "${{ secrets.OPENAI_API_KEY }}" {
+			t.Errorf("job %s: OPENAI_API_KEY = %q, want it from the secret", name, key)
+		}
+		wantCommand := ""
+		if name == "bless" {
+			wantCommand = "bless"
+		}
+		if step.With["command"] != wantCommand {
+			t.Errorf("job %s: command = %q, want %q", name, step.With["command"], wantCommand)
+		}
+	}
+	if n := bytes.Count(Example(), []byte("secrets.")); n != len(wantJobs) {
+		t.Errorf("secrets. appears %d times, want only in the %d env: entries above", n, len(wantJobs))
+	}
+}
