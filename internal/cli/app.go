@@ -114,7 +114,8 @@ Start with:  latgate check --config examples/latgate.yaml
 			blessCommand(env),
 			compareCommand(env),
 			measureCommand(env),
-			selftestCommand(env), // TEMP-SELFTEST
+			mergeCommand(env),
+			initCommand(env),
 			simCommand(env),
 			versionCommand(env),
 		},
