@@ -5,14 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
-	"reflect"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/latgate/latgate/internal/jsonerr"
 	"github.com/latgate/latgate/pkg/results"
 )
 
@@ -188,51 +186,12 @@ func jsonError(data []byte, name string, err error) *Error {
 		e.Fix = "resolve it by keeping one side, or " + fixBless
 		return e
 	}
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case truncated(data):
-		e.Line, e.Col = lineCol(data, len(bytes.TrimRightFunc(data, isSpace)))
-		e.Problem = "baseline file is truncated (the JSON ends early)"
-	case errors.As(err, &syn):
-		e.Line, e.Col = lineCol(data, int(syn.Offset)-1)
-		e.Problem = "baseline is not valid JSON: " + syn.Error()
-	case errors.As(err, &typ):
-		e.Line, e.Col = lineCol(data, int(typ.Offset)-1)
-		if typ.Field == "" {
-			e.Problem = "baseline holds a JSON " + typ.Value + ", want an object"
-		} else {
-			e.Problem = "field " + typ.Field + " holds a JSON " + typ.Value + ", want " + jsonKind(typ.Type.Kind())
-		}
-	default:
-		e.Problem = "not a valid baseline: " + err.Error()
+	f := jsonerr.Explain(data, err, "baseline")
+	if f.Kind == jsonerr.Truncated {
+		f.Problem = "baseline file is truncated (the JSON ends early)" // the file, not the document, is cut short
 	}
+	e.Line, e.Col, e.Problem = f.Line, f.Col, f.Problem
 	return e
-}
-
-// truncated reports whether data is the start of a JSON value that ends early.
-func truncated(data []byte) bool {
-	var v any
-	return errors.Is(json.NewDecoder(bytes.NewReader(data)).Decode(&v), io.ErrUnexpectedEOF)
-}
-
-func isSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' }
-
-// jsonKind names the JSON value that decodes into a Go value of kind k.
-func jsonKind(k reflect.Kind) string {
-	switch k {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
-		reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	}
-	return "an object"
 }
 
 // conflictLine returns the line of the first git conflict marker, or 0.
@@ -243,13 +202,6 @@ func conflictLine(data []byte) int {
 		}
 	}
 	return 0
-}
-
-// lineCol returns the 1-based line and column (in runes) of byte offset off.
-func lineCol(data []byte, off int) (line, col int) {
-	off = max(0, min(off, len(data)))
-	start := bytes.LastIndexByte(data[:off], '\n') + 1
-	return bytes.Count(data[:off], []byte("\n")) + 1, utf8.RuneCount(data[start:off]) + 1
 }
 
 // targetLabel names a target in messages: "name", or "name@region".

@@ -5,15 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
-	"reflect"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/latgate/latgate/internal/atomicfile"
+	"github.com/latgate/latgate/internal/jsonerr"
 )
 
 // Kinds of results-file problems, for errors.Is on a *FileError. The CLI maps
@@ -157,54 +155,7 @@ func missingFields(f *File) string {
 
 // jsonError turns an encoding/json error into a *FileError with a line and column.
 func jsonError(data []byte, name string, err error) *FileError {
-	e := &FileError{Path: name, Kind: ErrFileInvalid, Err: err, Fix: fixRerun}
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case truncated(data):
-		e.Line, e.Col = lineCol(data, len(bytes.TrimRight(data, " \t\r\n")))
-		e.Problem = "results file is truncated (the JSON ends early)"
-	case errors.As(err, &syn):
-		e.Line, e.Col = lineCol(data, int(syn.Offset)-1)
-		e.Problem = "results file is not valid JSON: " + syn.Error()
-	case errors.As(err, &typ) && typ.Field == "":
-		e.Line, e.Col = lineCol(data, int(typ.Offset)-1)
-		e.Problem = "results file holds a JSON " + typ.Value + ", want an object"
-	case errors.As(err, &typ):
-		e.Line, e.Col = lineCol(data, int(typ.Offset)-1)
-		e.Problem = "field " + typ.Field + " holds a JSON " + typ.Value + ", want " + jsonKind(typ.Type.Kind())
-	default:
-		e.Problem = "not a valid results file: " + err.Error()
-	}
-	return e
-}
-
-// jsonKind names the JSON value that decodes into a Go value of kind k.
-func jsonKind(k reflect.Kind) string {
-	switch k {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
-		reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	}
-	return "an object"
-}
-
-// truncated reports whether data is the start of a JSON value that ends early.
-func truncated(data []byte) bool {
-	var v any
-	return errors.Is(json.NewDecoder(bytes.NewReader(data)).Decode(&v), io.ErrUnexpectedEOF)
-}
-
-// lineCol returns the 1-based line and column (in runes) of byte offset off.
-func lineCol(data []byte, off int) (line, col int) {
-	off = max(0, min(off, len(data)))
-	start := bytes.LastIndexByte(data[:off], '\n') + 1
-	return bytes.Count(data[:off], []byte("\n")) + 1, utf8.RuneCount(data[start:off]) + 1
+	f := jsonerr.Explain(data, err, "results file")
+	return &FileError{Path: name, Line: f.Line, Col: f.Col, Kind: ErrFileInvalid,
+		Problem: f.Problem, Fix: fixRerun, Err: err}
 }
