@@ -65,7 +65,7 @@ verdict=<regressed|inconclusive|ok|improved|error> to $GITHUB_OUTPUT.
 func runCheck(ctx context.Context, env Env, opts checkOptions) (err error) {
 	defer func() {
 		if err != nil && exitCode(err) != ExitRegression {
-			githubOutputError(env)
+			publishFailure(env, opts.gateFlags, err)
 		}
 	}()
 	cfg, err := loadConfig(env, opts.runFlags)

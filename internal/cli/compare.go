@@ -39,7 +39,12 @@ the defaults (TTFT and ITL at P50 and P95).
 	}
 }
 
-func runCompare(env Env, opts compareOptions) error {
+func runCompare(env Env, opts compareOptions) (err error) {
+	defer func() {
+		if err != nil && exitCode(err) != ExitRegression {
+			publishFailure(env, opts.gateFlags, err)
+		}
+	}()
 	var cfg *config.Config
 	gate := config.DefaultGate()
 	if opts.ConfigPath != "" {

@@ -160,11 +160,27 @@ func locator(cfg *config.Config) func(target, prompt string) (string, int) {
 	}
 }
 
-// githubOutputError records verdict=error for a failed check inside Actions,
-// so a workflow can tell "slower" from "could not measure".
-func githubOutputError(env Env) {
+// publishFailure reports a check that could not decide (exit 2 or 3) where
+// its reports were asked for, so a CI job shows why instead of a missing file:
+// an errored JUnit testcase, a Markdown note, and inside GitHub Actions the
+// job summary and verdict=error.
+func publishFailure(env Env, g gateFlags, cause error) {
+	msg := cause.Error()
+	write := func(path string, render func(io.Writer) error) {
+		if path != "" {
+			_ = atomicfile.Write(path, 0o644, render) // best effort: the exit code tells
+		}
+	}
+	write(g.Junit, func(w io.Writer) error { return report.JUnitFailure(w, msg) })
+	write(g.Markdown, func(w io.Writer) error { return report.MarkdownFailure(w, msg) })
 	if env.Getenv("GITHUB_ACTIONS") != "true" {
 		return
+	}
+	if p := env.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
+		var buf bytes.Buffer
+		if report.MarkdownFailure(&buf, msg) == nil {
+			_ = appendFile(p, buf.Bytes())
+		}
 	}
 	if p := env.Getenv("GITHUB_OUTPUT"); p != "" {
 		_ = appendFile(p, []byte("verdict=error\n"))

@@ -1,0 +1,32 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/jstemmer/go-junit-report/v2/junit"
+)
+
+// JUnitFailure writes a JUnit report for a run that could not be gated (a
+// config or baseline problem, or a measurement failure): one testcase
+// "latgate" with an <error> carrying msg, so CI reporters show why instead
+// of finding no file.
+func JUnitFailure(w io.Writer, msg string) error {
+	suites := junit.Testsuites{Name: "latgate"}
+	suite := junit.Testsuite{Name: "latgate"}
+	suite.AddTestcase(junit.Testcase{
+		Name:      "latgate",
+		Classname: "latgate",
+		Time:      "0.000",
+		Error:     &junit.Result{Message: msg, Type: "latgate.error"},
+	})
+	suites.AddSuite(suite)
+	return suites.WriteXML(w)
+}
+
+// MarkdownFailure writes the Markdown report for a run that could not be
+// gated: the verdict "error" and why.
+func MarkdownFailure(w io.Writer, msg string) error {
+	_, err := fmt.Fprintf(w, "## ⚠️ latgate: ERROR\n\nThe latency gate could not decide:\n\n```\n%s\n```\n", msg)
+	return err
+}
