@@ -21,7 +21,7 @@ func TestFailedCheckStillReports(t *testing.T) {
 		t.Fatalf("exit %d, want 2 (no baseline); stderr:\n%s", code, errs)
 	}
 	for path, want := range map[string]string{
-		junit:   `no baseline at`,
+		junit:   `no baseline here`,
 		ghOut:   "verdict=error\n",
 		summary: "latgate: ERROR",
 	} {

@@ -70,7 +70,7 @@ func Load(path string) (*File, error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, &Error{Path: path, Kind: ErrNotFound, Err: err,
-			Problem: "no baseline at " + path,
+			Problem: "no baseline here",
 			Fix:     "run `latgate bless` (with the same --config) to create one"}
 	case err != nil:
 		return nil, &Error{Path: path, Kind: ErrUnreadable, Err: err,

@@ -148,7 +148,7 @@ func TestLoad(t *testing.T) {
 		if !errors.Is(err, ErrNotFound) || !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("error %v is not ErrNotFound and fs.ErrNotExist", err)
 		}
-		for _, frag := range []string{"no baseline at " + path, "run `latgate bless`", "to create one"} {
+		for _, frag := range []string{path + ": no baseline here", "run `latgate bless`", "to create one"} {
 			if err == nil || !strings.Contains(err.Error(), frag) {
 				t.Errorf("error %v does not contain %q", err, frag)
 			}
