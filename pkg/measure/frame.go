@@ -1,13 +1,11 @@
 package measure
 
-import (
-	"bytes"
-	"encoding/json"
-)
+import "bytes"
 
 // frame is what latgate needs from one SSE `data:` payload of a chat
-// completion stream. It is filled without allocating: string values are
-// only checked for emptiness, numbers parsed in place.
+// completion stream. It is filled without allocating, in one pass that also
+// validates the JSON: string values are only checked for emptiness,
+// numbers parsed in place.
 type frame struct {
 	done      bool // data: [DONE]
 	malformed bool // not valid JSON
@@ -24,7 +22,8 @@ type frame struct {
 	promptTokens     int
 	cachedTokens     int
 
-	model       []byte // aliases the input; copy before keeping
+	id          []byte // aliases the input; copy before keeping
+	model       []byte
 	fingerprint []byte
 }
 
@@ -34,7 +33,9 @@ func (f *frame) token() bool { return f.content || f.reasoning || f.toolCall }
 
 var doneMarker = []byte("[DONE]")
 
-// parseFrame decodes one data payload. It never panics on any input.
+// parseFrame decodes one data payload. A payload is malformed exactly when
+// json.Valid rejects it or it is not an object; then only f.malformed is set.
+// It never panics on any input.
 func parseFrame(data []byte, f *frame) {
 	*f = frame{}
 	data = bytes.TrimSpace(data)
@@ -42,15 +43,16 @@ func parseFrame(data []byte, f *frame) {
 		f.done = true
 		return
 	}
-	if !json.Valid(data) {
-		f.malformed = true
-		return
-	}
 	s := scanner{b: data}
 	if s.peek() != '{' {
 		f.malformed = true
 		return
 	}
+	defer func() {
+		if s.ws(); s.bad || s.i != len(s.b) {
+			*f = frame{malformed: true}
+		}
+	}()
 	s.object(func(key []byte) {
 		switch string(key) { // the compiler does not allocate for this switch
 		case "choices":
@@ -116,6 +118,8 @@ func parseFrame(data []byte, f *frame) {
 					s.skip()
 				}
 			})
+		case "id":
+			f.id = s.str()
 		case "model":
 			f.model = s.str()
 		case "system_fingerprint":
@@ -129,24 +133,35 @@ func parseFrame(data []byte, f *frame) {
 	})
 }
 
-// scanner walks JSON that json.Valid has accepted. Its methods assume
-// validity and stay in bounds on any input.
+// scanner walks JSON and validates it as it goes, with the grammar of
+// json.Valid (RFC 8259; strings are not checked for valid UTF-8, nesting is
+// limited to maxDepth): at the first invalid byte it sets bad and moves to
+// the end, so every method then returns at once. Each value method consumes
+// exactly one value.
 type scanner struct {
-	b []byte
-	i int
+	b     []byte
+	i     int
+	depth int
+	bad   bool
+}
+
+// maxDepth is the nesting limit of encoding/json.
+const maxDepth = 10000
+
+func (s *scanner) fail() {
+	s.bad = true
+	s.i = len(s.b)
 }
 
 func (s *scanner) ws() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
+	b, i := s.b, s.i
+	for i < len(b) && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
 	}
+	s.i = i
 }
 
+// peek returns the next byte after whitespace, 0 at the end.
 func (s *scanner) peek() byte {
 	s.ws()
 	if s.i < len(s.b) {
@@ -155,58 +170,95 @@ func (s *scanner) peek() byte {
 	return 0
 }
 
-// object calls fn for each key with the scanner at the value; fn must consume it.
+// object calls fn for each key with the scanner at the value; fn should
+// consume it (it is skipped otherwise). A value that is not an object is
+// skipped.
 func (s *scanner) object(fn func(key []byte)) {
 	if s.peek() != '{' {
 		s.skip()
 		return
 	}
+	if s.depth++; s.depth > maxDepth {
+		s.fail()
+		return
+	}
 	s.i++
+	if s.peek() == '}' {
+		s.i++
+		s.depth--
+		return
+	}
 	for {
-		c := s.peek()
-		if c == '}' || c == 0 {
-			s.i++
+		if s.peek() != '"' {
+			s.fail()
 			return
 		}
-		if c == ',' {
-			s.i++
-			continue
-		}
 		key := s.str()
-		if s.peek() == ':' {
-			s.i++
+		if s.peek() != ':' {
+			s.fail()
+			return
 		}
-		start := s.i
-		fn(key)
-		if s.i == start { // fn consumed nothing: make progress
-			s.skip()
+		s.i++
+		if start := s.i; s.peek() != 0 {
+			fn(key)
+			if s.i == start {
+				s.skip()
+			}
+		} else {
+			s.fail()
+		}
+		switch s.peek() {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			s.depth--
+			return
+		default:
+			s.fail()
+			return
 		}
 	}
 }
 
-// array calls fn for each element index with the scanner at the element.
+// array calls fn for each element index with the scanner at the element;
+// fn should consume it (it is skipped otherwise). A value that is not an
+// array is skipped.
 func (s *scanner) array(fn func(i int)) {
 	if s.peek() != '[' {
 		s.skip()
 		return
 	}
+	if s.depth++; s.depth > maxDepth {
+		s.fail()
+		return
+	}
 	s.i++
-	for n := 0; ; {
-		c := s.peek()
-		if c == ']' || c == 0 {
+	if s.peek() == ']' {
+		s.i++
+		s.depth--
+		return
+	}
+	for n := 0; ; n++ {
+		if start := s.i; s.peek() != 0 {
+			fn(n)
+			if s.i == start {
+				s.skip()
+			}
+		} else {
+			s.fail()
+		}
+		switch s.peek() {
+		case ',':
 			s.i++
+		case ']':
+			s.i++
+			s.depth--
+			return
+		default:
+			s.fail()
 			return
 		}
-		if c == ',' {
-			s.i++
-			continue
-		}
-		start := s.i
-		fn(n)
-		if s.i == start {
-			s.skip()
-		}
-		n++
 	}
 }
 
@@ -217,21 +269,53 @@ func (s *scanner) str() []byte {
 		s.skip()
 		return nil
 	}
-	s.i++
-	start := s.i
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case '\\':
-			s.i += 2
-		case '"':
-			v := s.b[start:s.i]
-			s.i++
-			return v
-		default:
-			s.i++
+	b := s.b
+	start := s.i + 1
+	for i := start; i < len(b); {
+		switch c := b[i]; {
+		case c >= 0x20 && c != '"' && c != '\\':
+			i++
+		case c == '"':
+			s.i = i + 1
+			return b[start:i]
+		case c == '\\':
+			s.i = i
+			if !s.escape() {
+				s.fail()
+				return nil
+			}
+			i = s.i
+		default: // a control character
+			s.fail()
+			return nil
 		}
 	}
-	return s.b[start:min(s.i, len(s.b))]
+	s.fail()
+	return nil
+}
+
+// escape consumes a valid escape sequence at s.i (the backslash).
+func (s *scanner) escape() bool {
+	if s.i+1 >= len(s.b) {
+		return false
+	}
+	switch s.b[s.i+1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		s.i += 2
+		return true
+	case 'u':
+		if s.i+6 > len(s.b) {
+			return false
+		}
+		for _, h := range s.b[s.i+2 : s.i+6] {
+			if !isHex(h) {
+				return false
+			}
+		}
+		s.i += 6
+		return true
+	}
+	return false
 }
 
 func (s *scanner) nonEmptyString() bool {
@@ -252,49 +336,100 @@ func (s *scanner) nonEmptyArray() bool {
 	return n > 0
 }
 
-// integer parses a non-negative integer value; anything else gives 0.
+// integer returns the integer part of a non-negative number value
+// ("12.0" gives 12); a negative number or any other value gives 0.
 func (s *scanner) integer() int {
-	s.ws()
-	v, any := 0, false
-	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
-		if v < 1<<40 {
-			v = v*10 + int(s.b[s.i]-'0')
-		}
-		s.i++
-		any = true
-	}
-	if !any {
+	if c := s.peek(); c != '-' && !isDigit(c) {
 		s.skip()
 		return 0
 	}
-	// a fraction or exponent ("12.0") is skipped, keeping the integer part
-	for s.i < len(s.b) && isNumberByte(s.b[s.i]) {
-		s.i++
+	start := s.i
+	s.number()
+	v := 0
+	for _, c := range s.b[start:s.i] {
+		if !isDigit(c) {
+			break
+		}
+		if v < 1<<40 {
+			v = v*10 + int(c-'0')
+		}
 	}
 	return v
 }
 
-// skip skips one value of any kind.
-func (s *scanner) skip() {
-	switch s.peek() {
-	case '"':
-		s.str()
-	case '{':
-		s.object(func([]byte) { s.skip() })
-	case '[':
-		s.array(func(int) { s.skip() })
-	case 0:
-	default: // number, true, false, null
-		for s.i < len(s.b) {
-			switch s.b[s.i] {
-			case ',', '}', ']', ' ', '\t', '\n', '\r':
-				return
-			}
-			s.i++
+// number consumes -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+func (s *scanner) number() {
+	b, i := s.b, s.i
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		i = digits(b, i)
+	default:
+		s.fail()
+		return
+	}
+	if i < len(b) && b[i] == '.' {
+		if i++; i >= len(b) || !isDigit(b[i]) {
+			s.fail()
+			return
 		}
+		i = digits(b, i)
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		if i++; i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || !isDigit(b[i]) {
+			s.fail()
+			return
+		}
+		i = digits(b, i)
+	}
+	s.i = i
+}
+
+func digits(b []byte, i int) int {
+	for i < len(b) && isDigit(b[i]) {
+		i++
+	}
+	return i
+}
+
+// literal consumes the literal word (true, false or null).
+func (s *scanner) literal(word string) {
+	if len(s.b)-s.i < len(word) || string(s.b[s.i:s.i+len(word)]) != word {
+		s.fail()
+		return
+	}
+	s.i += len(word)
+}
+
+// skip consumes one value of any kind.
+func (s *scanner) skip() {
+	switch c := s.peek(); {
+	case c == '"':
+		s.str()
+	case c == '{':
+		s.object(func([]byte) { s.skip() })
+	case c == '[':
+		s.array(func(int) { s.skip() })
+	case c == 't':
+		s.literal("true")
+	case c == 'f':
+		s.literal("false")
+	case c == 'n':
+		s.literal("null")
+	case c == '-' || isDigit(c):
+		s.number()
+	default:
+		s.fail()
 	}
 }
 
-func isNumberByte(c byte) bool {
-	return c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'
-}
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -41,13 +42,25 @@ type reqKey struct{}
 
 // attempt is the state of one HTTP attempt, stamped by the doer and trace.
 type attempt struct {
-	start, headers                time.Time
+	start, headers    time.Time
+	dns, connect, tls time.Duration // of the connection used, set at GotConn
+	reused            bool
+	status            int
+	retryAfter        string
+	body              io.ReadCloser
+
+	// net/http may finish a dial started for this request on its own
+	// goroutine after the request got another (idle) connection: the dial
+	// hooks write under mu, and stop counting at GotConn.
+	mu   sync.Mutex
+	dial dialPhases
+}
+
+// dialPhases are the DNS, connect and TLS phases the trace saw.
+type dialPhases struct {
 	dnsStart, connStart, tlsStart time.Time
 	dns, connect, tls             time.Duration
-	reused                        bool
-	status                        int
-	retryAfter                    string
-	body                          io.ReadCloser
+	gotConn                       bool
 }
 
 // doer is the HTTPDoer go-openai sends through. It applies the target's
@@ -106,14 +119,28 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 }
 
 func (a *attempt) trace() *httptrace.ClientTrace {
+	phase := func(f func(d *dialPhases)) {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		if !a.dial.gotConn {
+			f(&a.dial)
+		}
+	}
 	return &httptrace.ClientTrace{
-		DNSStart:             func(httptrace.DNSStartInfo) { a.dnsStart = time.Now() },
-		DNSDone:              func(httptrace.DNSDoneInfo) { a.dns = time.Since(a.dnsStart) },
-		ConnectStart:         func(string, string) { a.connStart = time.Now() },
-		ConnectDone:          func(string, string, error) { a.connect = time.Since(a.connStart) },
-		TLSHandshakeStart:    func() { a.tlsStart = time.Now() },
-		TLSHandshakeDone:     func(tls.ConnectionState, error) { a.tls = time.Since(a.tlsStart) },
-		GotConn:              func(i httptrace.GotConnInfo) { a.reused = i.Reused },
+		DNSStart:          func(httptrace.DNSStartInfo) { phase(func(d *dialPhases) { d.dnsStart = time.Now() }) },
+		DNSDone:           func(httptrace.DNSDoneInfo) { phase(func(d *dialPhases) { d.dns = time.Since(d.dnsStart) }) },
+		ConnectStart:      func(string, string) { phase(func(d *dialPhases) { d.connStart = time.Now() }) },
+		ConnectDone:       func(string, string, error) { phase(func(d *dialPhases) { d.connect = time.Since(d.connStart) }) },
+		TLSHandshakeStart: func() { phase(func(d *dialPhases) { d.tlsStart = time.Now() }) },
+		TLSHandshakeDone:  func(tls.ConnectionState, error) { phase(func(d *dialPhases) { d.tls = time.Since(d.tlsStart) }) },
+		GotConn: func(i httptrace.GotConnInfo) {
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			a.dial.gotConn, a.reused = true, i.Reused
+			if !i.Reused { // a reused connection had no phases
+				a.dns, a.connect, a.tls = a.dial.dns, a.dial.connect, a.dial.tls
+			}
+		},
 		GotFirstResponseByte: func() { a.headers = time.Now() },
 	}
 }
@@ -144,13 +171,7 @@ func newClient(ep Endpoint, hc *http.Client) (*client, error) {
 	cfg := openai.DefaultConfig(ep.APIKey)
 	cfg.BaseURL = strings.TrimRight(ep.URL, "/")
 	cfg.HTTPClient = d
-	key := ep.APIKey
-	return &client{ep: ep, oa: openai.NewClientWithConfig(cfg), doer: d, redact: func(s string) string {
-		if key != "" {
-			s = strings.ReplaceAll(s, key, "[REDACTED]")
-		}
-		return s
-	}}, nil
+	return &client{ep: ep, oa: openai.NewClientWithConfig(cfg), doer: d, redact: redactor(ep.APIKey, ep.URL)}, nil
 }
 
 // outcome is one measured request: a sample, or a failure.
@@ -160,6 +181,11 @@ type outcome struct {
 	model      string
 	fp         string
 	retryAfter string // of a failed attempt
+	// id is the first chunk id and start the send time the sample's times
+	// count from: together they let Accuracy match a sample to the
+	// simulator's record of the same request.
+	id    string
+	start time.Time
 }
 
 // stream sends one streamed request and measures it. buf is a reusable read
@@ -189,7 +215,34 @@ func (c *client) stream(ctx context.Context, messages []openai.ChatCompletionMes
 	if a.body == nil {
 		return c.failf(a, results.ErrHTTP, 0, "internal: response body not captured")
 	}
-	return c.read(ctx, a, buf)
+	o := c.read(ctx, a, buf)
+	if o.failure == nil {
+		drain(a.body, buf)
+	}
+	return o
+}
+
+// Bounds of drain.
+const (
+	drainWait = 250 * time.Millisecond
+	maxDrain  = 64 << 10
+)
+
+// drain reads what follows the last frame, normally only the end of the
+// chunked body, so that the connection goes back to the pool: a body closed
+// before its end closes the connection, and the next request would pay a new
+// TCP (and TLS) handshake inside its TTFT. A server that keeps the stream
+// open after [DONE] is cut after drainWait or maxDrain bytes.
+func drain(body io.ReadCloser, buf []byte) {
+	t := time.AfterFunc(drainWait, func() { body.Close() })
+	defer t.Stop()
+	for n := 0; n < maxDrain; {
+		m, err := body.Read(buf)
+		if err != nil {
+			return
+		}
+		n += m
+	}
 }
 
 // read consumes the SSE body of a successful response.
@@ -234,13 +287,16 @@ func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 		case f.done:
 			done = true
 		case f.malformed:
-			return c.failf(a, results.ErrMalformed, a.status, "malformed frame after %d chunks: %s", chunks, clip(payload, 120))
+			return c.failf(a, results.ErrMalformed, a.status, "malformed frame after %d chunks: %s", chunks, clip(bytes.TrimSpace(payload), 120))
 		case f.isError || errorEvent:
 			return c.failf(a, results.ErrStreamErr, a.status, "error in stream after %d chunks: %s", chunks, streamErrorMessage(payload))
 		}
 		if done {
 			end = at
 			break
+		}
+		if o.id == "" && len(f.id) > 0 {
+			o.id = string(f.id)
 		}
 		if o.model == "" && len(f.model) > 0 {
 			o.model = string(f.model)
@@ -303,6 +359,7 @@ func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 		s.ITL = gaps
 	}
 	s.FinishReason = finish
+	o.start = a.start
 	s.DNS, s.Connect, s.TLS, s.Reused = ms(a.dns), ms(a.connect), ms(a.tls), a.reused
 	return o
 }

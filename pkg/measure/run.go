@@ -41,6 +41,10 @@ type Options struct {
 	MaxRetries int
 	// MaxRetryWait caps one wait between retries (default 30s).
 	MaxRetryWait time.Duration
+
+	// onMeasured, when set, is called with every measured outcome, from the
+	// worker that made it (Accuracy matches them to the simulator's records).
+	onMeasured func(*outcome)
 }
 
 // Observer is told about each finished request.
@@ -176,6 +180,9 @@ func runTarget(ctx context.Context, ep Endpoint, opts Options, runStart time.Tim
 					}
 					if measured {
 						outcomes[i], ran[i], at[i] = o, true, started
+						if opts.onMeasured != nil {
+							opts.onMeasured(&o)
+						}
 					}
 					if o.failure != nil && o.failure.Class == results.ErrAuth {
 						authErr.CompareAndSwap(nil, &AuthError{Target: ep.Name, EnvVar: ep.APIKeyEnv, Status: o.failure.Status, Msg: o.failure.Message})

@@ -29,8 +29,10 @@ func newLineReader(r io.Reader, buf []byte, maxLine int) *lineReader {
 }
 
 // next returns the next line without its line ending and the time it was
-// read. The line is valid until the next call. A final line without a
-// trailing newline is returned before the read error (io.EOF at a clean end).
+// read. The line is valid until the next call. At a clean end (io.EOF) a
+// final line without a trailing newline is returned first; after any other
+// read error (deadline, reset) such a line is cut, so it is dropped and the
+// error returned, rather than a partial frame misread as malformed.
 func (lr *lineReader) next() ([]byte, time.Time, error) {
 	for {
 		if i := bytes.IndexByte(lr.buf[lr.start:lr.end], '\n'); i >= 0 {
@@ -42,7 +44,7 @@ func (lr *lineReader) next() ([]byte, time.Time, error) {
 			return line, lr.stamp, nil
 		}
 		if lr.err != nil {
-			if lr.start < lr.end { // a last line with no newline
+			if lr.start < lr.end && lr.err == io.EOF { // a last line with no newline
 				line := lr.buf[lr.start:lr.end]
 				lr.start = lr.end
 				return line, lr.stamp, nil
