@@ -116,6 +116,7 @@ Start with:  latgate check --config examples/latgate.yaml
 			measureCommand(env),
 			mergeCommand(env),
 			initCommand(env),
+			selftestCommand(env),
 			simCommand(env),
 			versionCommand(env),
 		},
