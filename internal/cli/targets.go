@@ -36,7 +36,11 @@ func endpoints(ctx context.Context, env Env, cfg *config.Config) (eps []measure.
 				if err != nil {
 					return nil, stop, usageErr(fmt.Errorf("%s:%d: targets %q: base_url %q: %w", cfg.Path, t.Line, t.Name, t.BaseURL, err))
 				}
-				r, err := sim.Start(ctx, p)
+				// The simulator is the endpoint: it must outlive an
+				// interrupted run, or its streams would end cleanly under
+				// requests being cancelled and read as truncated. stop
+				// closes it.
+				r, err := sim.Start(context.WithoutCancel(ctx), p)
 				if err != nil {
 					return nil, stop, measurementErr(fmt.Errorf("starting the built-in simulator: %w", err))
 				}

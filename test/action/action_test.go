@@ -525,9 +525,15 @@ func TestActionAgainstSimulator(t *testing.T) {
 			r.logOutput()
 			t.Fatalf("failed step %q with exit code %d, want step \"Run latgate\" to fail with 2", r.failedStep, r.exitCode)
 		}
-		want := map[string]string{"verdict": "error", "exit-code": "2", "junit": "", "markdown": "", "results": ""}
+		// A check that cannot decide still writes its reports (an errored
+		// JUnit testcase, an ERROR Markdown note), so publishing steps show why.
+		junit, markdown := filepath.Join(r.runnerTemp, "latgate", "junit.xml"), filepath.Join(r.runnerTemp, "latgate", "report.md")
+		want := map[string]string{"verdict": "error", "exit-code": "2", "junit": junit, "markdown": markdown, "results": ""}
 		if diff := cmp.Diff(want, r.outputs); diff != "" {
 			t.Errorf("outputs (-want +got):\n%s", diff)
+		}
+		if data, err := os.ReadFile(junit); err != nil || !bytes.Contains(data, []byte("<error")) {
+			t.Errorf("the JUnit report has no <error> (err %v):\n%s", err, data)
 		}
 	})
 
