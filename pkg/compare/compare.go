@@ -256,6 +256,7 @@ func Compare(base, cur Side, gate config.Gate) Report {
 		}
 	}
 	rep.Warnings = append(rep.Warnings, sampleWarnings(rep.Checks, len(base.Targets) > 1)...)
+	rep.Warnings = append(rep.Warnings, runWarnings(cur.Targets)...)
 
 	sortChecks(rep.Checks)
 	sortChecks(rep.Aggregates)
@@ -421,6 +422,29 @@ func cmpFloat(a, b float64) int {
 		return 1
 	}
 	return 0
+}
+
+// runWarnings reports, per current target, the requests that failed (under
+// the error budget, or the run would not have been compared) and the 429
+// retries: every output that shows the verdicts says the gate compared only
+// the requests that succeeded.
+func runWarnings(targets []results.Target) []string {
+	var out []string
+	for _, t := range targets {
+		if t.Errors > 0 {
+			classes := make([]string, 0, len(t.ByClass))
+			for k, v := range t.ByClass {
+				classes = append(classes, fmt.Sprintf("%s %d", k, v))
+			}
+			slices.Sort(classes)
+			out = append(out, fmt.Sprintf("%s: %d of %d requests failed (%.1f%%: %s); failed requests are not samples",
+				targetLabel(t), t.Errors, t.Requests, 100*float64(t.Errors)/float64(max(t.Requests, 1)), strings.Join(classes, ", ")))
+		}
+		if t.Retries > 0 {
+			out = append(out, fmt.Sprintf("%s: %d retries after HTTP 429 (timings are the final attempt's)", targetLabel(t), t.Retries))
+		}
+	}
+	return out
 }
 
 // sampleWarnings groups the checks that too few requests left unresolved into

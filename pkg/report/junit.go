@@ -43,6 +43,10 @@ import (
 //   - EnricoMi/publish-unit-test-result-action (junitparser) takes counts and
 //     time from each testsuite's attributes and tracks a test across runs by
 //     classname and name, so names carry no numbers.
+//
+// The report's warnings (failed requests left out of the samples, 429
+// retries, checks that could not be resolved) go in each suite's
+// <system-out>, one "warning: " line each.
 func JUnit(w io.Writer, rep compare.Report, opts Options) error {
 	all := ordered(rep)
 	suites := junit.Testsuites{Name: "latgate"}
@@ -86,6 +90,9 @@ func JUnit(w io.Writer, rep compare.Report, opts Options) error {
 			suite.AddTestcase(tc)
 		}
 		suite.Time = seconds(secs)
+		if len(rep.Warnings) > 0 {
+			suite.SystemOut = &junit.Output{Data: "warning: " + strings.Join(rep.Warnings, "\nwarning: ")}
+		}
 		total += secs
 		suites.AddSuite(suite)
 	}
