@@ -524,7 +524,7 @@ func decodeMessages(data []byte, path string) ([]Message, error) {
 			off = dec.InputOffset()
 		}
 		line := 1 + bytes.Count(data[:min(max(off, 0), int64(len(data)))], []byte("\n"))
-		return nil, fmt.Errorf("%s:%d: invalid messages JSON: %w", path, line, err)
+		return nil, fmt.Errorf(`%s:%d: invalid messages JSON: %w; want a JSON array of {"role": ..., "content": ...} or an object {"messages": [...]}`, path, line, err)
 	}
 	return msgs, nil
 }
