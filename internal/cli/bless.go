@@ -105,7 +105,6 @@ func runBless(ctx context.Context, env Env, opts blessOptions) error {
 	fmt.Fprintln(env.Stdout)
 	switch {
 	case prevErr == nil:
-		fmt.Fprintf(env.Stdout, "changes against the previous baseline:\n")
 		if err := report.BlessDiff(env.Stdout, baseline.Diff(prev, b)); err != nil {
 			return err
 		}

@@ -138,7 +138,7 @@ func TestSimFaults(t *testing.T) {
 				every = 1 // not an error: fault every request
 			}
 			cfg := faultConfig(t, t.TempDir(), fmt.Sprintf("%s&fault_every=%d", spec, every), requests, 4)
-			code, stdout, stderr, f := measured(t, nil, cfg, "--timeout", "500ms")
+			code, stdout, stderr, f := measured(t, nil, cfg, "--timeout", "1500ms")
 			if code != ExitPass {
 				t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 			}
@@ -165,7 +165,7 @@ func TestSimFaults(t *testing.T) {
 		}
 		t.Run(name+"/over budget", func(t *testing.T) {
 			cfg := faultConfig(t, t.TempDir(), spec+"&fault_every=2", requests, 4)
-			code, stdout, stderr, f := measured(t, nil, cfg, "--timeout", "500ms")
+			code, stdout, stderr, f := measured(t, nil, cfg, "--timeout", "1500ms")
 			if code != ExitMeasurement {
 				t.Fatalf("exit %d, want 3\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 			}
