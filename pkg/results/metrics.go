@@ -75,44 +75,36 @@ func MetricsOf(samples []Sample) Metrics {
 			m.TokensPerS = &RateSummary{N: sum.N, P50: sum.P50, P95: sum.P95, P99: sum.P99, Mean: sum.Mean, Min: sum.Min, Max: sum.Max}
 			continue
 		}
-		d := &Summary{N: sum.N, P50: sum.P50, P95: sum.P95, P99: sum.P99, Mean: sum.Mean, Min: sum.Min, Max: sum.Max}
-		switch name {
-		case TTFB:
-			m.TTFB = d
-		case TTFT:
-			m.TTFT = d
-		case TTFCT:
-			m.TTFCT = d
-		case ITL:
-			m.ITL = d
-		case TPOT:
-			m.TPOT = d
-		case Total:
-			m.Total = d
-		case MaxStall:
-			m.MaxStall = d
-		}
+		*m.slot(name) = &Summary{N: sum.N, P50: sum.P50, P95: sum.P95, P99: sum.P99, Mean: sum.Mean, Min: sum.Min, Max: sum.Max}
 	}
 	return m
 }
 
 // Get returns the summary of a duration metric, nil when absent.
 func (m Metrics) Get(metric string) *Summary {
+	if p := m.slot(metric); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// slot is where a duration metric's summary lives; nil for other names.
+func (m *Metrics) slot(metric string) **Summary {
 	switch metric {
 	case TTFB:
-		return m.TTFB
+		return &m.TTFB
 	case TTFT:
-		return m.TTFT
+		return &m.TTFT
 	case TTFCT:
-		return m.TTFCT
+		return &m.TTFCT
 	case ITL:
-		return m.ITL
+		return &m.ITL
 	case TPOT:
-		return m.TPOT
+		return &m.TPOT
 	case Total:
-		return m.Total
+		return &m.Total
 	case MaxStall:
-		return m.MaxStall
+		return &m.MaxStall
 	}
 	return nil
 }
