@@ -130,8 +130,8 @@ func describe(sc scenario, o outcome) string {
 // (baseline and current from the same lognormal TTFT, median 400 ms, and ITL,
 // median 20 ms with stream-correlated gaps), and with TTFT ×1.5 and ×1.3. Its
 // bounds are loose, to catch a broken gate, not to pin figures; the seeds are
-// fixed, so it does not flake. The resamples are cut to 1000 to keep it
-// quick; run with -calibrate for the full sweep at 2000.
+// fixed, so it does not flake. It runs at the defaults (60 requests per
+// prompt, 95% confidence, 2000 resamples); -calibrate runs the full sweep.
 func TestFalseAlarmAndPower(t *testing.T) {
 	if testing.Short() {
 		t.Skip("calibration is slow; skipped with -short")
@@ -142,7 +142,10 @@ func TestFalseAlarmAndPower(t *testing.T) {
 	const runs = 200
 	for _, sigma := range []float64{0.3, 0.6} {
 		t.Run(fmt.Sprintf("sigma=%.1f", sigma), func(t *testing.T) {
-			sc := scenario{TTFTSigma: sigma, ITLSigma: 0.4, Requests: 30, Prompts: 2, Confidence: 0.95, Resamples: 1000, ShiftedTTFT: 1}
+			// The defaults a user gets: run.requests, gate confidence and
+			// resamples as config.Parse fills them in.
+			def := defaultRun()
+			sc := scenario{TTFTSigma: sigma, ITLSigma: 0.4, Requests: def.Requests, Prompts: 2, Confidence: DefaultConfidence, Resamples: DefaultResamples, ShiftedTTFT: 1}
 			if sigma > 0.3 {
 				sc.ITLSigma = sigma
 			}
@@ -208,4 +211,13 @@ func TestCalibrationSweep(t *testing.T) {
 			}
 		}
 	}
+}
+
+// defaultRun is the run section a config without one gets.
+func defaultRun() config.Run {
+	c, err := config.Parse([]byte("targets: [{name: t, base_url: sim, model: m}]\nprompts: [{id: p, messages: [{role: user, content: hi}]}]\n"), "defaults.yaml", config.Options{Getenv: func(string) string { return "" }})
+	if err != nil {
+		panic(err)
+	}
+	return c.Run
 }
