@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
+	"sync"
 
 	ucli "github.com/urfave/cli/v2"
 )
@@ -66,17 +68,58 @@ func exitCode(err error) int {
 
 // Main runs latgate with args (args[0] is the program name) and returns the
 // process exit code. Errors are printed to env.Stderr.
-func Main(ctx context.Context, args []string, env Env) int {
+func Main(ctx context.Context, args []string, env Env) (code int) {
 	if env.Getenv == nil {
 		env.Getenv = os.Getenv
 	}
+	seen := &secrets{getenv: env.Getenv}
+	env.Getenv = seen.get
+	defer func() {
+		if r := recover(); r != nil {
+			code = crashed(env.Stderr, r, debug.Stack(), seen)
+		}
+	}()
 	app := newApp(env)
 	err := app.RunContext(ctx, args)
-	code := exitCode(err)
+	code = exitCode(err)
 	if err != nil && !errors.Is(err, errRegression) {
 		fmt.Fprintf(env.Stderr, "latgate: %v\n", err)
 	}
 	return code
+}
+
+// ExitCrash is returned after a panic: a bug in latgate, not a verdict.
+const ExitCrash = 70
+
+// secrets remembers the values latgate read from the environment, so that a
+// crash report can be scrubbed of them (API keys are read only from there).
+type secrets struct {
+	getenv func(string) string
+	mu     sync.Mutex
+	values []string
+}
+
+func (s *secrets) get(name string) string {
+	v := s.getenv(name)
+	if len(v) >= 6 && !strings.HasPrefix(name, "GITHUB_") {
+		s.mu.Lock()
+		s.values = append(s.values, v)
+		s.mu.Unlock()
+	}
+	return v
+}
+
+// crashed reports a panic with its stack, every environment value latgate
+// read replaced by [REDACTED], and returns ExitCrash.
+func crashed(w io.Writer, r any, stack []byte, s *secrets) int {
+	msg := fmt.Sprintf("latgate: internal error (a bug, please report it): %v\n%s", r, stack)
+	s.mu.Lock()
+	for _, v := range s.values {
+		msg = strings.ReplaceAll(msg, v, "[REDACTED]")
+	}
+	s.mu.Unlock()
+	fmt.Fprint(w, msg)
+	return ExitCrash
 }
 
 const exitCodesHelp = `EXIT CODES:
