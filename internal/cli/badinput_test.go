@@ -99,7 +99,7 @@ func TestBadInput(t *testing.T) {
 		{name: "negative max_tokens", config: edit(t, "    model: sim\n", "    model: sim\n    max_tokens: -1\n"),
 			want: []string{"latgate.yaml:5: targets[0].max_tokens:", "max_tokens: 64"}},
 		{name: "negative --requests", config: goodConfig, args: []string{"--requests", "-3"},
-			want: []string{"--requests", "must be positive"}},
+			want: []string{"--requests must be at least 1, got -3"}},
 		{name: "duration without unit", config: edit(t, "concurrency: 2\n", "concurrency: 2\n  timeout: 60\n"),
 			want: []string{"latgate.yaml:15: run.timeout:", "60s"}},
 		{name: "bad duration", config: edit(t, "concurrency: 2\n", "concurrency: 2\n  timeout: soon\n"),

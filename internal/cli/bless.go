@@ -99,6 +99,9 @@ func runBless(ctx context.Context, env Env, opts blessOptions) error {
 	prev, prevErr := baseline.Load(path)
 	commit := gitCommit(ctx, env, cfg.Dir)
 	b := baseline.FromResults(f, time.Now(), commit)
+	if err := ctx.Err(); err != nil { // interrupted after measuring: still no bless
+		return measurementErr(fmt.Errorf("interrupted: the baseline %s was not changed", path))
+	}
 	if err := baseline.Write(path, b); err != nil {
 		return usageErr(fmt.Errorf("writing the baseline: %w (the previous one is unchanged)", err))
 	}

@@ -76,6 +76,10 @@ func runCheck(ctx context.Context, env Env, opts checkOptions) (err error) {
 	if opts.Baseline != "" {
 		basePath = opts.Baseline
 	}
+	if err := guardBaseline(basePath, map[string]string{"out": opts.Out, "junit": opts.Junit, "markdown": opts.Markdown}); err != nil {
+		opts.gateFlags = gateFlags{} // and write no error report over it either
+		return err
+	}
 	base, err := loadBaseline(basePath)
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/measure"
 	"github.com/latgate/latgate/pkg/report"
 	"github.com/latgate/latgate/pkg/results"
 )
@@ -54,6 +55,10 @@ func runCompare(env Env, opts compareOptions) (err error) {
 		}
 		cfg, gate = c, c.Gate
 	}
+	if err := guardBaseline(opts.Baseline, map[string]string{"junit": opts.Junit, "markdown": opts.Markdown}); err != nil {
+		opts.gateFlags = gateFlags{}
+		return err
+	}
 	base, err := loadBaseline(opts.Baseline)
 	if err != nil {
 		return err
@@ -64,6 +69,9 @@ func runCompare(env Env, opts compareOptions) (err error) {
 	}
 	if f.Partial {
 		return usageErr(fmt.Errorf("%s is a partial run (%s): compare a complete one", opts.Results, f.PartialReason))
+	}
+	if err := measure.CheckBudget(f); err != nil {
+		return measurementErr(fmt.Errorf("%s: %w: compare a run within its budget", opts.Results, err))
 	}
 	baseSide, curSide := side(base.Run, base.Targets), side(f.Run, f.Targets)
 	if ms := compare.Compatible(baseSide, curSide); len(ms) > 0 {

@@ -17,12 +17,13 @@ import (
 
 // runFlags are the flags shared by every command that measures.
 type runFlags struct {
-	ConfigPath  string
-	BaseURL     string
-	Requests    int
-	Warmup      int
-	Concurrency int
-	Timeout     time.Duration
+	ConfigPath string
+	BaseURL    string
+	// The run overrides are nil when the flag was not given.
+	Requests    *int
+	Warmup      *int
+	Concurrency *int
+	Timeout     *time.Duration
 	Quiet       bool
 }
 
@@ -31,7 +32,7 @@ func runFlagDefs() []ucli.Flag {
 		&ucli.StringFlag{Name: "config", Aliases: []string{"c"}, Value: "latgate.yaml", Usage: "the latgate.yaml to run", TakesFile: true},
 		&ucli.StringFlag{Name: "base-url", Usage: "override every target's base_url (e.g. http://127.0.0.1:8000/v1, or sim:default?ttft_factor=1.6 to rehearse a regression)"},
 		&ucli.IntFlag{Name: "requests", DefaultText: "from config", Usage: "override run.requests (measured requests per target × prompt)"},
-		&ucli.IntFlag{Name: "warmup", Value: -1, DefaultText: "from config", Usage: "override run.warmup"},
+		&ucli.IntFlag{Name: "warmup", DefaultText: "from config", Usage: "override run.warmup"},
 		&ucli.IntFlag{Name: "concurrency", DefaultText: "from config", Usage: "override run.concurrency"},
 		&ucli.DurationFlag{Name: "timeout", DefaultText: "from config", Usage: "override run.timeout (per request)"},
 		&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
@@ -39,15 +40,57 @@ func runFlagDefs() []ucli.Flag {
 }
 
 func parseRunFlags(c *ucli.Context) runFlags {
-	return runFlags{
-		ConfigPath:  c.String("config"),
-		BaseURL:     c.String("base-url"),
-		Requests:    c.Int("requests"),
-		Warmup:      c.Int("warmup"),
-		Concurrency: c.Int("concurrency"),
-		Timeout:     c.Duration("timeout"),
-		Quiet:       c.Bool("quiet"),
+	f := runFlags{ConfigPath: c.String("config"), BaseURL: c.String("base-url"), Quiet: c.Bool("quiet")}
+	intFlag := func(name string) *int {
+		if !c.IsSet(name) {
+			return nil
+		}
+		v := c.Int(name)
+		return &v
 	}
+	f.Requests, f.Warmup, f.Concurrency = intFlag("requests"), intFlag("warmup"), intFlag("concurrency")
+	if c.IsSet("timeout") {
+		d := c.Duration("timeout")
+		f.Timeout = &d
+	}
+	return f
+}
+
+// apply validates the run overrides and sets them on cfg.
+func (f runFlags) apply(cfg *config.Config) error {
+	check := func(name string, v *int, least int) error {
+		if v != nil && *v < least {
+			return usageErr(fmt.Errorf("--%s must be at least %d, got %d", name, least, *v))
+		}
+		return nil
+	}
+	if err := errors.Join(check("requests", f.Requests, 1), check("warmup", f.Warmup, 0), check("concurrency", f.Concurrency, 1)); err != nil {
+		return err
+	}
+	if f.Timeout != nil && *f.Timeout <= 0 {
+		return usageErr(fmt.Errorf("--timeout must be positive, got %v", *f.Timeout))
+	}
+	if f.Concurrency != nil && *f.Concurrency > config.MaxConcurrency {
+		return usageErr(fmt.Errorf("--concurrency must be at most %d, got %d", config.MaxConcurrency, *f.Concurrency))
+	}
+	if f.BaseURL != "" {
+		for i := range cfg.Targets {
+			cfg.Targets[i].BaseURL = f.BaseURL
+		}
+	}
+	if f.Requests != nil {
+		cfg.Run.Requests = *f.Requests
+	}
+	if f.Warmup != nil {
+		cfg.Run.Warmup = *f.Warmup
+	}
+	if f.Concurrency != nil {
+		cfg.Run.Concurrency = *f.Concurrency
+	}
+	if f.Timeout != nil {
+		cfg.Run.Timeout = *f.Timeout
+	}
+	return nil
 }
 
 // loadConfig loads the config and applies the flag overrides.
@@ -59,26 +102,8 @@ func loadConfig(env Env, f runFlags) (*config.Config, error) {
 	if err != nil {
 		return nil, usageErr(err)
 	}
-	if f.BaseURL != "" {
-		for i := range cfg.Targets {
-			cfg.Targets[i].BaseURL = f.BaseURL
-		}
-	}
-	switch {
-	case f.Requests < 0, f.Concurrency < 0, f.Timeout < 0:
-		return nil, usageErr(errors.New("--requests, --concurrency and --timeout must be positive"))
-	}
-	if f.Requests > 0 {
-		cfg.Run.Requests = f.Requests
-	}
-	if f.Warmup >= 0 {
-		cfg.Run.Warmup = f.Warmup
-	}
-	if f.Concurrency > 0 {
-		cfg.Run.Concurrency = f.Concurrency
-	}
-	if f.Timeout > 0 {
-		cfg.Run.Timeout = f.Timeout
+	if err := f.apply(cfg); err != nil {
+		return nil, err
 	}
 	return cfg, nil
 }
@@ -110,7 +135,7 @@ func runMeasurement(ctx context.Context, env Env, cfg *config.Config, quiet bool
 	if err != nil {
 		return f, measurementErr(err)
 	}
-	if err := measure.CheckBudget(f, eps); err != nil {
+	if err := measure.CheckBudget(f); err != nil {
 		return f, measurementErr(err)
 	}
 	return f, nil
@@ -159,6 +184,9 @@ Ctrl-C stops cleanly and still writes what was measured, marked partial.
 func runMeasure(ctx context.Context, env Env, opts measureOptions) error {
 	cfg, err := loadConfig(env, opts.runFlags)
 	if err != nil {
+		return err
+	}
+	if err := guardBaseline(cfg.Baseline, map[string]string{"out": opts.Out}); err != nil {
 		return err
 	}
 	f, merr := runMeasurement(ctx, env, cfg, opts.Quiet)

@@ -68,9 +68,9 @@ type dataset struct {
 func (d *dataset) requests() int { return len(d.per) }
 
 // newDataset extracts one metric from successful samples. Per-request metrics
-// give one value per request (ttfct only with a content token, tpot only with
-// more than one output token); itl gives every gap of every request that has
-// one.
+// give one value per request that has it (results.Has: ttfct only with a
+// content token, tpot only with two tokens and a decode time); itl gives
+// every gap of every request that has one.
 func newDataset(samples []results.Sample, metric string) *dataset {
 	type pair struct {
 		v float64
@@ -88,28 +88,15 @@ func newDataset(samples []results.Sample, metric string) *dataset {
 		d.per = append(d.per, int32(len(vs)))
 		d.sums = append(d.sums, sum)
 	}
-	for _, s := range samples {
-		switch metric {
-		case results.TTFB:
-			add(s.TTFB)
-		case results.TTFT:
-			add(s.TTFT)
-		case results.TTFCT:
-			if s.HasContent {
-				add(s.TTFCT)
-			}
-		case results.TPOT:
-			if s.OutputTokens > 1 {
-				add(s.TPOT)
-			}
-		case results.Total:
-			add(s.Total)
-		case results.MaxStall:
-			add(s.MaxStall)
-		case results.ITL:
+	for i := range samples {
+		s := &samples[i]
+		switch {
+		case metric == results.ITL:
 			if len(s.ITL) > 0 {
 				add(s.ITL...)
 			}
+		case results.Has(s, metric): // the same rule as the reported summaries
+			add(results.Value(s, metric))
 		}
 	}
 	slices.SortFunc(ps, func(a, b pair) int {

@@ -257,6 +257,7 @@ func Compare(base, cur Side, gate config.Gate) Report {
 	}
 	rep.Warnings = append(rep.Warnings, sampleWarnings(rep.Checks, len(base.Targets) > 1)...)
 	rep.Warnings = append(rep.Warnings, runWarnings(cur.Targets)...)
+	rep.Warnings = append(rep.Warnings, lostWarnings(rep.Checks)...)
 
 	sortChecks(rep.Checks)
 	sortChecks(rep.Aggregates)
@@ -303,8 +304,13 @@ func (j *job) run(resamples int, seed int64, conf float64, scratch []float64) {
 		c.GapsBase, c.GapsCur = len(j.base.vals), len(j.cur.vals)
 		c.NeedRequests = minITLRequests
 	}
+	if c.NBase > 0 { // each side's statistic is shown whenever it has data
+		c.Baseline = j.base.stat(j.spec)
+	}
+	if c.NCur > 0 {
+		c.Current = j.cur.stat(j.spec)
+	}
 	if c.NBase > 0 && c.NCur > 0 {
-		c.Baseline, c.Current = j.base.stat(j.spec), j.cur.stat(j.spec)
 		if c.Baseline > 0 {
 			j.reps = bootstrapRatios(j.base, j.cur, j.spec, resamples, seed, j.key)
 			j.aggregable = true
@@ -449,6 +455,20 @@ func runWarnings(targets []results.Target) []string {
 
 // sampleWarnings groups the checks that too few requests left unresolved into
 // one warning per target × metric × statistic × counts.
+// lostWarnings names the checks whose metric had values in the baseline and
+// has none now (e.g. itl when answers shrank to one chunk): they can only be
+// inconclusive, and that must not pass quietly.
+func lostWarnings(cs []Check) []string {
+	var out []string
+	for _, c := range cs {
+		if c.Prompt != "" && c.NBase > 0 && c.NCur == 0 {
+			out = append(out, fmt.Sprintf("%s for prompt %s of %s: %d baseline requests had values, this run has none: the endpoint's answers changed shape (one chunk? no content token?), check them",
+				c.Metric+" "+c.Stat, c.Prompt, targetLabel(results.Target{Name: c.Target, Region: c.Region}), c.NBase))
+		}
+	}
+	return out
+}
+
 func sampleWarnings(cs []Check, manyTargets bool) []string {
 	type key struct {
 		target, region, metric, stat string

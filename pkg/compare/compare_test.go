@@ -417,3 +417,29 @@ func TestDefaultsApplied(t *testing.T) {
 		t.Errorf("empty gate: confidence %v, resamples %d, verdict %s; want %v, %d, inconclusive", r.Confidence, r.Resamples, r.Verdict, DefaultConfidence, DefaultResamples)
 	}
 }
+
+// TestLostMetricWarns: a metric the baseline had and this run lacks is shown
+// with its baseline value and warned about, never silently inconclusive.
+func TestLostMetricWarns(t *testing.T) {
+	withGaps := []results.Sample{}
+	oneChunk := []results.Sample{}
+	for i := range 20 {
+		withGaps = append(withGaps, results.Sample{TTFT: 100 + float64(i), ITL: []float64{4, 5, 6}, OutputTokens: 4, TPOT: 5})
+		oneChunk = append(oneChunk, results.Sample{TTFT: 100 + float64(i), OutputTokens: 1})
+	}
+	g := gateWith(config.Check{Metric: results.ITL, Stat: "p50", Tolerance: config.Tolerance{Rel: 0.15}})
+	r := Compare(side(prompt("p", withGaps)), side(prompt("p", oneChunk)), g)
+	c := only(t, r, "p")
+	if c.Verdict != Inconclusive || c.Baseline != 5 || c.NCur != 0 {
+		t.Errorf("check = %+v; want inconclusive with baseline 5 ms and no current values", c)
+	}
+	found := false
+	for _, w := range r.Warnings {
+		if strings.Contains(w, "itl p50 for prompt p") && strings.Contains(w, "has none") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no warning about the lost metric: %q", r.Warnings)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -258,7 +259,7 @@ func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 		maxStall                  time.Duration
 	)
 	s := &o.sample
-	gaps := make([]float64, 0, max(c.ep.MaxTokens, 1)) // the sample owns it
+	gaps := make([]float64, 0, min(max(c.ep.MaxTokens, 1), 256))
 	lr := newLineReader(a.body, buf, maxLine)
 	for {
 		line, at, err := lr.next()
@@ -356,6 +357,9 @@ func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 		s.TokensPerS = float64(s.OutputTokens-1) / decode.Seconds()
 	}
 	if len(gaps) > 0 {
+		if cap(gaps)-len(gaps) > 16 { // keep what a sample holds bounded by its answer
+			gaps = slices.Clone(gaps)
+		}
 		s.ITL = gaps
 	}
 	s.FinishReason = finish

@@ -390,6 +390,9 @@ func TestRetryWait(t *testing.T) {
 		{"", 2, 2 * time.Second, 2400 * time.Millisecond},
 		{"3600", 0, 30 * time.Second, 30 * time.Second}, // capped
 		{"junk", 1, time.Second, 1200 * time.Millisecond},
+		{"Wed, 21 Oct 2015 07:28:00 GMT", 0, 0, 0},                      // a date in the past: retry now
+		{"99999999999999999999", 0, 30 * time.Second, 30 * time.Second}, // overflows int64: capped
+		{"9223372036854775807", 0, 30 * time.Second, 30 * time.Second},  // would overflow as a Duration
 	}
 	for _, tt := range tests {
 		for range 20 {

@@ -273,13 +273,20 @@ func (c *client) do(ctx context.Context, msgs []openai.ChatCompletionMessage, op
 // 0.5 s × 2^retry; both get up to 20% jitter and are capped.
 func retryWait(retryAfter string, retry int, limit time.Duration) time.Duration {
 	d := time.Duration(500*(1<<min(retry, 10))) * time.Millisecond
-	if s, err := strconv.Atoi(strings.TrimSpace(retryAfter)); err == nil && s >= 0 {
-		d = time.Duration(s) * time.Second
-	} else if t, err := http.ParseTime(retryAfter); err == nil {
-		d = time.Until(t)
+	secs, err := strconv.ParseInt(strings.TrimSpace(retryAfter), 10, 64)
+	switch {
+	case err == nil && secs >= 0:
+		d = time.Duration(min(secs, int64(limit/time.Second)+1)) * time.Second // no overflow
+	case errors.Is(err, strconv.ErrRange) && secs > 0: // more seconds than int64 holds
+		d = limit
+	default:
+		if t, perr := http.ParseTime(retryAfter); perr == nil {
+			d = time.Until(t) // negative for a date in the past (clock skew)
+		}
 	}
-	d += time.Duration(rand.Int64N(int64(d/5) + 1))
-	return min(max(d, 0), limit)
+	d = min(max(d, 0), limit)
+	d += time.Duration(rand.Int64N(int64(d/5) + 1)) // up to 20% jitter
+	return min(d, limit)
 }
 
 // Describe returns what a target's results will say about it before any
@@ -292,6 +299,8 @@ func Describe(t config.Target, prompts []config.Prompt) results.Target {
 		Region:  t.Region,
 		BaseURL: RedactURL(t.BaseURL),
 		Model:   t.Model,
+		// the budget the run is held to travels with its results
+		MaxErrorRate: t.MaxErrorRate,
 		Params: results.Params{
 			MaxTokens:   t.MaxTokens,
 			Temperature: t.Temperature,
@@ -381,45 +390,68 @@ func sortedKeys(m map[string]bool) []string {
 	return out
 }
 
-// BudgetError reports targets whose error rate is over their budget.
+// BudgetError reports a run that is not good enough to compare: targets
+// whose error rate is over their max_error_rate, and prompts none of whose
+// requests succeeded (they would be ungated, however small the error rate).
 type BudgetError struct {
 	Over []results.Target
-	// Budget per target name.
-	Budget map[string]float64
+	// Empty names target/prompt pairs with requests but no sample.
+	Empty []string
 }
 
 func (e *BudgetError) Error() string {
-	var b strings.Builder
-	for i, t := range e.Over {
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		classes := make([]string, 0, len(t.ByClass))
-		for k, v := range t.ByClass {
-			classes = append(classes, fmt.Sprintf("%s %d", k, v))
-		}
-		slices.SortFunc(classes, cmp.Compare)
-		fmt.Fprintf(&b, "target %q: %d of %d requests failed (%.1f%% > %.1f%% max_error_rate): %s",
-			t.Name, t.Errors, t.Requests, 100*t.ErrorRate, 100*e.Budget[t.Name], strings.Join(classes, ", "))
+	var parts []string
+	for _, t := range e.Over {
+		parts = append(parts, fmt.Sprintf("target %q: %d of %d requests failed (%.1f%% > %.1f%% max_error_rate): %s",
+			t.Name, t.Errors, t.Requests, 100*t.ErrorRate, 100*t.MaxErrorRate, classes(t.ByClass)))
 	}
-	return "error budget exceeded: " + b.String()
+	msg := ""
+	if len(parts) > 0 {
+		msg = "error budget exceeded: " + strings.Join(parts, "; ")
+	}
+	if len(e.Empty) > 0 {
+		if msg != "" {
+			msg += "; "
+		}
+		msg += "every request failed for " + strings.Join(e.Empty, ", ") + ": nothing to gate them on"
+	}
+	return msg
+}
+
+func classes(byClass map[string]int) string {
+	out := make([]string, 0, len(byClass))
+	for k, v := range byClass {
+		out = append(out, fmt.Sprintf("%s %d", k, v))
+	}
+	slices.SortFunc(out, cmp.Compare)
+	return strings.Join(out, ", ")
 }
 
 // CheckBudget returns a *BudgetError when a target's error rate is over its
-// max_error_rate, nil otherwise.
-func CheckBudget(f *results.File, eps []Endpoint) error {
-	budget := map[string]float64{}
-	for _, ep := range eps {
-		budget[ep.Name] = ep.MaxErrorRate
-	}
-	e := &BudgetError{Budget: budget}
+// max_error_rate or a prompt has requests but no successful one; nil
+// otherwise. It reads only the file, so a saved results file is held to the
+// same rule as a fresh run.
+func CheckBudget(f *results.File) error {
+	e := &BudgetError{}
 	for _, t := range f.Targets {
-		if t.Requests > 0 && t.ErrorRate > budget[t.Name] {
+		if t.Requests > 0 && t.ErrorRate > t.MaxErrorRate {
 			e.Over = append(e.Over, t)
 		}
+		for _, p := range t.Prompts {
+			if p.Requests > 0 && len(p.Samples) == 0 {
+				e.Empty = append(e.Empty, fmt.Sprintf("%s/%s (%s)", targetName(t), p.ID, classes(p.ByClass)))
+			}
+		}
 	}
-	if len(e.Over) == 0 {
+	if len(e.Over) == 0 && len(e.Empty) == 0 {
 		return nil
 	}
 	return e
+}
+
+func targetName(t results.Target) string {
+	if t.Region != "" {
+		return t.Name + "@" + t.Region
+	}
+	return t.Name
 }

@@ -21,22 +21,29 @@ func Values(samples []Sample, metric string) []float64 {
 	out := make([]float64, 0, n)
 	for i := range samples {
 		s := &samples[i]
-		switch metric {
-		case ITL:
+		switch {
+		case metric == ITL:
 			out = append(out, s.ITL...)
-			continue
-		case TTFCT:
-			if !s.HasContent {
-				continue
-			}
-		case TPOT, TokensPerS:
-			if s.OutputTokens < 2 || s.TPOT <= 0 {
-				continue
-			}
+		case Has(s, metric):
+			out = append(out, Value(s, metric))
 		}
-		out = append(out, Value(s, metric))
 	}
 	return out
+}
+
+// Has reports whether one request has a value of a per-request metric: ttfct
+// needs a content token; tpot and tokens_per_s need two tokens and a decode
+// time; itl (many values per request) and unknown names have none.
+func Has(s *Sample, metric string) bool {
+	switch metric {
+	case TTFB, TTFT, Total, MaxStall:
+		return true
+	case TTFCT:
+		return s.HasContent
+	case TPOT, TokensPerS:
+		return s.OutputTokens >= 2 && s.TPOT > 0
+	}
+	return false
 }
 
 // Value returns one request's value of a per-request metric; NaN for ITL,

@@ -68,6 +68,9 @@ type Target struct {
 	Params             Params   `json:"params"`
 	Prompts            []Prompt `json:"prompts"`
 	Overall            Prompt   `json:"overall"`
+	// MaxErrorRate is the target's error budget (max_error_rate), so a
+	// results file says by itself whether its run was good enough to compare.
+	MaxErrorRate float64 `json:"max_error_rate"`
 	// Requests, Errors and ErrorRate count measured (non-warmup) requests.
 	Requests  int            `json:"requests"`
 	Errors    int            `json:"errors"`
