@@ -146,7 +146,6 @@ Start with:  latgate check --config examples/latgate.yaml
 ` + exitCodesHelp,
 		Writer:               env.Stdout,
 		ErrWriter:            env.Stderr,
-		HideHelpCommand:      true,
 		EnableBashCompletion: false,
 		ExitErrHandler:       func(*ucli.Context, error) {}, // Main maps errors to codes
 		OnUsageError: func(c *ucli.Context, err error, _ bool) error {
@@ -181,7 +180,7 @@ func versionCommand(env Env) *ucli.Command {
 		Name:  "version",
 		Usage: "print latgate's version",
 		Action: func(c *ucli.Context) error {
-			_, err := fmt.Fprintf(env.Stdout, "latgate %s\n", Version)
+			_, err := fmt.Fprintf(env.Stdout, "latgate version %s\n", Version) // as --version prints
 			return err
 		},
 	}

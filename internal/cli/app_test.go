@@ -21,7 +21,10 @@ func TestUsageErrors(t *testing.T) {
 		{"compare needs two files", []string{"compare", "a.json"}, ExitUsage, "BASELINE and RESULTS", ""},
 		{"negative requests", []string{"measure", "--config", "../../examples/latgate.yaml", "--requests", "-1"}, ExitUsage, "--requests must be at least 1, got -1", ""},
 		{"bad sim profile", []string{"measure", "--config", "../../examples/latgate.yaml", "--base-url", "sim:nosuch"}, ExitUsage, "nosuch", ""},
-		{"version", []string{"version"}, ExitPass, "", "latgate " + Version},
+		{"version", []string{"version"}, ExitPass, "", "latgate version " + Version},
+		{"--version agrees", []string{"--version"}, ExitPass, "", "latgate version " + Version},
+		{"help command", []string{"help", "check"}, ExitPass, "", "latgate check - measure and compare"},
+		{"compare flags after files", []string{"compare", "a.json", "b.json", "--junit", "x.xml"}, ExitUsage, "flags go before BASELINE and RESULTS", ""},
 		{"help lists exit codes", []string{"--help"}, ExitPass, "", "EXIT CODES"},
 		{"check help teaches the verdicts", []string{"check", "--help"}, ExitPass, "", "inconclusive"},
 	}

@@ -39,7 +39,8 @@ current/baseline from whole requests, and a verdict:
 The tolerance is relative AND absolute: a change smaller than the floor (e.g.
 20ms) is never a regression. Before measuring, check refuses (exit 2) a
 baseline that measured something else: an edited, added or removed prompt, a
-different model, target, max_tokens, temperature or concurrency.
+different target, model, endpoint (base_url), max_tokens, temperature,
+extra_body or concurrency.
 
 Inside GitHub Actions (GITHUB_ACTIONS=true) it also appends the report and a
 chart to $GITHUB_STEP_SUMMARY, emits ::error/::warning annotations, and writes

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -32,6 +33,11 @@ the defaults (TTFT and ITL at P50 and P95).
 			&ucli.StringFlag{Name: "config", Aliases: []string{"c"}, Usage: "take the gate settings from this latgate.yaml", TakesFile: true},
 		),
 		Action: func(c *ucli.Context) error {
+			for _, a := range c.Args().Slice() {
+				if strings.HasPrefix(a, "-") {
+					return usageErr(fmt.Errorf("flags go before BASELINE and RESULTS: latgate compare [flags] BASELINE RESULTS (got %q after them)", a))
+				}
+			}
 			if c.NArg() != 2 {
 				return usageErr(fmt.Errorf("compare takes two files, BASELINE and RESULTS; got %d argument(s)", c.NArg()))
 			}

@@ -114,7 +114,11 @@ func runMerge(env Env, opts mergeOptions) error {
 			names[i] += "@" + t.Region
 		}
 	}
-	fmt.Fprintf(env.Stderr, "latgate: merged %d files: targets %s\n", len(in), strings.Join(names, ", "))
+	files := fmt.Sprintf("%d files", len(in))
+	if len(in) == 1 {
+		files = "1 file"
+	}
+	fmt.Fprintf(env.Stderr, "latgate: merged %s: targets %s\n", files, strings.Join(names, ", "))
 	return nil
 }
 

@@ -188,7 +188,7 @@ func TestFalseAlarmAndPower(t *testing.T) {
 // TestCalibrationSweep logs false alarms and power over sample sizes, noise
 // levels and confidence levels, for choosing the defaults. Run with
 //
-//	go test -run CalibrationSweep -calibrate -v ./pkg/compare/
+//	go test ./pkg/compare/ -run CalibrationSweep -v -args -calibrate
 func TestCalibrationSweep(t *testing.T) {
 	if !*calibrate {
 		t.Skip("run with -calibrate")

@@ -408,16 +408,24 @@ func aggregate(g group, resamples int, conf float64) (Check, bool) {
 // sortChecks orders checks worst first: by verdict, then regressed,
 // inconclusive and ok by decreasing ratio, improved by increasing ratio;
 // ties keep their order (target, prompt, check order of the config).
-func sortChecks(cs []Check) {
-	slices.SortStableFunc(cs, func(a, b Check) int {
-		if d := a.Verdict.rank() - b.Verdict.rank(); d != 0 {
-			return d
-		}
-		if a.Verdict == Improved {
-			return cmpFloat(a.Ratio, b.Ratio)
-		}
+func sortChecks(cs []Check) { slices.SortStableFunc(cs, WorstFirst) }
+
+// WorstFirst orders checks for reports: regressed, inconclusive, ok,
+// improved; regressions and improvements by size, the largest first;
+// inconclusive and ok checks compare equal, so a stable sort keeps them in
+// their configured order (target, prompt, check) and small changes read in a
+// familiar order.
+func WorstFirst(a, b Check) int {
+	if d := a.Verdict.rank() - b.Verdict.rank(); d != 0 {
+		return d
+	}
+	switch a.Verdict {
+	case Improved:
+		return cmpFloat(a.Ratio, b.Ratio)
+	case Regressed:
 		return cmpFloat(b.Ratio, a.Ratio)
-	})
+	}
+	return 0
 }
 
 func cmpFloat(a, b float64) int {

@@ -274,7 +274,7 @@ prompts: [{id: p, messages: [{role: user, content: hi}]}]
 gate:
   checks:
     - {metric: ttft, stat: p95, tolerance: 20%, floor: 30}
-`, []string{":5: gate.checks[0].floor:", "add a unit, e.g. 30s"}, nil},
+`, []string{":5: gate.checks[0].floor:", "add a unit, e.g. 30ms"}, nil},
 		{"bad percentage", `
 targets:
   - name: a

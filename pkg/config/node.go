@@ -292,7 +292,8 @@ func (p *parser) duration(n *yaml.Node, field, example string) (time.Duration, b
 	d, err := time.ParseDuration(n.Value)
 	if err != nil {
 		if _, nerr := strconv.ParseFloat(n.Value, 64); nerr == nil && n.Value != "0" {
-			p.fail(n, field, "%s has no unit; add a unit, e.g. %ss", n.Value, n.Value)
+			unit := strings.TrimLeft(example, "0123456789.") // a floor suggests ms, a timeout s
+			p.fail(n, field, "%s has no unit; add a unit, e.g. %s%s", n.Value, n.Value, unit)
 		} else {
 			p.fail(n, field, "%s is not a duration; write a number with a unit (ns, us, ms, s, m, h), e.g. %s: %s", describe(n), key(field), example)
 		}

@@ -454,7 +454,7 @@ func (c *client) statusFailure(a *attempt, status int, msg string) outcome {
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		class = results.ErrAuth
-		msg += fmt.Sprintf(" (the key is read from $%s)", c.ep.APIKeyEnv)
+		msg += fmt.Sprintf(" (check the API key in $%s)", c.ep.APIKeyEnv)
 	case status == http.StatusTooManyRequests:
 		class = results.ErrRateLimit
 	case status >= 500:

@@ -76,7 +76,8 @@ type AuthError struct {
 }
 
 func (e *AuthError) Error() string {
-	return fmt.Sprintf("target %q: the endpoint refused the credentials (HTTP %d): check the API key in $%s: %s", e.Target, e.Status, e.EnvVar, e.Msg)
+	// Msg is the failure's own message, which already names $EnvVar.
+	return fmt.Sprintf("target %q: the endpoint refused the credentials: %s", e.Target, e.Msg)
 }
 
 type job struct {

@@ -31,8 +31,8 @@ func Measure(w io.Writer, f *results.File) error {
 		if t.Region != "" {
 			name += " [" + t.Region + "]"
 		}
-		fmt.Fprintf(ew, "target %s: model %s at %s (%d requests/prompt, concurrency %d)\n",
-			name, t.Model, t.BaseURL, f.Run.Requests, f.Run.Concurrency)
+		fmt.Fprintf(ew, "target %s: model %s at %s (%s per prompt, concurrency %d)\n",
+			name, t.Model, t.BaseURL, plural(f.Run.Requests, "request", "requests"), f.Run.Concurrency)
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "prompt\tn\tTTFT p50\tTTFT p95\tITL p50\tITL p95\ttotal p50\ttotal p95\ttok/s p50\terrors\t")
 		rows := append(append([]results.Prompt{}, t.Prompts...), t.Overall)

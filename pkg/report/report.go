@@ -1,7 +1,6 @@
 package report
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -35,30 +34,8 @@ const maxListed = 2
 // per-prompt check comes before an aggregate.
 func ordered(rep compare.Report) []compare.Check {
 	all := slices.Concat(rep.Checks, rep.Aggregates)
-	slices.SortStableFunc(all, func(a, b compare.Check) int {
-		if d := rank(a.Verdict) - rank(b.Verdict); d != 0 {
-			return d
-		}
-		if a.Verdict == compare.Improved {
-			return cmp.Compare(a.Ratio, b.Ratio)
-		}
-		return cmp.Compare(b.Ratio, a.Ratio)
-	})
+	slices.SortStableFunc(all, compare.WorstFirst)
 	return all
-}
-
-func rank(v compare.Verdict) int {
-	switch v {
-	case compare.Regressed:
-		return 0
-	case compare.Inconclusive:
-		return 1
-	case compare.OK:
-		return 2
-	case compare.Improved:
-		return 3
-	}
-	return 1
 }
 
 // targets returns the target labels of cs in order of first appearance.

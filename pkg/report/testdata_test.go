@@ -73,7 +73,7 @@ func newReport(checks, aggs []compare.Check, warnings ...string) compare.Report 
 	rep := compare.Report{Checks: checks, Aggregates: aggs, Warnings: warnings, Seed: 1, Resamples: 2000, Confidence: 0.95}
 	rep.Verdict = compare.Improved
 	for _, c := range append(append([]compare.Check{}, checks...), aggs...) {
-		if rank(c.Verdict) < rank(rep.Verdict) {
+		if compare.WorstFirst(compare.Check{Verdict: c.Verdict}, compare.Check{Verdict: rep.Verdict}) < 0 {
 			rep.Verdict = c.Verdict
 		}
 	}

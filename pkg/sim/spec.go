@@ -45,7 +45,7 @@ func presets() []preset {
 	ollama.TTFT = Dist{10 * time.Millisecond, 0.3}
 	ollama.ITL = Dist{3 * time.Millisecond, 0.4}
 	return []preset{
-		{"default", "TTFT ~120ms, ITL ~4ms, lognormal, 24 tokens: realistic but quick", def},
+		{"default", "lognormal: realistic but quick", def},
 		{"fixed", "no jitter, spinning waits: for accuracy tests", fixed},
 		{"fast", "a few ms per answer: for tests", fast},
 		{"reasoning", `8 "reasoning" chunks before the content`, reasoning},
