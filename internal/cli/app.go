@@ -129,6 +129,23 @@ const exitCodesHelp = `EXIT CODES:
    3  measurement failure: endpoint unreachable, auth failure, error budget
       exceeded, or the run was interrupted`
 
+// Exit codes of the commands that measure but do not gate.
+const measureExitHelp = `EXIT CODES:
+   0  measured, within every target's error budget
+   2  usage or config problem (nothing was written)
+   3  measurement failure: endpoint unreachable, auth failure, error budget
+      exceeded, or the run was interrupted`
+
+const blessExitHelp = `EXIT CODES:
+   0  the baseline was written
+   2  usage, config or results problem, or a run bless refuses (nothing was written)
+   3  measurement failure: endpoint unreachable, auth failure, error budget
+      exceeded, or the run was interrupted (nothing was written)`
+
+const mergeExitHelp = `EXIT CODES:
+   0  merged
+   2  a file is unreadable, or the files cannot be merged (nothing was written)`
+
 func newApp(env Env) *ucli.App {
 	app := &ucli.App{
 		Name:    "latgate",

@@ -43,7 +43,7 @@ It prints what changed against the previous baseline.
 --from blesses a results file measured earlier (e.g. a CI artifact from
 'latgate measure --out' or 'latgate check --out') without measuring again.
 
-` + exitCodesHelp,
+` + blessExitHelp,
 		Flags: append(runFlagDefs(),
 			&ucli.StringFlag{Name: "baseline", Aliases: []string{"b"}, Usage: "write the baseline to `FILE` (default: the config's baseline:, or latgate.baseline.json beside it)", TakesFile: true},
 			&ucli.StringFlag{Name: "from", Usage: "bless this results `FILE` instead of measuring", TakesFile: true},

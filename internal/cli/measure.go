@@ -168,7 +168,7 @@ Metrics (all from the moment the request is sent, monotonic clock):
 
 Ctrl-C stops cleanly and still writes what was measured, marked partial.
 
-` + exitCodesHelp,
+` + measureExitHelp,
 		Flags: append(runFlagDefs(),
 			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the results JSON (latgate.results/v1) to `FILE`", TakesFile: true},
 		),

@@ -42,7 +42,7 @@ us-east/results.json → us-east). The same target and region in two files is
 an error. So are different run settings or configs, naming what differs,
 unless --force. The merged file is partial if any input is.
 
-` + exitCodesHelp,
+` + mergeExitHelp,
 		Flags: []ucli.Flag{
 			&ucli.BoolFlag{Name: "label-from-filename", Aliases: []string{"L"}, Usage: "label each file's targets with a region taken from the file name"},
 			&ucli.BoolFlag{Name: "force", Usage: "merge files measured with different run settings or configs"},

@@ -59,7 +59,7 @@ flags floors under that noise and request counts too small for the
 statistic. Your endpoint's own spread adds to this noise: it is the floor
 under which no tolerance means anything on this machine.
 
-` + exitCodesHelp,
+` + measureExitHelp,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "config", Aliases: []string{"c"}, Usage: "a latgate.yaml whose checks to assess (optional)", TakesFile: true},
 			&ucli.StringFlag{Name: "concurrency", Value: defaultSelftestConc, Usage: "comma-separated concurrency levels"},
