@@ -23,7 +23,7 @@ func (c Check) Summary() string {
 	case c.Baseline <= 0:
 		return fmt.Sprintf("baseline %s is 0 ms, so no ratio can be formed %s", c.Stat, values)
 	}
-	change := fmt.Sprintf("%s [%s%% CI %s, %s]", fmtPct(c.Ratio), fmtConf(c.Confidence), fmtPct(c.Lo), fmtPct(c.Hi))
+	change := fmt.Sprintf("%s [%s%% CI %s, %s]", fmtPct(c.Ratio), fmtConf(c.Confidence), PctBeside(c.Lo, c.bound()), PctBeside(c.Hi, c.bound()))
 	if !c.resolved() {
 		have, need, unit := c.shortfall()
 		return fmt.Sprintf("%s unresolved: %s needs at least %d %s per side, have %d %s", change, c.Stat, need, unit, have, values)
@@ -50,14 +50,45 @@ func (c Check) Summary() string {
 	return fmt.Sprintf("%s straddles %s %s", change, tol, values)
 }
 
-// fmtPct formats a ratio as a signed whole-percent change: 1.38 → "+38%".
-func fmtPct(r float64) string {
+// Pct formats a ratio as a signed whole-percent change: 1.38 → "+38%".
+func Pct(r float64) string {
 	v := math.Round((r - 1) * 100)
 	if v == 0 {
 		v = 0 // no "-0%"
 	}
 	return fmt.Sprintf("%+.0f%%", v)
 }
+
+// PctBeside formats r like Pct, but with one decimal when r and ref differ
+// yet round to the same whole percent, so an interval bound just past the
+// tolerance never prints as equal to it: "+25.4%" beside a "+25%" tolerance.
+func PctBeside(r, ref float64) string {
+	if r != ref && Pct(r) == Pct(ref) {
+		v := math.Round((r-1)*1000) / 10
+		if v == 0 {
+			v = 0
+		}
+		return fmt.Sprintf("%+.1f%%", v)
+	}
+	return Pct(r)
+}
+
+// bound is the threshold an interval bound is judged against: the tolerance,
+// or its mirror for an improvement.
+func (c Check) bound() float64 {
+	if c.Verdict == Improved && c.Threshold > 0 {
+		return 1 / c.Threshold
+	}
+	return c.Threshold
+}
+
+// Interval formats the interval of the ratio: "[+22%, +55%]", with a decimal
+// where a bound would otherwise print equal to the tolerance.
+func (c Check) Interval() string {
+	return "[" + PctBeside(c.Lo, c.bound()) + ", " + PctBeside(c.Hi, c.bound()) + "]"
+}
+
+func fmtPct(r float64) string { return Pct(r) }
 
 // fmtConf formats a confidence level as a percentage: 0.95 → "95".
 func fmtConf(c float64) string { return fmt.Sprintf("%.4g", c*100) }

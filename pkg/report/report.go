@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -109,13 +108,7 @@ func shortfall(c compare.Check) (need int, unit string, short bool) {
 }
 
 // pct formats a ratio as a signed whole-percent change: 1.38 → "+38%".
-func pct(r float64) string {
-	v := math.Round((r - 1) * 100)
-	if v == 0 {
-		v = 0 // no "-0%"
-	}
-	return fmt.Sprintf("%+.0f%%", v)
-}
+func pct(r float64) string { return compare.Pct(r) }
 
 // confPct formats a confidence level as a percentage: 0.95 → "95%".
 func confPct(c float64) string { return fmt.Sprintf("%.4g%%", 100*c) }
@@ -135,7 +128,7 @@ func interval(c compare.Check) string {
 	if c.Lo == 0 && c.Hi == 0 {
 		return "-"
 	}
-	return "[" + pct(c.Lo) + ", " + pct(c.Hi) + "]"
+	return c.Interval()
 }
 
 // tolerance is the slowdown a check allows, as a percentage, naming the
