@@ -341,7 +341,11 @@ func fmtMS(v float64) string {
 
 // fmtSpread formats a signed error as "median ±half-range".
 func fmtSpread(s spread) string {
-	return fmt.Sprintf("%+.3f ±%.3f", s.Median, (s.Max-s.Min)/2)
+	m := math.Round(s.Median*1000) / 1000
+	if m == 0 {
+		m = 0 // "+0.000", never "-0.000"
+	}
+	return fmt.Sprintf("%+.3f ±%.3f", m, (s.Max-s.Min)/2)
 }
 
 // stickyWriter keeps the first write error and skips later writes.

@@ -210,3 +210,19 @@ func TestVerdict(t *testing.T) {
 		}
 	}
 }
+
+func TestFmtSpread(t *testing.T) {
+	tests := []struct {
+		s    spread
+		want string
+	}{
+		{spread{Median: -0.0001, Min: -0.001, Max: 0.001}, "+0.000 ±0.001"},
+		{spread{Median: 0.0144, Min: 0.002, Max: 0.026}, "+0.014 ±0.012"},
+		{spread{Median: -0.019, Min: -0.03, Max: -0.002}, "-0.019 ±0.014"},
+	}
+	for _, tt := range tests {
+		if got := fmtSpread(tt.s); got != tt.want {
+			t.Errorf("fmtSpread(%+v) = %q, want %q", tt.s, got, tt.want)
+		}
+	}
+}

@@ -200,8 +200,12 @@ func LabelsFromNames(paths []string) ([]string, error) {
 		p = filepath.ToSlash(filepath.Clean(p))
 		stems[i] = strings.TrimSuffix(p, filepath.Ext(p))
 	}
-	if len(stems) == 1 {
-		return []string{stems[0][strings.LastIndex(stems[0], "/")+1:]}, nil
+	if len(stems) == 1 { // nothing to compare with: drop the usual "results-"
+		base := stems[0][strings.LastIndex(stems[0], "/")+1:]
+		if l := strings.TrimLeft(strings.TrimPrefix(base, "results"), labelSeparators); l != "" {
+			base = l
+		}
+		return []string{base}, nil
 	}
 	prefix := stems[0]
 	for _, s := range stems[1:] {

@@ -186,7 +186,10 @@ func TestLabelsFromNames(t *testing.T) {
 		// Shared characters that are not whole parts stay.
 		{[]string{"results-east.json", "results-west.json"}, []string{"east", "west"}},
 		{[]string{"results-a.json", "results-ab.json"}, []string{"a", "ab"}},
-		{[]string{"dir/results-us.json"}, []string{"results-us"}},
+		// One file: nothing to compare with, so the usual "results-" goes.
+		{[]string{"dir/results-us-east.json"}, []string{"us-east"}},
+		{[]string{"eu.json"}, []string{"eu"}},
+		{[]string{"results.json"}, []string{"results"}},
 	}
 	for _, tt := range tests {
 		got, err := LabelsFromNames(tt.paths)
