@@ -178,6 +178,7 @@ cat >"$tmp/Modelfile" <<EOF
 FROM $model
 TEMPLATE "{{ .Prompt }}"
 PARAMETER num_ctx 512
+PARAMETER num_thread 1
 EOF
 # create draws a progress spinner with terminal escapes even into a file: keep
 # its output for a failure only.

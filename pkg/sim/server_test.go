@@ -622,9 +622,9 @@ func TestFaultStall(t *testing.T) {
 	p := quick(4)
 	p.Fault, p.FaultAfter = FaultStall, 2
 	r, c := startSim(t, p)
+	start := time.Now() // before the deadline starts counting
 	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	defer cancel()
-	start := time.Now()
 	resp := post(ctx, t, c, r.URL(), streamReq(false))
 	fs, err := readFrames(resp.Body)
 	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) < 300*time.Millisecond {
