@@ -127,6 +127,27 @@ targets:
       authorization: Bearer sk-secret-123
 prompts: [{id: p, messages: [{role: user, content: hi}]}]
 `, []string{":5: targets[0].headers.authorization:", "api_key_env"}, []string{"sk-secret-123"}},
+		{"credential header (Azure's api-key)", `
+targets:
+  - name: a
+    base_url: sim
+    headers:
+      api-key: sk-secret-123
+prompts: [{id: p, messages: [{role: user, content: hi}]}]
+`, []string{":5: targets[0].headers.api-key:", "credential header", "api_key_env"}, []string{"sk-secret-123"}},
+		{"plain 1 as a percentage is ambiguous", `
+targets:
+  - name: a
+    base_url: sim
+    max_error_rate: 1
+prompts: [{id: p, messages: [{role: user, content: hi}]}]
+`, []string{":4: targets[0].max_error_rate:", "ambiguous", "1%"}, nil},
+		{"unknown simulator preset", `
+targets:
+  - name: a
+    base_url: "sim:nosuch"
+prompts: [{id: p, messages: [{role: user, content: hi}]}]
+`, []string{":3: targets[0].base_url:", "nosuch"}, nil},
 		{"wrong type int", `
 targets:
   - name: a
@@ -574,7 +595,7 @@ targets:
   - &t
     name: a
     region: eu-west
-    base_url: sim:steady?ttft=50ms
+    base_url: sim:fixed?ttft=50ms
     model: m
     api_key_env: MY_KEY
     max_tokens: 8
@@ -602,7 +623,7 @@ gate:
     - {prompt: p, metric: ttft, stat: p99, floor: 5ms}
 `), filepath.Join(dir, "latgate.yaml"), Options{})
 	temp := 0.7
-	target := Target{Name: "a", Region: "eu-west", BaseURL: "sim:steady?ttft=50ms", Model: "m", APIKeyEnv: "MY_KEY",
+	target := Target{Name: "a", Region: "eu-west", BaseURL: "sim:fixed?ttft=50ms", Model: "m", APIKeyEnv: "MY_KEY",
 		MaxTokens: 8, Temperature: &temp, Headers: map[string]string{"X-Team": "search"},
 		Extra:        map[string]any{"top_k": int64(1), "options": map[string]any{"num_ctx": int64(512), "stop": []any{"\n"}}, "ignore_eos": true},
 		MaxErrorRate: 0.1, Line: 3}
@@ -629,7 +650,7 @@ gate:
 	if diff := cmp.Diff(want, cfg, ignore); diff != "" {
 		t.Errorf("config (-want +got):\n%s", diff)
 	}
-	if !cfg.Targets[0].IsSim() || cfg.Targets[0].SimSpec() != "steady?ttft=50ms" {
+	if !cfg.Targets[0].IsSim() || cfg.Targets[0].SimSpec() != "fixed?ttft=50ms" {
 		t.Errorf("IsSim/SimSpec = %v/%q", cfg.Targets[0].IsSim(), cfg.Targets[0].SimSpec())
 	}
 	// ToleranceFor honours the override and falls back to the check.

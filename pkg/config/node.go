@@ -303,7 +303,8 @@ func (p *parser) duration(n *yaml.Node, field, example string) (time.Duration, b
 }
 
 // fraction parses "5%" or a plain fraction such as 0.05. A plain number above
-// 1 is refused as ambiguous: 20 means 20% to most people, not 2000%.
+// 1 or more is refused as ambiguous: 20 means 20% to most people, not
+// 2000%, and 1 may mean 1% as easily as 100%.
 func (p *parser) fraction(n *yaml.Node, field, example string) (float64, bool) {
 	n, ok := p.scalar(n, field, "a percentage", example, "!!str", "!!int", "!!float")
 	if !ok {
@@ -323,8 +324,8 @@ func (p *parser) fraction(n *yaml.Node, field, example string) (float64, bool) {
 		p.fail(n, field, "%s is not a percentage; write a percentage like %s or a fraction like 0.05", describe(n), example)
 		return 0, false
 	}
-	if v > 1 {
-		p.fail(n, field, "%s is ambiguous; write %s%% for a percentage or a fraction between 0 and 1", s, s)
+	if v >= 1 && v != 0 { // "1" reads as 1% as easily as 100%
+		p.fail(n, field, "%s is ambiguous; write %s%% for a percentage or a fraction below 1 (e.g. 0.05)", s, s)
 		return 0, false
 	}
 	return v, true

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/latgate/latgate/pkg/sim"
 )
 
 // --- targets ---
@@ -175,8 +177,8 @@ func (p *parser) baseURL(n *yaml.Node, field, s string) string {
 		profile, query, _ := strings.Cut(spec, "?")
 		if profile == "" && query == "" {
 			p.fail(n, field, "%q names no simulator profile; write sim for the default, or sim:PROFILE?key=value", s)
-		} else if _, err := url.ParseQuery(query); err != nil {
-			p.fail(n, field, "simulator options %q: %v; write sim:PROFILE?key=value&key=value", query, err)
+		} else if _, err := sim.ParseSpec(spec); err != nil { // same list as every other config error
+			p.fail(n, field, "simulator spec %q: %v; see latgate sim --help", spec, err)
 		}
 		return s
 	}
@@ -228,6 +230,12 @@ func (p *parser) headers(n *yaml.Node, field string) map[string]string {
 		seen[canon] = k.Line
 		if canon == "Authorization" {
 			p.fail(k, f, "latgate sets Authorization from the key in the environment variable named by api_key_env; remove this header and set api_key_env instead")
+			continue
+		}
+		if credentialHeader(canon) {
+			// A committed config must never hold a key, and output redaction
+			// only knows the api_key_env key: refuse rather than leak.
+			p.fail(k, f, "looks like a credential header, and header values are committed with the config: keep credentials in the environment (api_key_env, sent as Authorization: Bearer); other credential headers are not supported yet")
 			continue
 		}
 		if v.Kind != yaml.ScalarNode || isNull(v) {
@@ -794,4 +802,16 @@ func (p *parser) overrides(n *yaml.Node, checks []Check, prompts []Prompt) []Ove
 		out = append(out, o)
 	}
 	return out
+}
+
+// credentialHeader reports header names that carry credentials (api-key,
+// X-Api-Key, X-Auth-Token, Proxy-Authorization, ...).
+func credentialHeader(canon string) bool {
+	l := strings.ToLower(canon)
+	for _, w := range []string{"key", "token", "secret", "auth", "password", "cookie"} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
 }

@@ -24,6 +24,7 @@ type Running struct {
 
 	closeOnce sync.Once
 	closeErr  error
+	mu        sync.Mutex // guards stop, set after the server starts
 }
 
 // Start serves profile p on 127.0.0.1 at a free port until Close or until
@@ -32,13 +33,19 @@ func Start(ctx context.Context, p Profile) (*Running, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("sim: %w", err)
+	}
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("sim: listen: %w", err)
 	}
 	r := start(ln, New(p))
+	// Set stop before the callback can run: Close reads it.
+	r.mu.Lock()
 	r.stop = context.AfterFunc(ctx, func() { _ = r.Close() })
+	r.mu.Unlock()
 	return r, nil
 }
 
@@ -88,8 +95,11 @@ func (r *Running) Server() *Server { return r.srv }
 // more than once.
 func (r *Running) Close() error {
 	r.closeOnce.Do(func() {
-		if r.stop != nil {
-			r.stop()
+		r.mu.Lock()
+		stop := r.stop
+		r.mu.Unlock()
+		if stop != nil {
+			stop()
 		}
 		r.srv.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

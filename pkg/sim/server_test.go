@@ -958,3 +958,24 @@ func TestChunkAllocs(t *testing.T) {
 		t.Errorf("chunk %s: %v", st.buf, err)
 	}
 }
+
+// TestStartWithDoneContext: a context already done gives an error, not a
+// simulator that is closed (and racing its own Close) when it is returned.
+func TestStartWithDoneContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if r, err := Start(ctx, quick(2)); err == nil {
+		r.Close()
+		t.Fatal("Start with a done context: nil error")
+	}
+	// And a context cancelled right after Start closes it without a race.
+	ctx, cancel = context.WithCancel(context.Background())
+	r, err := Start(ctx, quick(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := r.Close(); err != nil {
+		t.Errorf("Close after cancel: %v", err)
+	}
+}

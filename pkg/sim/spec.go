@@ -148,7 +148,7 @@ func ParseSpec(spec string) (Profile, error) {
 			continue
 		}
 		k, v, _ := strings.Cut(kv, "=")
-		v, err := url.QueryUnescape(v)
+		v, err := url.PathUnescape(v) // "+" stays "+" (a key may hold one)
 		if err != nil {
 			return Profile{}, fmt.Errorf("sim spec %q: %s: bad escape: %w", spec, k, err)
 		}
