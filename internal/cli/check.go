@@ -7,8 +7,6 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/latgate/latgate/pkg/compare"
-	"github.com/latgate/latgate/pkg/config"
-	"github.com/latgate/latgate/pkg/measure"
 	"github.com/latgate/latgate/pkg/report"
 	"github.com/latgate/latgate/pkg/results"
 )
@@ -121,12 +119,3 @@ func runCheck(ctx context.Context, env Env, opts checkOptions) (err error) {
 	}
 	return gateOutcome(rep, opts.Strict)
 }
-
-func describe(t configTarget, prompts []configPrompt) results.Target {
-	return measure.Describe(t, prompts)
-}
-
-type (
-	configTarget = config.Target
-	configPrompt = config.Prompt
-)

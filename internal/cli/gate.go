@@ -15,6 +15,7 @@ import (
 	"github.com/latgate/latgate/pkg/baseline"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/measure"
 	"github.com/latgate/latgate/pkg/report"
 	"github.com/latgate/latgate/pkg/results"
 )
@@ -55,7 +56,7 @@ func side(run results.Run, targets []results.Target) compare.Side {
 func planned(cfg *config.Config) compare.Side {
 	s := compare.Side{Run: results.Run{Requests: cfg.Run.Requests, Warmup: cfg.Run.Warmup, Concurrency: cfg.Run.Concurrency}}
 	for _, t := range cfg.Targets {
-		s.Targets = append(s.Targets, describe(t, cfg.Prompts))
+		s.Targets = append(s.Targets, measure.Describe(t, cfg.Prompts))
 	}
 	return s
 }

@@ -47,7 +47,7 @@ func (s statSpec) need(conf float64) int {
 
 // Metrics compare knows how to gate. All are durations in milliseconds for
 // which larger is worse; tokens_per_s is not gated.
-var gatedMetrics = []string{results.TTFB, results.TTFT, results.TTFCT, results.ITL, results.TPOT, results.Total, results.MaxStall}
+var gatedMetrics = results.DurationMetrics()
 
 // minITLRequests is the fewest requests a side needs for a pooled itl
 // statistic: gaps within one stream are correlated, so many gaps from a few

@@ -23,17 +23,17 @@ func (c Check) Summary() string {
 	case c.Baseline <= 0:
 		return fmt.Sprintf("baseline %s is 0 ms, so no ratio can be formed %s", c.Stat, values)
 	}
-	change := fmt.Sprintf("%s [%s%% CI %s, %s]", fmtPct(c.Ratio), fmtConf(c.Confidence), PctBeside(c.Lo, c.bound()), PctBeside(c.Hi, c.bound()))
+	change := fmt.Sprintf("%s [%s%% CI %s, %s]", Pct(c.Ratio), fmtConf(c.Confidence), PctBeside(c.Lo, c.bound()), PctBeside(c.Hi, c.bound()))
 	if !c.resolved() {
 		have, need, unit := c.shortfall()
 		return fmt.Sprintf("%s unresolved: %s needs at least %d %s per side, have %d %s", change, c.Stat, need, unit, have, values)
 	}
 	if c.Verdict == Inconclusive && c.Lo == 0 && c.Hi == 0 {
-		return fmt.Sprintf("%s, interval unbounded: some resamples have a zero baseline %s", fmtPct(c.Ratio), values)
+		return fmt.Sprintf("%s, interval unbounded: some resamples have a zero baseline %s", Pct(c.Ratio), values)
 	}
-	tol := fmtPct(c.Threshold)
+	tol := Pct(c.Threshold)
 	if c.Verdict == Improved {
-		tol = fmtPct(1 / c.Threshold)
+		tol = Pct(1 / c.Threshold)
 	}
 	tol += " tolerance"
 	if f := floorMS(c.Tolerance); f/c.Baseline > c.Tolerance.Rel {
@@ -87,8 +87,6 @@ func (c Check) bound() float64 {
 func (c Check) Interval() string {
 	return "[" + PctBeside(c.Lo, c.bound()) + ", " + PctBeside(c.Hi, c.bound()) + "]"
 }
-
-func fmtPct(r float64) string { return Pct(r) }
 
 // fmtConf formats a confidence level as a percentage: 0.95 → "95".
 func fmtConf(c float64) string { return fmt.Sprintf("%.4g", c*100) }

@@ -66,7 +66,7 @@ const (
 
 // Allowed values.
 var (
-	checkMetrics = []string{results.TTFB, results.TTFT, results.TTFCT, results.ITL, results.TPOT, results.Total, results.MaxStall}
+	checkMetrics = results.DurationMetrics()
 	checkStats   = []string{"p50", "p95", "p99", "mean"}
 	roles        = []string{"system", "user", "assistant", "tool", "developer"}
 	orders       = []string{"interleave", "shuffle"}

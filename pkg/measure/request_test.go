@@ -2,6 +2,7 @@ package measure
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -324,7 +325,7 @@ func TestAuthFailsFastAndRedactsKey(t *testing.T) {
 	ep.APIKey = key
 	f, err := Run(context.Background(), runOpts(ep, 20))
 	var ae *AuthError
-	if !errorsAs(err, &ae) {
+	if !errors.As(err, &ae) {
 		t.Fatalf("err = %v, want *AuthError", err)
 	}
 	if !strings.Contains(err.Error(), "$TEST_KEY") || strings.Contains(err.Error(), key) {

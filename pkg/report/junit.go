@@ -116,11 +116,11 @@ func detail(c compare.Check, conf float64) string {
 	fmt.Fprintf(&b, "baseline:   %s\n", side(c.Baseline, c.NBase, c.GapsBase, c.Metric))
 	fmt.Fprintf(&b, "current:    %s\n", side(c.Current, c.NCur, c.GapsCur, c.Metric))
 	if c.Ratio > 0 {
-		fmt.Fprintf(&b, "change:     %s (ratio %.3f), %s CI %s\n", pct(c.Ratio), c.Ratio, confPct(conf), interval(c))
+		fmt.Fprintf(&b, "change:     %s (ratio %.3f), %s CI %s\n", compare.Pct(c.Ratio), c.Ratio, confPct(conf), interval(c))
 	}
 	if c.Threshold > 0 {
 		fmt.Fprintf(&b, "threshold:  %s (ratio %.3f): max(tolerance %s, floor %g ms)\n",
-			pct(c.Threshold), c.Threshold, pct(1+c.Tolerance.Rel), floorMS(c))
+			compare.Pct(c.Threshold), c.Threshold, compare.Pct(1+c.Tolerance.Rel), floorMS(c))
 	}
 	need := fmt.Sprintf("%d requests", c.Need)
 	if c.Metric == results.ITL {

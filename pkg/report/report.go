@@ -107,9 +107,6 @@ func shortfall(c compare.Check) (need int, unit string, short bool) {
 	return 0, "", false
 }
 
-// pct formats a ratio as a signed whole-percent change: 1.38 → "+38%".
-func pct(r float64) string { return compare.Pct(r) }
-
 // confPct formats a confidence level as a percentage: 0.95 → "95%".
 func confPct(c float64) string { return fmt.Sprintf("%.4g%%", 100*c) }
 
@@ -120,7 +117,7 @@ func change(c compare.Check) string {
 	if c.Ratio <= 0 {
 		return "-"
 	}
-	return pct(c.Ratio)
+	return compare.Pct(c.Ratio)
 }
 
 // interval is the interval of the ratio as percentages, "-" when undefined.
@@ -135,13 +132,13 @@ func interval(c compare.Check) string {
 // floor when the floor sets it: "+15%", "+49% (20 ms floor)".
 func tolerance(c compare.Check) string {
 	if c.Threshold <= 0 {
-		s := pct(1 + c.Tolerance.Rel)
+		s := compare.Pct(1 + c.Tolerance.Rel)
 		if f := floorMS(c); f > 0 {
 			s += fmt.Sprintf(", %g ms floor", f)
 		}
 		return s
 	}
-	s := pct(c.Threshold)
+	s := compare.Pct(c.Threshold)
 	if f := floorMS(c); f/c.Baseline > c.Tolerance.Rel {
 		s += fmt.Sprintf(" (%g ms floor)", f)
 	}

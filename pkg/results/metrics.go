@@ -71,7 +71,7 @@ func Value(s *Sample, metric string) float64 {
 // MetricsOf summarizes samples into every metric's summary (type-7 percentiles).
 func MetricsOf(samples []Sample) Metrics {
 	var m Metrics
-	for _, name := range MetricNames {
+	for _, name := range metricNames {
 		sum := stats.Summarize(Values(samples, name))
 		if sum.N == 0 {
 			continue

@@ -22,8 +22,12 @@ const (
 	TokensPerS = "tokens_per_s"
 )
 
-// MetricNames lists every metric in report order.
-var MetricNames = []string{TTFB, TTFT, TTFCT, ITL, TPOT, Total, MaxStall, TokensPerS}
+// DurationMetrics returns the duration metrics, in report order: the ones a
+// gate can check (tokens_per_s is a rate, higher is better).
+func DurationMetrics() []string { return []string{TTFB, TTFT, TTFCT, ITL, TPOT, Total, MaxStall} }
+
+// metricNames lists every metric in report order.
+var metricNames = append(DurationMetrics(), TokensPerS)
 
 // File is one run's results file.
 type File struct {
