@@ -14,6 +14,8 @@ import (
 	"sync"
 
 	ucli "github.com/urfave/cli/v2"
+
+	"github.com/latgate/latgate/internal/suggest"
 )
 
 // Exit codes: the contract CI jobs build on. Documented in README and --help.
@@ -24,9 +26,11 @@ const (
 	ExitMeasurement = 3 // endpoint unreachable, auth failure, error budget exceeded, interrupted
 )
 
-// Version is latgate's version, set at build time with
-// -ldflags "-X github.com/latgate/latgate/internal/cli.Version=v1.2.3".
-var Version = "v0.1.0-dev"
+// Version, when set at link time with
+// -ldflags "-X github.com/latgate/latgate/internal/cli.Version=v1.2.3"
+// (scripts/release.sh does), overrides the module version that the Go build
+// info records; see version.go.
+var Version = ""
 
 // Env is what a command may touch of the outside world.
 type Env struct {
@@ -147,10 +151,11 @@ const mergeExitHelp = `EXIT CODES:
    2  a file is unreadable, or the files cannot be merged (nothing was written)`
 
 func newApp(env Env) *ucli.App {
+	build := readBuild()
 	app := &ucli.App{
 		Name:    "latgate",
 		Usage:   "a CI latency regression gate for OpenAI-compatible streaming endpoints",
-		Version: Version,
+		Version: build.String(),
 		Description: `latgate streams a fixed prompt set against an OpenAI-compatible
 /v1/chat/completions endpoint (OpenAI, vLLM, llama.cpp, Ollama, gateways),
 measures time to first token (TTFT), inter-token latency (ITL) and total time
@@ -166,7 +171,7 @@ Start with:  latgate check --config examples/latgate.yaml
 		EnableBashCompletion: false,
 		ExitErrHandler:       func(*ucli.Context, error) {}, // Main maps errors to codes
 		OnUsageError: func(c *ucli.Context, err error, _ bool) error {
-			return usageErr(fmt.Errorf("%w (see %s --help)", err, strings.TrimSpace(c.Command.HelpName)))
+			return usageErr(fmt.Errorf("%w%s (see %s --help)", err, flagSuggestion(c, err), strings.TrimSpace(c.Command.HelpName)))
 		},
 		Commands: []*ucli.Command{
 			checkCommand(env),
@@ -177,12 +182,16 @@ Start with:  latgate check --config examples/latgate.yaml
 			initCommand(env),
 			selftestCommand(env),
 			simCommand(env),
-			versionCommand(env),
+			versionCommand(env, build),
 		},
 	}
 	app.Action = func(c *ucli.Context) error {
 		if c.NArg() > 0 {
-			return usageErr(fmt.Errorf("unknown command %q: see latgate --help", c.Args().First()))
+			name := c.Args().First()
+			if s := suggest.Closest(name, commandNames(c.App.Commands)); s != "" {
+				return usageErr(fmt.Errorf("unknown command %q; did you mean %q? (see latgate --help)", name, s))
+			}
+			return usageErr(fmt.Errorf("unknown command %q: see latgate --help", name))
 		}
 		return ucli.ShowAppHelp(c)
 	}
@@ -192,13 +201,40 @@ Start with:  latgate check --config examples/latgate.yaml
 	return app
 }
 
-func versionCommand(env Env) *ucli.Command {
-	return &ucli.Command{
-		Name:  "version",
-		Usage: "print latgate's version",
-		Action: func(c *ucli.Context) error {
-			_, err := fmt.Fprintf(env.Stdout, "latgate version %s\n", Version) // as --version prints
-			return err
-		},
+// commandNames lists every name a command answers to.
+func commandNames(cmds []*ucli.Command) []string {
+	var names []string
+	for _, c := range cmds {
+		names = append(names, c.Names()...)
 	}
+	return names
+}
+
+// flagSuggestion is " ; did you mean --NAME?" for an unknown flag close to
+// one of the command's flags, else "".
+func flagSuggestion(c *ucli.Context, err error) string {
+	const prefix = "flag provided but not defined: "
+	msg := err.Error()
+	if !strings.HasPrefix(msg, prefix) || c.Command == nil {
+		return ""
+	}
+	given := strings.TrimLeft(strings.TrimPrefix(msg, prefix), "-")
+	var names []string
+	for _, f := range c.Command.Flags {
+		names = append(names, f.Names()...)
+	}
+	if c.Command.Name == "" || len(c.Command.Flags) == 0 { // the app itself
+		for _, f := range c.App.Flags {
+			names = append(names, f.Names()...)
+		}
+	}
+	names = append(names, "help")
+	s := suggest.Closest(given, names)
+	if s == "" {
+		return ""
+	}
+	if len(s) == 1 {
+		return fmt.Sprintf("; did you mean -%s?", s)
+	}
+	return fmt.Sprintf("; did you mean --%s?", s)
 }

@@ -125,7 +125,7 @@ func runMeasurement(ctx context.Context, env Env, cfg *config.Config, quiet bool
 		Prompts:    cfg.Prompts,
 		Run:        cfg.Run,
 		Observer:   obs,
-		Version:    Version,
+		Version:    readBuild().Version,
 		ConfigPath: cfg.Path,
 		ConfigHash: cfg.Hash,
 	})

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/latgate/latgate/internal/suggest"
 )
 
 // deref follows aliases.
@@ -163,48 +165,11 @@ func (p *parser) unknown(k *yaml.Node, path string, keys []string) {
 		p.fail(k, field, "credentials never go in the config file; remove this key and set api_key_env on the target to the name of an environment variable holding the key")
 		return
 	}
-	if s := suggest(k.Value, keys); s != "" {
+	if s := suggest.Closest(k.Value, keys); s != "" {
 		p.fail(k, field, "unknown key %q; did you mean %q?", k.Value, s)
 		return
 	}
 	p.fail(k, field, "unknown key %q; valid keys here: %s", k.Value, strings.Join(keys, ", "))
-}
-
-// suggest returns the key closest to s by edit distance, or "" if none is close.
-func suggest(s string, keys []string) string {
-	norm := func(s string) string { return strings.ReplaceAll(strings.ToLower(s), "-", "_") }
-	best, bestD := "", -1
-	for _, k := range keys {
-		d := editDistance(norm(s), norm(k))
-		if bestD < 0 || d < bestD {
-			best, bestD = k, d
-		}
-	}
-	if bestD >= 0 && bestD <= max(2, len(s)/3) && bestD < len(s) {
-		return best
-	}
-	return ""
-}
-
-// editDistance is the Levenshtein distance between a and b (bytes).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // list checks that n is a list and returns its items, aliases followed.
