@@ -177,7 +177,7 @@ func blessable(cfg *config.Config, f *results.File, force bool, env Env) error {
 	// decide nothing at all.
 	least := 0
 	for _, c := range cfg.Gate.Checks {
-		n := stats.MinSamples(statQuantile(c.Stat), cfg.Gate.Confidence)
+		n := needOf(c.Stat, cfg.Gate.Confidence)
 		if least == 0 || n < least {
 			least = n
 		}
@@ -194,7 +194,7 @@ func blessable(cfg *config.Config, f *results.File, force bool, env Env) error {
 				continue
 			}
 			for _, c := range cfg.Gate.Checks {
-				if need := stats.MinSamples(statQuantile(c.Stat), cfg.Gate.Confidence); n < need && c.Metric != "itl" {
+				if need := needOf(c.Stat, cfg.Gate.Confidence); n < need && c.Metric != "itl" {
 					notes = append(notes, fmt.Sprintf("%s/%s: %s %s needs %d requests, has %d: it will be inconclusive", t.Name, p.ID, c.Metric, c.Stat, need, n))
 				}
 			}
@@ -215,15 +215,14 @@ func blessable(cfg *config.Config, f *results.File, force bool, env Env) error {
 	return usageErr(fmt.Errorf("refusing to bless: %s; fix the endpoint or raise run.requests, or pass --force (the baseline is unchanged)", strings.Join(problems, "; ")))
 }
 
-// statQuantile maps a statistic name to the quantile whose resolution it needs.
-func statQuantile(stat string) float64 {
-	switch stat {
-	case "p95":
-		return 0.95
-	case "p99":
-		return 0.99
+// needOf is the fewest requests a statistic of the config needs (config.Load
+// accepted only statistics that parse).
+func needOf(stat string, conf float64) int {
+	s, err := stats.ParseStat(stat)
+	if err != nil {
+		return stats.Stat{P: 0.5}.Need(conf)
 	}
-	return 0.5 // p50, mean
+	return s.Need(conf)
 }
 
 // gitCommit returns the commit being blessed: $GITHUB_SHA in Actions, else

@@ -74,13 +74,8 @@ func mismatchError(baselinePath string, ms []compare.Mismatch) error {
 
 // gateOutcome turns a report into the command's result: nil, or errRegression.
 func gateOutcome(rep compare.Report, strict bool) error {
-	switch rep.Verdict {
-	case compare.Regressed:
+	if rep.Verdict.Fails(strict) {
 		return errRegression
-	case compare.Inconclusive:
-		if strict {
-			return errRegression
-		}
 	}
 	return nil
 }

@@ -275,33 +275,18 @@ func resolve(cfg *config.Config, levels []selftestLevel) *resolution {
 	for _, c := range cfg.Gate.Checks {
 		rc := resolvedCheck{Metric: c.Metric, Stat: c.Stat, Tolerance: c.Tolerance.Rel,
 			FloorMS: float64(c.Tolerance.Floor) / 1e6, MinChangeMS: math.NaN()}
-		stat, p, ok := statFunc(c.Stat)
+		stat, err := stats.ParseStat(c.Stat)
 		per, known := noise.Noise(c.Metric)
-		if ok && known {
-			rc.MinChangeMS = measure.MinDetectable(per, cfg.Run.Requests, conf, resamples, uint64(cfg.Gate.Seed), stat)
+		if err == nil && known {
+			rc.MinChangeMS = measure.MinDetectable(per, cfg.Run.Requests, conf, resamples, uint64(cfg.Gate.Seed), stat.Of)
 			if c.Metric != results.ITL { // itl's rule counts pooled gaps, which are plenty here
-				rc.NeedRequests = stats.MinSamples(p, conf)
+				rc.NeedRequests = stat.Need(conf)
 			}
 		}
 		rc.Verdict = verdict(rc, cfg.Run.Requests, conf)
 		res.Checks = append(res.Checks, rc)
 	}
 	return res
-}
-
-// statFunc returns the statistic named "mean" or "pNN" and the quantile
-// whose sample-size rule applies to it (the median's for the mean).
-func statFunc(name string) (f func([]float64) float64, p float64, ok bool) {
-	if name == "mean" {
-		return stats.Mean, 0.5, true
-	}
-	num, ok := strings.CutPrefix(name, "p")
-	v, err := strconv.ParseFloat(num, 64)
-	if !ok || err != nil || v <= 0 || v >= 100 {
-		return nil, 0, false
-	}
-	p = v / 100
-	return func(s []float64) float64 { return stats.Quantile(s, p) }, p, true
 }
 
 func verdict(c resolvedCheck, requests int, conf float64) string {

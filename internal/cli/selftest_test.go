@@ -163,33 +163,6 @@ func TestParseLevels(t *testing.T) {
 	}
 }
 
-func TestStatFunc(t *testing.T) {
-	sorted := []float64{1, 2, 3, 4, 10}
-	tests := []struct {
-		name  string
-		value float64 // of the statistic on sorted
-		p     float64
-		ok    bool
-	}{
-		{"mean", 4, 0.5, true},
-		{"p50", 3, 0.5, true},
-		{"p95", 8.8, 0.95, true},
-		{"p99.9", 9.976, 0.999, true},
-		{"p0", 0, 0, false},
-		{"p100", 0, 0, false},
-		{"median", 0, 0, false},
-	}
-	for _, tt := range tests {
-		f, p, ok := statFunc(tt.name)
-		if ok != tt.ok || math.Abs(p-tt.p) > 1e-12 {
-			t.Errorf("statFunc(%q) = p %v, ok %v; want p %v, ok %v", tt.name, p, ok, tt.p, tt.ok)
-		}
-		if ok && math.Abs(f(sorted)-tt.value) > 1e-9 {
-			t.Errorf("statFunc(%q) on %v = %v, want %v", tt.name, sorted, f(sorted), tt.value)
-		}
-	}
-}
-
 func TestVerdict(t *testing.T) {
 	tests := []struct {
 		name     string

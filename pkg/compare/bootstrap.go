@@ -6,44 +6,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/stats"
 )
-
-// statSpec is a parsed statistic name: a quantile p, or the mean.
-type statSpec struct {
-	mean bool
-	p    float64
-}
-
-// parseStat parses "mean" or "pNN" (p50, p95, p99, p99.9).
-func parseStat(s string) (statSpec, bool) {
-	if s == "mean" {
-		return statSpec{mean: true}, true
-	}
-	num, ok := strings.CutPrefix(s, "p")
-	if !ok {
-		return statSpec{}, false
-	}
-	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || v <= 0 || v >= 100 {
-		return statSpec{}, false
-	}
-	return statSpec{p: v / 100}, true
-}
-
-// need returns the values each side needs for the statistic to be resolved:
-// the distribution-free minimum of stats.MinSamples (the mean is held to the
-// median's rule: 5 at 95%).
-func (s statSpec) need(conf float64) int {
-	if s.mean {
-		return stats.MinSamples(0.5, conf)
-	}
-	return stats.MinSamples(s.p, conf)
-}
 
 // Metrics compare knows how to gate. All are durations in milliseconds for
 // which larger is worse; tokens_per_s is not gated.
@@ -111,37 +77,37 @@ func newDataset(samples []results.Sample, metric string) *dataset {
 }
 
 // stat returns the statistic over all values: type-7 quantile or mean.
-func (d *dataset) stat(s statSpec) float64 {
+func (d *dataset) stat(s stats.Stat) float64 {
 	if len(d.vals) == 0 {
 		return math.NaN()
 	}
-	if s.mean {
+	if s.Mean {
 		var sum float64
 		for _, x := range d.sums {
 			sum += x
 		}
 		return sum / float64(len(d.vals))
 	}
-	return stats.Quantile(d.vals, s.p)
+	return stats.Quantile(d.vals, s.P)
 }
 
 // resampler draws bootstrap resamples of whole requests from a dataset and
 // returns their statistic. Its buffers are reused across draws.
 type resampler struct {
 	d      *dataset
-	s      statSpec
+	s      stats.Stat
 	j0     int     // pivot: the position of the full sample's quantile
 	below  []int32 // per request, values at positions < j0
 	counts []int32 // per request, times drawn in the current resample
 }
 
-func newResampler(d *dataset, s statSpec) *resampler {
+func newResampler(d *dataset, s stats.Stat) *resampler {
 	r := &resampler{d: d, s: s, counts: make([]int32, d.requests())}
-	if !s.mean && len(d.vals) > 0 {
+	if !s.Mean && len(d.vals) > 0 {
 		// A resample's quantile lies near the full sample's, so the walk
 		// starts there: the weight below the pivot is a sum over requests,
 		// and only the few positions between pivot and answer are visited.
-		r.j0 = int(float64(len(d.vals)-1) * s.p)
+		r.j0 = int(float64(len(d.vals)-1) * s.P)
 		r.below = make([]int32, d.requests())
 		for _, o := range d.owner[:r.j0] {
 			r.below[o]++
@@ -163,7 +129,7 @@ func (r *resampler) draw(src *rand.PCG) float64 {
 	half := (len(c) + 1) / 2
 	odd := len(c)%2 == 1
 	var m int
-	if r.s.mean {
+	if r.s.Mean {
 		sums := r.d.sums
 		var sum float64
 		for k := range half {
@@ -208,13 +174,13 @@ func (r *resampler) weighted() float64 {
 	var sum float64
 	for i, k := range r.counts {
 		m += int(k) * int(r.d.per[i])
-		if r.s.mean {
+		if r.s.Mean {
 			sum += float64(k) * r.d.sums[i]
 		} else {
 			w += int(k) * int(r.below[i])
 		}
 	}
-	if r.s.mean {
+	if r.s.Mean {
 		return sum / float64(m)
 	}
 	return r.walk(m, w)
@@ -226,7 +192,7 @@ func (r *resampler) walk(m, w int) float64 {
 	c, d := r.counts, r.d
 	// Type 7: h = (m−1)p, interpolate between order statistics lo and lo+1
 	// (0-based) of the resample.
-	h := float64(m-1) * r.s.p
+	h := float64(m-1) * r.s.P
 	lo := int(h)
 	frac := h - float64(lo)
 	j := r.j0
@@ -265,7 +231,7 @@ func ratio(cur, base float64) float64 {
 // bootstrapRatios returns n replicate ratios stat(cur*)/stat(base*), each side
 // resampled independently by whole requests from a PCG stream seeded by seed
 // and key.
-func bootstrapRatios(base, cur *dataset, s statSpec, n int, seed int64, key string) []float64 {
+func bootstrapRatios(base, cur *dataset, s stats.Stat, n int, seed int64, key string) []float64 {
 	src := rand.NewPCG(uint64(seed), keyHash(key))
 	rb, rc := newResampler(base, s), newResampler(cur, s)
 	out := make([]float64, n)

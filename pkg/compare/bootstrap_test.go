@@ -11,30 +11,6 @@ import (
 	"github.com/latgate/latgate/pkg/stats"
 )
 
-func TestParseStat(t *testing.T) {
-	tests := []struct {
-		in   string
-		want statSpec
-		ok   bool
-	}{
-		{"p50", statSpec{p: 0.5}, true},
-		{"p95", statSpec{p: 0.95}, true},
-		{"p99", statSpec{p: 0.99}, true},
-		{"p99.9", statSpec{p: 0.999}, true},
-		{"mean", statSpec{mean: true}, true},
-		{"p0", statSpec{}, false},
-		{"p100", statSpec{}, false},
-		{"median", statSpec{}, false},
-		{"95", statSpec{}, false},
-	}
-	for _, tt := range tests {
-		got, ok := parseStat(tt.in)
-		if ok != tt.ok || math.Abs(got.p-tt.want.p) > 1e-12 || got.mean != tt.want.mean {
-			t.Errorf("parseStat(%q) = %+v, %v; want %+v, %v", tt.in, got, ok, tt.want, tt.ok)
-		}
-	}
-}
-
 // expand returns the resample a count vector stands for, sorted: every value
 // of request i repeated counts[i] times.
 func expand(d *dataset, counts []int32) []float64 {
@@ -53,7 +29,7 @@ func expand(d *dataset, counts []int32) []float64 {
 func TestWeightedMatchesExpanded(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	p := profile{TTFTMedian: 400, TTFTSigma: 0.5, ITLMedian: 20, ITLReqSigma: 0.3, ITLGapSigma: 0.3, Gaps: 6}
-	specs := []statSpec{{p: 0.5}, {p: 0.95}, {p: 0.99}, {p: 0.1}, {p: 0.123}, {mean: true}}
+	specs := []stats.Stat{{P: 0.5}, {P: 0.95}, {P: 0.99}, {P: 0.1}, {P: 0.123}, {Mean: true}}
 	for _, n := range []int{1, 2, 3, 7, 30, 101} {
 		samples := simSamples(rng, p, n)
 		// Ties: a few repeated values must not confuse the walk.
@@ -76,8 +52,8 @@ func TestWeightedMatchesExpanded(t *testing.T) {
 					}
 					got := r.weighted()
 					x := expand(d, r.counts)
-					want := stats.Quantile(x, s.p)
-					if s.mean {
+					want := stats.Quantile(x, s.P)
+					if s.Mean {
 						want = stats.Mean(x)
 					}
 					if math.Abs(got-want) > 1e-9*math.Abs(want) {
@@ -96,7 +72,7 @@ func TestDrawMatchesWeighted(t *testing.T) {
 	p := profile{TTFTMedian: 400, TTFTSigma: 0.3, ITLMedian: 20, ITLGapSigma: 0.4, Gaps: 10}
 	for _, n := range []int{1, 2, 5, 30, 31} {
 		d := newDataset(simSamples(rng, p, n), results.ITL)
-		for _, s := range []statSpec{{p: 0.5}, {p: 0.95}, {mean: true}} {
+		for _, s := range []stats.Stat{{P: 0.5}, {P: 0.95}, {Mean: true}} {
 			r := newResampler(d, s)
 			src := rand.NewPCG(1, 2)
 			for range 100 {
@@ -154,10 +130,10 @@ func TestResampleWholeRequests(t *testing.T) {
 		a[i], b[i] = 10, 100
 	}
 	d := newDataset([]results.Sample{{ITL: a}, {ITL: b}}, results.ITL)
-	if got := d.stat(statSpec{p: 0.5}); got != 55 {
+	if got := d.stat(stats.Stat{P: 0.5}); got != 55 {
 		t.Fatalf("pooled median = %v, want 55 (between the two requests' gaps)", got)
 	}
-	r := newResampler(d, statSpec{p: 0.5})
+	r := newResampler(d, stats.Stat{P: 0.5})
 	src := rand.NewPCG(1, 1)
 	extreme := 0
 	const draws = 4000

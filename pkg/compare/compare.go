@@ -50,6 +50,7 @@ import (
 
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/results"
+	"github.com/latgate/latgate/pkg/stats"
 )
 
 // Defaults used when the gate leaves Confidence or Resamples unset.
@@ -146,7 +147,7 @@ type Report struct {
 // job is one target × prompt × check to bootstrap.
 type job struct {
 	check      Check
-	spec       statSpec
+	spec       stats.Stat
 	base, cur  *dataset
 	key        string
 	reps       []float64 // replicate ratios, in draw order
@@ -169,15 +170,15 @@ func Compare(base, cur Side, gate config.Gate) Report {
 
 	type parsed struct {
 		c    config.Check
-		spec statSpec
+		spec stats.Stat
 	}
 	var checks []parsed
 	for _, c := range gate.Checks {
-		s, ok := parseStat(c.Stat)
+		s, err := stats.ParseStat(c.Stat)
 		switch {
 		case !slices.Contains(gatedMetrics, c.Metric):
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("check %s %s skipped: metric %q cannot be gated (use one of %s)", c.Metric, c.Stat, c.Metric, strings.Join(gatedMetrics, ", ")))
-		case !ok:
+		case err != nil:
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("check %s %s skipped: statistic %q is not p50, p95, p99 or mean", c.Metric, c.Stat, c.Stat))
 		default:
 			checks = append(checks, parsed{c, s})
@@ -261,18 +262,34 @@ func Compare(base, cur Side, gate config.Gate) Report {
 
 	sortChecks(rep.Checks)
 	sortChecks(rep.Aggregates)
-	// The worst verdict wins; improved survives only if every one improved.
-	rep.Verdict = Improved
-	for _, c := range slices.Concat(rep.Checks, rep.Aggregates) {
-		if c.Verdict.rank() < rep.Verdict.rank() {
-			rep.Verdict = c.Verdict
-		}
-	}
+	rep.Verdict = Overall(rep.Checks, rep.Aggregates)
 	if len(rep.Checks) == 0 {
-		rep.Verdict = Inconclusive
 		rep.Warnings = append(rep.Warnings, "nothing was compared: no check applies to a target and prompt present in both runs")
 	}
 	return rep
+}
+
+// Overall is the verdict of a whole comparison: the worst verdict of its
+// checks and aggregates (regressed, then inconclusive, then ok); improved
+// only when every one improved; inconclusive when nothing was compared.
+func Overall(checks, aggregates []Check) Verdict {
+	if len(checks) == 0 {
+		return Inconclusive
+	}
+	v := Improved
+	for _, c := range slices.Concat(checks, aggregates) {
+		if c.Verdict.rank() < v.rank() {
+			v = c.Verdict
+		}
+	}
+	return v
+}
+
+// Fails reports whether a verdict fails the gate: a regression, or under
+// strict (`--strict`) an inconclusive check. Applied to Report.Verdict it
+// is the gate's outcome; applied to one check, whether that check fails.
+func (v Verdict) Fails(strict bool) bool {
+	return v == Regressed || strict && v == Inconclusive
 }
 
 // runJobs bootstraps every job, in parallel over GOMAXPROCS workers. Each job
@@ -299,10 +316,8 @@ func runJobs(jobs []*job, resamples int, seed int64, conf float64) {
 func (j *job) run(resamples int, seed int64, conf float64, scratch []float64) {
 	c := &j.check
 	c.NBase, c.NCur = j.base.requests(), j.cur.requests()
-	c.Need = j.spec.need(conf)
 	if c.Metric == results.ITL {
 		c.GapsBase, c.GapsCur = len(j.base.vals), len(j.cur.vals)
-		c.NeedRequests = minITLRequests
 	}
 	if c.NBase > 0 { // each side's statistic is shown whenever it has data
 		c.Baseline = j.base.stat(j.spec)
@@ -318,11 +333,18 @@ func (j *job) run(resamples int, seed int64, conf float64, scratch []float64) {
 			c.Lo, c.Hi = percentileInterval(j.reps, scratch, conf)
 		}
 	}
-	decide(c)
+	Decide(c)
 }
 
-// decide sets Threshold, Verdict and Reason from the other fields.
-func decide(c *Check) {
+// Decide applies the decision rule of the package documentation to a check
+// whose statistics (Baseline, Current, Ratio), interval (Lo, Hi),
+// Confidence, Tolerance and counts are set: it sets Need and NeedRequests
+// (from Stat, Metric and Confidence), Threshold, Verdict and Reason. Compare
+// calls it for every check and aggregate; it is exported so that reports can
+// be built from hand-made checks by the same rule. A Stat that does not
+// parse can never be resolved: the check is inconclusive.
+func Decide(c *Check) {
+	c.Need, c.NeedRequests = need(c.Stat, c.Metric, c.Confidence)
 	c.Threshold = 0
 	if c.Baseline > 0 {
 		c.Threshold = 1 + max(c.Tolerance.Rel, floorMS(c.Tolerance)/c.Baseline)
@@ -344,6 +366,20 @@ func decide(c *Check) {
 		c.Verdict = Inconclusive
 	}
 	c.Reason = c.Summary()
+}
+
+// need returns the fewest values (requests; for itl, gaps) each side needs
+// for the statistic, and for itl the fewest requests.
+func need(stat, metric string, conf float64) (values, requests int) {
+	s, err := stats.ParseStat(stat)
+	values = math.MaxInt32
+	if err == nil {
+		values = s.Need(conf)
+	}
+	if metric == results.ITL {
+		requests = minITLRequests
+	}
+	return values, requests
 }
 
 // resolved reports whether both sides have enough values for the statistic.
@@ -377,7 +413,7 @@ func aggregate(g group, resamples int, conf float64) (Check, bool) {
 	t := use[0].check
 	a := Check{
 		Target: t.Target, Region: t.Region, Metric: t.Metric, Stat: t.Stat,
-		Confidence: conf, Tolerance: g.tol, Need: t.Need, NeedRequests: t.NeedRequests,
+		Confidence: conf, Tolerance: g.tol,
 	}
 	var lb, lc float64
 	for _, j := range use {
@@ -401,7 +437,7 @@ func aggregate(g group, resamples int, conf float64) (Check, bool) {
 		reps[r] = math.Exp(s / k)
 	}
 	a.Lo, a.Hi = percentileInterval(reps, nil, conf)
-	decide(&a)
+	Decide(&a)
 	return a, true
 }
 
@@ -486,11 +522,11 @@ func sampleWarnings(cs []Check, manyTargets bool) []string {
 	var order []key
 	prompts := map[key][]string{}
 	for _, c := range cs {
-		if c.NBase == 0 || c.NCur == 0 || c.resolved() {
+		have, need, unit, short := c.Shortfall()
+		if !short {
 			continue
 		}
-		k := key{target: c.Target, region: c.Region, metric: c.Metric, stat: c.Stat}
-		k.have, k.need, k.unit = c.shortfall()
+		k := key{target: c.Target, region: c.Region, metric: c.Metric, stat: c.Stat, have: have, need: need, unit: unit}
 		if _, ok := prompts[k]; !ok {
 			order = append(order, k)
 		}
@@ -512,8 +548,20 @@ func sampleWarnings(cs []Check, manyTargets bool) []string {
 	return out
 }
 
-// shortfall returns what an unresolved check has, needs, and the unit.
-func (c Check) shortfall() (have, need int, unit string) {
+// Shortfall reports whether a check whose sides both have values has too
+// few of them for its statistic (the sample-size rule of the package
+// documentation), and if so what the smaller side has, what it needs, and
+// the unit counted: "requests", or "gaps" for pooled itl.
+func (c Check) Shortfall() (have, need int, unit string, short bool) {
+	if c.NBase == 0 || c.NCur == 0 || c.resolved() {
+		return 0, 0, "", false
+	}
+	have, need, unit = c.unresolved()
+	return have, need, unit, true
+}
+
+// unresolved returns what an unresolved check has, needs, and the unit.
+func (c Check) unresolved() (have, need int, unit string) {
 	if c.Metric == results.ITL && min(c.NBase, c.NCur) < c.NeedRequests {
 		return min(c.NBase, c.NCur), c.NeedRequests, "requests"
 	}

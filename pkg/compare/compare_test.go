@@ -106,7 +106,7 @@ func TestDecide(t *testing.T) {
 			c := tt.c
 			c.Metric, c.Stat, c.Confidence, c.Tolerance, c.Need = results.TTFT, "p50", 0.95, tol, 5
 			c.NBase, c.NCur = 100, 100
-			decide(&c)
+			Decide(&c)
 			if c.Verdict != tt.want {
 				t.Errorf("verdict = %s, want %s", c.Verdict, tt.want)
 			}

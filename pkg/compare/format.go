@@ -25,7 +25,7 @@ func (c Check) Summary() string {
 	}
 	change := fmt.Sprintf("%s [%s%% CI %s, %s]", Pct(c.Ratio), fmtConf(c.Confidence), PctBeside(c.Lo, c.bound()), PctBeside(c.Hi, c.bound()))
 	if !c.resolved() {
-		have, need, unit := c.shortfall()
+		have, need, unit := c.unresolved()
 		return fmt.Sprintf("%s unresolved: %s needs at least %d %s per side, have %d %s", change, c.Stat, need, unit, have, values)
 	}
 	if c.Verdict == Inconclusive && c.Lo == 0 && c.Hi == 0 {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/latgate/latgate/pkg/results"
+	"github.com/latgate/latgate/pkg/stats"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -67,7 +68,7 @@ const (
 // Allowed values.
 var (
 	checkMetrics = results.DurationMetrics()
-	checkStats   = []string{"p50", "p95", "p99", "mean"}
+	checkStats   = stats.Named()
 	roles        = []string{"system", "user", "assistant", "tool", "developer"}
 	orders       = []string{"interleave", "shuffle"}
 )

@@ -28,7 +28,7 @@ func Annotations(w io.Writer, rep compare.Report, locate func(target, prompt str
 		case compare.Regressed:
 			errs = append(errs, command("error", c, locate, "latency regression: "+whereOf(c)))
 		case compare.Inconclusive:
-			if _, _, short := shortfall(c); !short {
+			if _, _, _, short := c.Shortfall(); !short {
 				warns = append(warns, command("warning", c, locate, "inconclusive: "+whereOf(c)))
 			}
 		}

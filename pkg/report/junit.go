@@ -79,7 +79,7 @@ func JUnit(w io.Writer, rep compare.Report, opts Options) error {
 			switch {
 			case c.Verdict == compare.Regressed:
 				tc.Failure = &junit.Result{Message: message(c), Type: "regression", Data: detail(c, rep.Confidence)}
-			case c.Verdict == compare.Inconclusive && opts.Strict:
+			case c.Verdict.Fails(opts.Strict):
 				tc.Failure = &junit.Result{Message: "inconclusive (strict): " + message(c), Type: "inconclusive", Data: detail(c, rep.Confidence)}
 			case c.Verdict == compare.Inconclusive:
 				tc.Skipped = &junit.Result{Message: "inconclusive: " + message(c), Data: detail(c, rep.Confidence)}

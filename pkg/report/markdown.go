@@ -81,7 +81,7 @@ func mdVerdict(v compare.Verdict, strict bool) string {
 	switch {
 	case v == compare.Regressed:
 		return "❌ **regressed**"
-	case v == compare.Inconclusive && strict:
+	case v.Fails(strict):
 		return "❌ inconclusive (strict)"
 	case v == compare.Inconclusive:
 		return "⚠️ inconclusive"

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/latgate/latgate/pkg/compare"
-	"github.com/latgate/latgate/pkg/results"
 )
 
 // Options tune the renderings of a comparison.
@@ -86,27 +85,6 @@ func reason(c compare.Check) string {
 // hasData reports whether both sides have a value and the ratio is defined.
 func hasData(c compare.Check) bool { return c.NBase > 0 && c.NCur > 0 && c.Baseline > 0 }
 
-// shortfall reports whether c has too few requests (or itl gaps) on a side
-// for its statistic, and how many it needs. It mirrors compare's rule.
-func shortfall(c compare.Check) (need int, unit string, short bool) {
-	if c.NBase == 0 || c.NCur == 0 {
-		return 0, "", false
-	}
-	if c.Metric == results.ITL {
-		if min(c.NBase, c.NCur) < c.NeedRequests {
-			return c.NeedRequests, "requests", true
-		}
-		if min(c.GapsBase, c.GapsCur) < c.Need {
-			return c.Need, "gaps", true
-		}
-		return 0, "", false
-	}
-	if min(c.NBase, c.NCur) < c.Need {
-		return c.Need, "requests", true
-	}
-	return 0, "", false
-}
-
 // confPct formats a confidence level as a percentage: 0.95 → "95%".
 func confPct(c float64) string { return fmt.Sprintf("%.4g%%", 100*c) }
 
@@ -178,12 +156,6 @@ func count(cs []compare.Check) tally {
 
 func (t tally) total() int { return len(t.regressed) + len(t.inconclusive) + t.ok + t.improved }
 
-// failed reports whether the gate fails: a regression, or under strict an
-// inconclusive check or nothing compared at all.
-func (t tally) failed(strict bool) bool {
-	return len(t.regressed) > 0 || strict && (len(t.inconclusive) > 0 || t.total() == 0)
-}
-
 // outcome returns the gate's status word, PASS or FAIL with the strict note
 // when strictness alone fails it, and the one-line account that follows it:
 //
@@ -191,7 +163,7 @@ func (t tally) failed(strict bool) bool {
 func outcome(rep compare.Report, strict bool) (status, detail string) {
 	t := count(ordered(rep))
 	status = "PASS"
-	if t.failed(strict) {
+	if rep.Verdict.Fails(strict) {
 		status = "FAIL"
 		if len(t.regressed) == 0 {
 			status = "FAIL (strict: inconclusive counts as failure)"
@@ -238,7 +210,7 @@ func inconclusiveWhy(cs []compare.Check) []string {
 	var needs []string
 	var straddle, nodata, unbounded int
 	for _, c := range cs {
-		need, unit, short := shortfall(c)
+		_, need, unit, short := c.Shortfall()
 		switch {
 		case !hasData(c):
 			nodata++

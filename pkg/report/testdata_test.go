@@ -8,12 +8,11 @@ import (
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/results"
-	"github.com/latgate/latgate/pkg/stats"
 )
 
 // This file builds the hand-made values the golden files render. No
 // bootstrap runs: each check states its statistics, interval, tolerance and
-// request count, and decide derives the rest by compare's documented rule.
+// request count, and compare.Decide derives the rest by compare's rule.
 
 func tol(rel float64, floor time.Duration) config.Tolerance {
 	return config.Tolerance{Rel: rel, Floor: floor}
@@ -29,9 +28,8 @@ func chk(target, region, prompt, metric, stat string, base, cur, lo, hi float64,
 	}
 	if metric == results.ITL {
 		c.GapsBase, c.GapsCur = 40*n, 40*n
-		c.NeedRequests = 10
 	}
-	decide(&c)
+	compare.Decide(&c)
 	return c
 }
 
@@ -42,41 +40,11 @@ func agg(target, region string, prompts []string, metric, stat string, base, cur
 	return c
 }
 
-// decide fills Need, Threshold, Verdict and Reason from the other fields, by
-// the rule in compare's package documentation.
-func decide(c *compare.Check) {
-	q := map[string]float64{"p50": 0.5, "p95": 0.95, "p99": 0.99, "mean": 0.5}[c.Stat]
-	c.Need = stats.MinSamples(q, c.Confidence)
-	c.Threshold = 1 + max(c.Tolerance.Rel, float64(c.Tolerance.Floor)/1e6/c.Baseline)
-	resolved := min(c.NBase, c.NCur) >= c.Need
-	if c.Metric == results.ITL {
-		resolved = min(c.GapsBase, c.GapsCur) >= c.Need && min(c.NBase, c.NCur) >= c.NeedRequests
-	}
-	switch {
-	case !resolved:
-		c.Verdict = compare.Inconclusive
-	case c.Lo > c.Threshold:
-		c.Verdict = compare.Regressed
-	case c.Hi < 1/c.Threshold:
-		c.Verdict = compare.Improved
-	case c.Hi <= c.Threshold:
-		c.Verdict = compare.OK
-	default:
-		c.Verdict = compare.Inconclusive
-	}
-	c.Reason = c.Summary()
-}
-
 // newReport assembles a report with compare's bootstrap settings and the
 // worst verdict.
 func newReport(checks, aggs []compare.Check, warnings ...string) compare.Report {
 	rep := compare.Report{Checks: checks, Aggregates: aggs, Warnings: warnings, Seed: 1, Resamples: 2000, Confidence: 0.95}
-	rep.Verdict = compare.Improved
-	for _, c := range append(append([]compare.Check{}, checks...), aggs...) {
-		if compare.WorstFirst(compare.Check{Verdict: c.Verdict}, compare.Check{Verdict: rep.Verdict}) < 0 {
-			rep.Verdict = c.Verdict
-		}
-	}
+	rep.Verdict = compare.Overall(checks, aggs)
 	return rep
 }
 

@@ -57,7 +57,7 @@ func Verdicts(w io.Writer, rep compare.Report, opts Options) error {
 // verdictWord is the verdict as the text table shows it: the ones that fail
 // the gate in capitals.
 func verdictWord(v compare.Verdict, strict bool) string {
-	if v == compare.Regressed || v == compare.Inconclusive && strict {
+	if v.Fails(strict) {
 		return strings.ToUpper(string(v))
 	}
 	return string(v)
