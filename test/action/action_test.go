@@ -188,6 +188,9 @@ type runner struct {
 	// extraPath is what steps added to GITHUB_PATH, first first.
 	extraPath []string
 	inputs    map[string]string
+	// callerEnv is the env: of the workflow step that uses the action
+	// (KEY=VALUE); composite steps inherit it.
+	callerEnv []string
 	// What the last use of the action did.
 	stepOutputs    map[string]map[string]string
 	stdout, stderr bytes.Buffer
@@ -313,6 +316,7 @@ func (r *runner) runStep(ctx context.Context, i int, s step) int {
 		"GITHUB_WORKSPACE="+r.workspace, "GITHUB_ACTION_PATH="+r.repo,
 		"GITHUB_OUTPUT="+output, "GITHUB_STEP_SUMMARY="+r.summary,
 		"GITHUB_PATH="+r.pathFile, "GITHUB_ENV="+r.envFile, "RUNNER_TEMP="+r.runnerTemp)
+	env = append(env, r.callerEnv...)
 	for k, v := range s.Env {
 		env = append(env, k+"="+r.eval(v))
 	}

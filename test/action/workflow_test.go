@@ -1,0 +1,765 @@
+package action
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/latgate/latgate/internal/workflow"
+)
+
+// This file runs the jobs of the workflow that `latgate init` writes
+// (internal/workflow/github-workflow.yml) the way the Actions runner would:
+// job and step if: conditions evaluated (with the implicit success()), env:
+// and with: expressions substituted, run: steps in bash with the runner's
+// files, `uses: latgate/latgate@v1` running this repository's action.yml
+// through the runner above, and other uses: steps (checkout, upload-artifact,
+// publish) recorded with their evaluated inputs instead of run. `gh` is a
+// fake on PATH that keeps pull-request comments in a JSON file.
+
+type workflowDoc struct {
+	Env  map[string]string
+	Jobs map[string]workflowJob
+}
+
+type workflowJob struct {
+	If    string
+	Env   map[string]string
+	Steps []workflowStep
+}
+
+type workflowStep struct {
+	Name, ID, If, Uses, Run string
+	Shell                   string
+	With                    map[string]string
+	Env                     map[string]string
+	ContinueOnError         bool `yaml:"continue-on-error"`
+}
+
+func loadWorkflow(t *testing.T) *workflowDoc {
+	t.Helper()
+	var wf workflowDoc
+	if err := yaml.Unmarshal(workflow.Example(), &wf); err != nil {
+		t.Fatalf("workflow: %v", err)
+	}
+	return &wf
+}
+
+// event is what the runner knows about the run: the github and secrets
+// contexts, and the job env overrides a test sets.
+type event struct {
+	name      string // pull_request, schedule, workflow_dispatch
+	repo      string // github.repository
+	headRepo  string // the pull request's head repository
+	prNumber  int
+	sha       string
+	secrets   map[string]string
+	jobEnv    map[string]string // overrides of the job's env:
+	extraArgs string            // appended to the action's args: input
+	runID     int
+}
+
+// stepRun records a step as the runner handled it.
+type stepRun struct {
+	name    string
+	skipped bool
+	outcome string // success, failure, skipped
+	with    map[string]string
+	outputs map[string]string
+}
+
+// jobRun is one run of a workflow job.
+type jobRun struct {
+	t       *testing.T
+	ev      event
+	job     workflowJob
+	env     map[string]string // workflow env, then job env
+	r       *runner           // the action runner, sharing the job's files
+	steps   map[string]*stepRun
+	ran     []*stepRun
+	failed  bool
+	log     bytes.Buffer
+	ghState string
+	ghLog   string
+	binDir  string
+}
+
+// fakeGH is `gh api` for the three calls the comment step makes, over a
+// JSON array of comments in $FAKE_GH_STATE; --jq filters run through jq.
+const fakeGH = `#!/usr/bin/env bash
+set -euo pipefail
+echo "gh $*" >> "$FAKE_GH_LOG"
+[[ -n "${GH_TOKEN:-}" ]] || { echo "gh: GH_TOKEN is empty" >&2; exit 4; }
+[[ "$1" == api ]] || { echo "fake gh: only api" >&2; exit 1; }
+shift
+method=GET jq_filter="" path="" body=""
+while (($#)); do
+  case "$1" in
+    --method) method=$2; shift 2 ;;
+    --paginate) shift ;;
+    --jq) jq_filter=$2; shift 2 ;;
+    -F) body=${2#body=@}; shift 2 ;;
+    *) path=$1; shift ;;
+  esac
+done
+state=$FAKE_GH_STATE
+[[ -s "$state" ]] || echo '[]' > "$state"
+case "$method $path" in
+  "GET repos/"*/issues/*/comments)
+    if [[ -n "$jq_filter" ]]; then jq -r "$jq_filter" "$state"; else cat "$state"; fi ;;
+  "POST repos/"*/issues/*/comments)
+    id=$(( $(jq length "$state") + 1000 ))
+    jq --arg body "$(cat "$body")" --argjson id "$id" '. + [{id: $id, user: {login: "github-actions[bot]"}, body: $body}]' "$state" > "$state.new"
+    mv "$state.new" "$state" ;;
+  "PATCH repos/"*/issues/comments/*)
+    id=${path##*/}
+    jq --arg body "$(cat "$body")" --argjson id "$id" 'map(if .id == $id then .body = $body else . end)' "$state" > "$state.new"
+    mv "$state.new" "$state" ;;
+  *) echo "fake gh: unexpected $method $path" >&2; exit 1 ;;
+esac
+`
+
+// newJobRun prepares a job of the workflow in workspace ws.
+func newJobRun(t *testing.T, wf *workflowDoc, name string, ev event, ws string) *jobRun {
+	t.Helper()
+	job, ok := wf.Jobs[name]
+	if !ok {
+		t.Fatalf("the workflow has no job %q", name)
+	}
+	j := &jobRun{t: t, ev: ev, job: job, env: map[string]string{}, r: newRunner(t, loadAction(t), ws), steps: map[string]*stepRun{}}
+	for k, v := range wf.Env {
+		j.env[k] = v
+	}
+	for k, v := range job.Env {
+		j.env[k] = v
+	}
+	for k, v := range ev.jobEnv {
+		j.env[k] = v
+	}
+	j.binDir = filepath.Join(j.r.tmp, "fakebin")
+	j.ghState, j.ghLog = filepath.Join(j.r.tmp, "gh-comments.json"), filepath.Join(j.r.tmp, "gh.log")
+	if err := os.MkdirAll(j.binDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(j.binDir, "gh"), []byte(fakeGH), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
+// lookup resolves a context path (github.…, secrets.…, env.…, steps.…,
+// runner.temp); a missing value is null, which compares equal to ”.
+func (j *jobRun) lookup(path string) (string, bool) {
+	e := j.ev
+	switch path {
+	case "github.event_name":
+		return e.name, true
+	case "github.repository":
+		return e.repo, true
+	case "github.event.pull_request.head.repo.full_name":
+		if e.name != "pull_request" {
+			return "", false
+		}
+		return e.headRepo, true
+	case "github.event.pull_request.number":
+		if e.name != "pull_request" {
+			return "", false
+		}
+		return strconv.Itoa(e.prNumber), true
+	case "github.server_url":
+		return "https://github.com", true
+	case "github.run_id":
+		return strconv.Itoa(e.runID), true
+	case "github.token":
+		return "ghs_faketoken", true
+	case "github.sha":
+		return e.sha, true
+	case "runner.temp":
+		return j.r.runnerTemp, true
+	}
+	parts := strings.Split(path, ".")
+	switch {
+	case parts[0] == "secrets" && len(parts) == 2:
+		v, ok := e.secrets[parts[1]]
+		return v, ok
+	case parts[0] == "env" && len(parts) == 2:
+		v, ok := j.env[parts[1]]
+		return v, ok
+	case parts[0] == "steps" && len(parts) == 4 && parts[2] == "outputs":
+		s, ok := j.steps[parts[1]]
+		if !ok {
+			return "", false
+		}
+		v, ok := s.outputs[parts[3]]
+		return v, ok
+	case parts[0] == "steps" && len(parts) == 3 && (parts[2] == "outcome" || parts[2] == "conclusion"):
+		if s, ok := j.steps[parts[1]]; ok {
+			return s.outcome, true
+		}
+		return "", false
+	}
+	j.t.Fatalf("expression context %q is not modeled by this test", path)
+	return "", false
+}
+
+// interpolate substitutes every ${{ }} in s.
+func (j *jobRun) interpolate(s string) string {
+	return exprRE.ReplaceAllStringFunc(s, func(m string) string {
+		return exprString(j.eval(exprRE.FindStringSubmatch(m)[1]))
+	})
+}
+
+// condition evaluates an if:, with the implicit success() GitHub adds when
+// it names no status function.
+func (j *jobRun) condition(cond string) bool {
+	cond = strings.TrimSpace(cond)
+	if m := regexp.MustCompile(`^\$\{\{\s*(.*?)\s*\}\}$`).FindStringSubmatch(cond); m != nil {
+		cond = m[1]
+	}
+	if cond == "" {
+		return !j.failed
+	}
+	v := truthy(j.eval(cond))
+	if !regexp.MustCompile(`\b(success|failure|always|cancelled)\(\)`).MatchString(cond) {
+		v = v && !j.failed
+	}
+	return v
+}
+
+// exprValue is a value of the expression language: string, bool or nil.
+type exprValue any
+
+func exprString(v exprValue) string {
+	switch v := v.(type) {
+	case nil:
+		return ""
+	case bool:
+		return strconv.FormatBool(v)
+	default:
+		return v.(string)
+	}
+}
+
+func truthy(v exprValue) bool {
+	switch v := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return v
+	default:
+		return v.(string) != ""
+	}
+}
+
+var exprTokenRE = regexp.MustCompile(`\s*(?:('(?:[^']|'')*')|(==|!=|&&|\|\||!|\(|\))|([A-Za-z_][A-Za-z0-9_.-]*(?:\(\))?))`)
+
+// eval evaluates the subset of GitHub's expression language the workflow
+// uses: context paths, 'strings', true/false, ==, !=, !, &&, ||, parentheses
+// and the status functions. == compares strings case-insensitively, with
+// null as ” (GitHub's coercion for these operands).
+func (j *jobRun) eval(expr string) exprValue {
+	var toks []string
+	rest := expr
+	for strings.TrimSpace(rest) != "" {
+		m := exprTokenRE.FindStringSubmatchIndex(rest)
+		if m == nil || m[0] != 0 {
+			j.t.Fatalf("expression %q: cannot parse at %q", expr, rest)
+		}
+		toks = append(toks, strings.TrimSpace(rest[:m[1]]))
+		rest = rest[m[1]:]
+	}
+	p := &exprParser{j: j, toks: toks, expr: expr}
+	v := p.or()
+	if p.pos != len(toks) {
+		j.t.Fatalf("expression %q: unexpected %q", expr, toks[p.pos])
+	}
+	return v
+}
+
+type exprParser struct {
+	j    *jobRun
+	toks []string
+	pos  int
+	expr string
+}
+
+func (p *exprParser) peek() string {
+	if p.pos < len(p.toks) {
+		return p.toks[p.pos]
+	}
+	return ""
+}
+
+func (p *exprParser) or() exprValue {
+	v := p.and()
+	for p.peek() == "||" {
+		p.pos++
+		w := p.and()
+		if !truthy(v) {
+			v = w
+		}
+	}
+	return v
+}
+
+func (p *exprParser) and() exprValue {
+	v := p.cmp()
+	for p.peek() == "&&" {
+		p.pos++
+		w := p.cmp()
+		if truthy(v) {
+			v = w
+		}
+	}
+	return v
+}
+
+func (p *exprParser) cmp() exprValue {
+	v := p.unary()
+	for op := p.peek(); op == "==" || op == "!="; op = p.peek() {
+		p.pos++
+		w := p.unary()
+		eq := strings.EqualFold(exprString(v), exprString(w))
+		v = eq == (op == "==")
+	}
+	return v
+}
+
+func (p *exprParser) unary() exprValue {
+	switch tok := p.peek(); {
+	case tok == "!":
+		p.pos++
+		return !truthy(p.unary())
+	case tok == "(":
+		p.pos++
+		v := p.or()
+		if p.peek() != ")" {
+			p.j.t.Fatalf("expression %q: missing )", p.expr)
+		}
+		p.pos++
+		return v
+	case strings.HasPrefix(tok, "'"):
+		p.pos++
+		return strings.ReplaceAll(tok[1:len(tok)-1], "''", "'")
+	case tok == "true" || tok == "false":
+		p.pos++
+		return tok == "true"
+	case tok == "success()":
+		p.pos++
+		return !p.j.failed
+	case tok == "failure()":
+		p.pos++
+		return p.j.failed
+	case tok == "always()":
+		p.pos++
+		return true
+	case tok == "cancelled()":
+		p.pos++
+		return false
+	case tok != "" && !strings.HasSuffix(tok, "()") && strings.ContainsAny(tok[:1], "abcdefghijklmnopqrstuvwxyz"):
+		p.pos++
+		if v, ok := p.j.lookup(tok); ok {
+			return v
+		}
+		return nil
+	}
+	p.j.t.Fatalf("expression %q: unexpected %q", p.expr, p.peek())
+	return nil
+}
+
+// run runs the job if its if: holds; it reports whether it ran.
+func (j *jobRun) run(ctx context.Context) bool {
+	j.t.Helper()
+	if !j.condition(j.job.If) {
+		return false
+	}
+	for i, s := range j.job.Steps {
+		name := s.Name
+		if name == "" {
+			name = s.Uses
+		}
+		sr := &stepRun{name: name, outputs: map[string]string{}}
+		j.ran = append(j.ran, sr)
+		if s.ID != "" {
+			j.steps[s.ID] = sr
+		}
+		if !j.condition(s.If) {
+			sr.skipped, sr.outcome = true, "skipped"
+			fmt.Fprintf(&j.log, "step %d (%s): skipped\n", i+1, name)
+			continue
+		}
+		sr.with = map[string]string{}
+		for k, v := range s.With {
+			sr.with[k] = j.interpolate(v)
+		}
+		stepEnv := map[string]string{}
+		for k, v := range j.env {
+			stepEnv[k] = j.interpolate(v)
+		}
+		for k, v := range s.Env {
+			stepEnv[k] = j.interpolate(v)
+		}
+		code := 0
+		switch {
+		case s.Uses == "latgate/latgate@v1":
+			if j.ev.extraArgs != "" {
+				sr.with["args"] = strings.TrimSpace(sr.with["args"] + " " + j.ev.extraArgs)
+			}
+			j.r.callerEnv = nil
+			for k, v := range stepEnv {
+				j.r.callerEnv = append(j.r.callerEnv, k+"="+v)
+			}
+			j.r.use(ctx, sr.with)
+			sr.outputs = j.r.outputs
+			code = j.r.exitCode
+			fmt.Fprintf(&j.log, "step %d (%s): the action: exit %d\nstdout:\n%s\nstderr:\n%s\n", i+1, name, code, j.r.stdout.String(), j.r.stderr.String())
+		case s.Uses != "":
+			fmt.Fprintf(&j.log, "step %d (%s): uses %s: recorded, not run: %v\n", i+1, name, s.Uses, sr.with)
+		default:
+			code = j.runScript(ctx, i, s, sr, stepEnv)
+		}
+		sr.outcome = "success"
+		if code != 0 {
+			sr.outcome = "failure"
+			if !s.ContinueOnError {
+				j.failed = true
+			}
+		}
+	}
+	return true
+}
+
+func (j *jobRun) runScript(ctx context.Context, i int, s workflowStep, sr *stepRun, stepEnv map[string]string) int {
+	j.t.Helper()
+	if exprRE.MatchString(s.Run) {
+		j.t.Errorf("step %d (%s): run: holds a ${{ }} expression; pass it through env:", i+1, sr.name)
+	}
+	dir := j.r.tmp
+	script := filepath.Join(dir, fmt.Sprintf("job-step%d.sh", i+1))
+	output := filepath.Join(dir, fmt.Sprintf("job-output%d", i+1))
+	for _, f := range []struct {
+		path string
+		data string
+	}{{script, s.Run}, {output, ""}} {
+		if err := os.WriteFile(f.path, []byte(f.data), 0o644); err != nil {
+			j.t.Fatal(err)
+		}
+	}
+	env := baseEnv()
+	env = append(env, "PATH="+strings.Join(append(slices.Clone(j.r.extraPath), j.binDir, os.Getenv("PATH")), string(os.PathListSeparator)),
+		"CI=true", "GITHUB_ACTIONS=true", "GITHUB_WORKSPACE="+j.r.workspace,
+		"GITHUB_OUTPUT="+output, "GITHUB_STEP_SUMMARY="+j.r.summary, "GITHUB_PATH="+j.r.pathFile,
+		"GITHUB_ENV="+j.r.envFile, "RUNNER_TEMP="+j.r.runnerTemp, "GITHUB_SHA="+j.ev.sha,
+		"GITHUB_RUN_ID="+strconv.Itoa(j.ev.runID), "GITHUB_REPOSITORY="+j.ev.repo, "GITHUB_EVENT_NAME="+j.ev.name,
+		"FAKE_GH_STATE="+j.ghState, "FAKE_GH_LOG="+j.ghLog)
+	for k, v := range stepEnv {
+		env = append(env, k+"="+v)
+	}
+	// The runner's default shell for run: steps on Linux.
+	cmd := exec.CommandContext(ctx, "bash", "--noprofile", "--norc", "-eo", "pipefail", script)
+	cmd.Dir, cmd.Env = j.r.workspace, env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	fmt.Fprintf(&j.log, "step %d (%s): %v\nstdout:\n%s\nstderr:\n%s\n", i+1, sr.name, err, stdout.String(), stderr.String())
+	sr.outputs = parseOutputs(j.t, output)
+	sr.outputs["_stdout"] = stdout.String()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		return ee.ExitCode()
+	case err != nil:
+		j.t.Fatalf("step %d (%s): %v", i+1, sr.name, err)
+	}
+	return 0
+}
+
+func (j *jobRun) step(name string) *stepRun {
+	j.t.Helper()
+	for _, s := range j.ran {
+		if s.name == name {
+			return s
+		}
+	}
+	j.t.Fatalf("no step %q ran or was skipped; steps: %v", name, j.stepNames())
+	return nil
+}
+
+func (j *jobRun) stepNames() []string {
+	var names []string
+	for _, s := range j.ran {
+		names = append(names, s.name)
+	}
+	return names
+}
+
+func (j *jobRun) summary() string {
+	j.t.Helper()
+	data, err := os.ReadFile(j.r.summary)
+	if err != nil {
+		j.t.Fatal(err)
+	}
+	return string(data)
+}
+
+// comments is what the fake gh holds: the pull request's comments' bodies.
+func (j *jobRun) comments() []string {
+	j.t.Helper()
+	data, err := os.ReadFile(j.ghState)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		j.t.Fatal(err)
+	}
+	var comments []struct{ Body string }
+	if err := json.Unmarshal(data, &comments); err != nil {
+		j.t.Fatalf("%s: %v\n%s", j.ghState, err, data)
+	}
+	var bodies []string
+	for _, c := range comments {
+		bodies = append(bodies, c.Body)
+	}
+	return bodies
+}
+
+// requireCheckFlag skips the test unless this tree's check has flag.
+func requireCheckFlag(t *testing.T, flag string) {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "latgate")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/latgate")
+	build.Dir = repoRoot(t)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/latgate: %v\n%s", err, out)
+	}
+	out, _ := exec.Command(bin, "check", "--help").CombinedOutput()
+	if !bytes.Contains(out, []byte(flag)) {
+		t.Skipf("latgate check has no %s yet", flag)
+	}
+}
+
+const (
+	thisRepo = "acme/app"
+	forkRepo = "someone/app"
+)
+
+func prEvent(head string, secrets map[string]string) event {
+	return event{name: "pull_request", repo: thisRepo, headRepo: head, prNumber: 7, sha: "0123456789abcdef0123456789abcdef01234567",
+		secrets: secrets, runID: 1001}
+}
+
+func newWorkspace(t *testing.T) string {
+	t.Helper()
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "latgate.yaml"), []byte(testConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}
+
+// bless writes a baseline into ws through the action, as the bless job does.
+func blessInto(ctx context.Context, t *testing.T, ws string) {
+	t.Helper()
+	r := newRunner(t, loadAction(t), ws)
+	r.use(ctx, map[string]string{"command": "bless", "args": "--quiet"})
+	if r.failedStep != "" {
+		r.logOutput()
+		t.Fatalf("bless: step %q exited %d", r.failedStep, r.exitCode)
+	}
+}
+
+func TestWorkflowJobs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds latgate and measures the simulator")
+	}
+	requireCheck(t)
+	if _, err := exec.LookPath("jq"); err != nil {
+		t.Skip("jq is not installed: the fake gh needs it")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	wf := loadWorkflow(t)
+	key := map[string]string{"OPENAI_API_KEY": "sk-test-not-a-real-key"}
+
+	t.Run("pull request: checked, one sticky comment updated per run", func(t *testing.T) {
+		ws := newWorkspace(t)
+		blessInto(ctx, t, ws)
+		var j *jobRun
+		for run, sha := range []string{"aaaaaaaaaaaa1111", "bbbbbbbbbbbb2222"} {
+			ev := prEvent(thisRepo, key)
+			ev.sha, ev.runID, ev.extraArgs = sha, 2000+run, "--quiet"
+			next := newJobRun(t, wf, "check", ev, ws)
+			if j != nil {
+				next.ghState = j.ghState // the same pull request's comments
+			}
+			j = next
+			if !j.run(ctx) {
+				t.Fatal("the check job did not run on pull_request")
+			}
+			if j.failed {
+				t.Fatalf("run %d: the job failed:\n%s", run+1, j.log.String())
+			}
+			if s := j.step("latgate check"); s.skipped || s.outputs["exit-code"] != "0" {
+				t.Fatalf("run %d: latgate check: skipped %t, outputs %v\n%s", run+1, s.skipped, s.outputs, j.log.String())
+			}
+			if s := j.step("Skip a fork's pull request without the API key"); s.outputs["skip"] != "false" {
+				t.Errorf("run %d: skip = %q, want false", run+1, s.outputs["skip"])
+			}
+			comments := j.comments()
+			if len(comments) != 1 {
+				t.Fatalf("run %d: %d comments, want exactly 1 (one sticky comment):\n%q\n%s", run+1, len(comments), comments, j.log.String())
+			}
+			body := comments[0]
+			if !strings.HasPrefix(body, "<!-- latgate: sticky comment") || !strings.Contains(body, "on "+sha[:12]) || !strings.Contains(body, "| hello | ttft p50 |") {
+				t.Errorf("run %d: the comment is not this run's report:\n%s", run+1, body)
+			}
+			if up := j.step("Upload the report and results"); up.skipped || !strings.Contains(up.with["path"], "results.json") {
+				t.Errorf("run %d: the report is not uploaded: %+v", run+1, up)
+			}
+		}
+		log, err := os.ReadFile(j.ghLog)
+		if err != nil || !strings.Contains(string(log), "--method PATCH repos/acme/app/issues/comments/1000") {
+			t.Errorf("the second run did not update the first comment (err %v):\n%s", err, log)
+		}
+	})
+
+	t.Run("pull request comment can be turned off", func(t *testing.T) {
+		ws := newWorkspace(t)
+		blessInto(ctx, t, ws)
+		ev := prEvent(thisRepo, key)
+		ev.extraArgs, ev.jobEnv = "--quiet", map[string]string{"LATGATE_PR_COMMENT": "false"}
+		j := newJobRun(t, wf, "check", ev, ws)
+		j.run(ctx)
+		if j.failed || j.step("latgate check").skipped {
+			t.Fatalf("the check did not run and pass:\n%s", j.log.String())
+		}
+		if !j.step("Comment on the pull request").skipped || len(j.comments()) != 0 {
+			t.Errorf("commented with LATGATE_PR_COMMENT=false:\n%s", j.log.String())
+		}
+	})
+
+	t.Run("fork without the secret: skipped with a notice, no comment", func(t *testing.T) {
+		ws := newWorkspace(t)
+		blessInto(ctx, t, ws)
+		j := newJobRun(t, wf, "check", prEvent(forkRepo, nil), ws)
+		if !j.run(ctx) {
+			t.Fatal("the check job did not run")
+		}
+		if j.failed {
+			t.Fatalf("the job failed; a fork without the secret must skip, not fail:\n%s", j.log.String())
+		}
+		gate := j.step("Skip a fork's pull request without the API key")
+		if gate.outputs["skip"] != "true" || !strings.Contains(gate.outputs["_stdout"], "::notice title=latgate skipped::") {
+			t.Errorf("no skip output or ::notice: %+v", gate.outputs)
+		}
+		for _, name := range []string{"latgate check", "Upload the report and results", "Comment on the pull request", "Publish the JUnit report"} {
+			if !j.step(name).skipped {
+				t.Errorf("step %q ran on a fork without the secret", name)
+			}
+		}
+		if !strings.Contains(j.summary(), "## latgate: skipped") || !strings.Contains(j.summary(), "comes from a fork") {
+			t.Errorf("the job summary has no skip notice:\n%s", j.summary())
+		}
+		if len(j.comments()) != 0 {
+			t.Errorf("commented on a fork's pull request: %q", j.comments())
+		}
+	})
+
+	t.Run("fork with a key (the simulator needs none): checked, but no comment", func(t *testing.T) {
+		ws := newWorkspace(t)
+		blessInto(ctx, t, ws)
+		ev := prEvent(forkRepo, key)
+		ev.extraArgs = "--quiet"
+		j := newJobRun(t, wf, "check", ev, ws)
+		j.run(ctx)
+		if j.failed || j.step("latgate check").skipped {
+			t.Fatalf("the check did not run and pass:\n%s", j.log.String())
+		}
+		if !j.step("Comment on the pull request").skipped {
+			t.Errorf("the comment step ran for a fork:\n%s", j.log.String())
+		}
+		if n := len(j.comments()); n != 0 {
+			t.Errorf("%d comments on a fork's pull request", n)
+		}
+	})
+
+	t.Run("the pull request that adds latgate: no baseline, passes, says how to bless", func(t *testing.T) {
+		requireCheckFlag(t, "--require-baseline")
+		ws := newWorkspace(t) // no baseline
+		ev := prEvent(thisRepo, key)
+		ev.extraArgs = "--quiet"
+		j := newJobRun(t, wf, "check", ev, ws)
+		j.run(ctx)
+		if j.failed {
+			t.Fatalf("the first pull request fails its own check:\n%s", j.log.String())
+		}
+		s := j.step("latgate check")
+		if s.outputs["verdict"] != "no-baseline" || s.outputs["exit-code"] != "0" {
+			t.Errorf("outputs %v, want verdict no-baseline, exit-code 0", s.outputs)
+		}
+		if _, err := os.Stat(s.outputs["results"]); err != nil {
+			t.Errorf("no results to bless: %v", err)
+		}
+		up := j.step("Upload the report and results")
+		if up.skipped || !strings.Contains(up.with["path"], s.outputs["results"]) {
+			t.Errorf("the results are not uploaded: %+v", up)
+		}
+		if !strings.Contains(j.summary(), "latgate bless --config latgate.yaml --from results.json") {
+			t.Errorf("the job summary does not say how to bless:\n%s", j.summary())
+		}
+		if c := j.comments(); len(c) != 1 || !strings.Contains(c[0], "--from results.json") {
+			t.Errorf("the comment does not say how to bless: %q", c)
+		}
+	})
+
+	t.Run("nightly: --require-baseline", func(t *testing.T) {
+		ev := event{name: "schedule", repo: thisRepo, sha: "cccccccccccc", secrets: key, runID: 3000}
+		if j := newJobRun(t, wf, "check", ev, newWorkspace(t)); j.run(ctx) {
+			t.Error("the pull-request job ran on schedule")
+		}
+		nightly := wf.Jobs["nightly"]
+		i := slices.IndexFunc(nightly.Steps, func(s workflowStep) bool { return s.Uses == "latgate/latgate@v1" })
+		if i < 0 || !slices.Contains(strings.Fields(nightly.Steps[i].With["args"]), "--require-baseline") {
+			t.Fatalf("the nightly job does not run check with --require-baseline")
+		}
+		requireCheckFlag(t, "--require-baseline")
+
+		ws := newWorkspace(t) // the baseline is lost
+		ev.extraArgs = "--quiet"
+		j := newJobRun(t, wf, "nightly", ev, ws)
+		if !j.run(ctx) {
+			t.Fatal("the nightly job did not run on schedule")
+		}
+		s := j.step("latgate check")
+		if !j.failed || s.outputs["exit-code"] != "2" {
+			t.Fatalf("a nightly run without a baseline: failed %t, outputs %v; want exit 2\n%s", j.failed, s.outputs, j.log.String())
+		}
+		if strings.Contains(j.log.String(), "flag provided but not defined") || !strings.Contains(strings.ToLower(j.log.String()), "baseline") {
+			t.Errorf("the nightly failure does not name the missing baseline:\n%s", j.log.String())
+		}
+
+		blessInto(ctx, t, ws)
+		j = newJobRun(t, wf, "nightly", ev, ws)
+		j.run(ctx)
+		if j.failed {
+			t.Fatalf("a nightly run with a baseline failed:\n%s", j.log.String())
+		}
+		keep := j.step("Keep the results")
+		if keep.skipped || !strings.Contains(keep.with["path"], "results.json") {
+			t.Errorf("the nightly results are not kept: %+v", keep)
+		}
+	})
+}
