@@ -7,7 +7,8 @@
 # The targets (found with go test -list, so a new one is fuzzed without
 # editing this script) cover the config loader (FuzzParse), the baseline
 # loader (FuzzDecode), and the stream frame handling (FuzzParseFrame*, and
-# FuzzLineReader for the SSE lines split across reads). Their seed corpora
+# FuzzLineReader for the SSE lines split across reads) and the sanitiser of
+# endpoint text (FuzzSanitize). Their seed corpora
 # already run in every `go test`; this explores beyond them.
 #
 # go test fuzzes one target per invocation. A new interesting input is

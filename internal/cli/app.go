@@ -15,6 +15,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/latgate/latgate/internal/sanitize"
 	"github.com/latgate/latgate/internal/suggest"
 )
 
@@ -38,6 +39,29 @@ type Env struct {
 	Getenv         func(string) string
 	// StderrIsTerminal turns on the progress bar (plain lines otherwise).
 	StderrIsTerminal bool
+
+	// Set by Main (see sanitize): redact holds the credentials of the
+	// targets, which Main's writers on Stdout and Stderr remove from
+	// everything printed, and every file report is passed through;
+	// commands is Stdout for the lines that are meant to be GitHub workflow
+	// commands (annotations), which Stdout and Stderr otherwise neutralise.
+	redact   *sanitize.Redactor
+	commands io.Writer
+}
+
+// learn adds credentials to what every output redacts.
+func (e Env) learn(secrets ...string) {
+	if e.redact != nil {
+		e.redact.Add(secrets...)
+	}
+}
+
+// commandWriter is where workflow commands go.
+func (e Env) commandWriter() io.Writer {
+	if e.commands != nil {
+		return e.commands
+	}
+	return e.Stdout
 }
 
 // exitError carries an exit code to Main.
@@ -78,6 +102,17 @@ func Main(ctx context.Context, args []string, env Env) (code int) {
 	}
 	seen := &secrets{getenv: env.Getenv}
 	env.Getenv = seen.get
+	// Every byte printed passes through the sanitiser's writers: the
+	// credentials of the targets are redacted, and no line is a workflow
+	// command unless written through env.commands.
+	env.redact = sanitize.NewRedactor()
+	stdout := sanitize.NewWriter(env.Stdout, env.redact, true)
+	stderr := sanitize.NewWriter(env.Stderr, env.redact, true)
+	env.Stdout, env.Stderr, env.commands = stdout, stderr, stdout.Raw()
+	defer func() { // after the crash report below
+		stdout.Flush()
+		stderr.Flush()
+	}()
 	defer func() {
 		if r := recover(); r != nil {
 			code = crashed(env.Stderr, r, debug.Stack(), seen)

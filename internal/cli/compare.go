@@ -60,6 +60,7 @@ func runCompare(env Env, opts compareOptions) (err error) {
 			return usageErr(err)
 		}
 		cfg, gate = c, c.Gate
+		learnTargets(env, cfg)
 	}
 	if err := guardBaseline(opts.Baseline, map[string]string{"junit": opts.Junit, "markdown": opts.Markdown}); err != nil {
 		opts.gateFlags = gateFlags{}

@@ -91,7 +91,7 @@ func publish(env Env, rep compare.Report, g gateFlags, opts report.Options, loca
 		if path == "" {
 			return nil
 		}
-		if err := atomicfile.Write(path, 0o644, render); err != nil {
+		if err := atomicfile.Write(path, 0o644, redacted(env, render)); err != nil {
 			return usageErr(fmt.Errorf("writing %s: %w", path, err))
 		}
 		return nil
@@ -105,7 +105,7 @@ func publish(env Env, rep compare.Report, g gateFlags, opts report.Options, loca
 	if env.Getenv("GITHUB_ACTIONS") != "true" {
 		return nil
 	}
-	if err := report.Annotations(env.Stdout, rep, locate); err != nil {
+	if err := report.Annotations(env.commandWriter(), rep, locate); err != nil {
 		return err
 	}
 	if p := env.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
@@ -113,7 +113,7 @@ func publish(env Env, rep compare.Report, g gateFlags, opts report.Options, loca
 		if err := report.GitHubSummary(&buf, rep, opts); err != nil {
 			return err
 		}
-		if err := appendFile(p, buf.Bytes()); err != nil {
+		if err := appendFile(p, []byte(env.redact.Redact(buf.String()))); err != nil {
 			fmt.Fprintf(env.Stderr, "latgate: warning: could not write the job summary: %v\n", err)
 		}
 	}
@@ -123,6 +123,19 @@ func publish(env Env, rep compare.Report, g gateFlags, opts report.Options, loca
 		}
 	}
 	return nil
+}
+
+// redacted renders into a buffer and writes it with the targets'
+// credentials redacted: the last line of defence of every report file.
+func redacted(env Env, render func(io.Writer) error) func(io.Writer) error {
+	return func(w io.Writer) error {
+		var buf bytes.Buffer
+		if err := render(&buf); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, env.redact.Redact(buf.String()))
+		return err
+	}
 }
 
 func appendFile(path string, data []byte) error {
@@ -162,10 +175,10 @@ func locator(cfg *config.Config) func(target, prompt string) (string, int) {
 // an errored JUnit testcase, a Markdown note, and inside GitHub Actions the
 // job summary and verdict=error.
 func publishFailure(env Env, g gateFlags, cause error) {
-	msg := cause.Error()
+	msg := env.redact.Redact(cause.Error())
 	write := func(path string, render func(io.Writer) error) {
 		if path != "" {
-			_ = atomicfile.Write(path, 0o644, render) // best effort: the exit code tells
+			_ = atomicfile.Write(path, 0o644, redacted(env, render)) // best effort: the exit code tells
 		}
 	}
 	write(g.Junit, func(w io.Writer) error { return report.JUnitFailure(w, msg) })
@@ -176,7 +189,7 @@ func publishFailure(env Env, g gateFlags, cause error) {
 	if p := env.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
 		var buf bytes.Buffer
 		if report.MarkdownFailure(&buf, msg) == nil {
-			_ = appendFile(p, buf.Bytes())
+			_ = appendFile(p, []byte(env.redact.Redact(buf.String())))
 		}
 	}
 	if p := env.Getenv("GITHUB_OUTPUT"); p != "" {

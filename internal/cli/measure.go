@@ -9,6 +9,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/latgate/latgate/internal/sanitize"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/measure"
 	"github.com/latgate/latgate/pkg/report"
@@ -95,6 +96,8 @@ func (f runFlags) apply(cfg *config.Config) error {
 
 // loadConfig loads the config and applies the flag overrides.
 func loadConfig(env Env, f runFlags) (*config.Config, error) {
+	env.learn(sanitize.Credentials("", f.BaseURL)...)
+	env.learn(sanitize.Credentials("", env.Getenv("OPENAI_BASE_URL"))...)
 	cfg, err := config.Load(f.ConfigPath, config.Options{Getenv: env.Getenv})
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, usageErr(fmt.Errorf("no config at %s: pass --config FILE, or start from examples/latgate.yaml (latgate init writes one)", f.ConfigPath))
@@ -105,7 +108,15 @@ func loadConfig(env Env, f runFlags) (*config.Config, error) {
 	if err := f.apply(cfg); err != nil {
 		return nil, err
 	}
+	learnTargets(env, cfg)
 	return cfg, nil
+}
+
+// learnTargets tells every output the credentials latgate will send.
+func learnTargets(env Env, cfg *config.Config) {
+	for _, t := range cfg.Targets {
+		env.learn(sanitize.Credentials(env.Getenv(t.APIKeyEnv), t.BaseURL)...)
+	}
 }
 
 // runMeasurement measures cfg and returns the results. The file is non-nil

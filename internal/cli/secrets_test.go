@@ -36,9 +36,9 @@ func forbidden() []string {
 	}
 }
 
-// echoServer is an OpenAI-compatible endpoint that streams a short answer,
-// but echoes the request's Authorization header, URL and Host back in its
-// failures: every 60th request is an HTTP 500 with a JSON error body, every
+// echoServer is an OpenAI-compatible endpoint that streams a short answer
+// whose model and system_fingerprint echo the request's Authorization header,
+// URL and Host, and echoes them in its failures too: every 60th request is an HTTP 500 with a JSON error body, every
 // 60th (offset 30) a plain-text 502 whose echo straddles the 300-byte mark
 // where latgate clips an error body, every 60th (offset 15) a mid-stream
 // data: {"error": ...} frame; with auth set, every request is a 401 echo.
@@ -47,7 +47,8 @@ func echoServer(t *testing.T, auth bool) *httptest.Server {
 	var n atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
-		echo := fmt.Sprintf("Authorization=%s URL=%s Host=%s", r.Header.Get("Authorization"), r.URL, r.Host)
+		scheme, _, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+		echo := fmt.Sprintf("Scheme=%s Authorization=%s URL=%s Host=%s", scheme, r.Header.Get("Authorization"), r.URL, r.Host)
 		k := n.Add(1)
 		switch {
 		case auth:
@@ -70,7 +71,8 @@ func echoServer(t *testing.T, auth bool) *httptest.Server {
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
 		for i := range 4 {
-			fmt.Fprintf(w, "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"w%d \"}}]}\n\n", i)
+			// Successful streams echo too, in the fields latgate stores.
+			fmt.Fprintf(w, "data: {\"id\":\"c\",\"model\":%q,\"system_fingerprint\":%q,\"choices\":[{\"index\":0,\"delta\":{\"content\":\"w%d \"}}]}\n\n", echo, echo, i)
 			if k%60 == 15 && i == 1 {
 				fmt.Fprintf(w, "data: {\"error\":%q}\n\n", echo)
 				return
@@ -181,7 +183,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 	step("measure 401 echo", ghaEnv(sentinelKey), ExitMeasurement, "measure", "--config", authEcho, "--quiet", "--out", filepath.Join(dir, "auth.json"))
 	// Without a key, net/http sends the URL's user:pass as Basic auth.
 	step("measure 401 echo, no key", ghaEnv(""), ExitMeasurement, "measure", "--config", authEcho, "--quiet", "--out", filepath.Join(dir, "nokey.json"))
-	if s := out["measure 401 echo, no key stderr"]; !strings.Contains(s, "Basic") {
+	if s := out["measure 401 echo, no key stderr"]; !strings.Contains(s, "Scheme=Basic") {
 		t.Errorf("the server did not echo the Basic credentials; the test would prove nothing:\n%s", s)
 	}
 

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/latgate/latgate/internal/sanitize"
 	"github.com/latgate/latgate/pkg/results"
 )
 
@@ -55,10 +56,13 @@ func FromResults(r *results.File, blessedAt time.Time, gitCommit string) *File {
 	return f
 }
 
-// cloneTarget deep-copies t, dropping failure records.
+// cloneTarget deep-copies t, dropping failure records. The text an endpoint
+// sent (returned models, fingerprints, finish reasons) passes through the
+// sanitiser again: a results file from elsewhere (bless --from) is outside
+// text too, and the baseline is committed.
 func cloneTarget(t results.Target) results.Target {
-	t.ReturnedModels = slices.Clone(t.ReturnedModels)
-	t.SystemFingerprints = slices.Clone(t.SystemFingerprints)
+	t.ReturnedModels = sanitizeAll(t.ReturnedModels)
+	t.SystemFingerprints = sanitizeAll(t.SystemFingerprints)
 	t.ByClass = maps.Clone(t.ByClass)
 	if t.Params.Temperature != nil {
 		v := *t.Params.Temperature
@@ -78,9 +82,21 @@ func clonePrompt(p results.Prompt) results.Prompt {
 	p.Samples = slices.Clone(p.Samples)
 	for i := range p.Samples {
 		p.Samples[i].ITL = slices.Clone(p.Samples[i].ITL)
+		p.Samples[i].FinishReason = sanitize.Line(p.Samples[i].FinishReason, sanitize.MaxField)
 	}
 	p.Failures = nil
 	return p
+}
+
+func sanitizeAll(ss []string) []string {
+	if ss == nil {
+		return nil
+	}
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = sanitize.Line(s, sanitize.MaxField)
+	}
+	return out
 }
 
 func cloneMetrics(m results.Metrics) results.Metrics {

@@ -16,6 +16,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/latgate/latgate/internal/sanitize"
 	"github.com/latgate/latgate/pkg/sim"
 )
 
@@ -188,8 +189,11 @@ func (p *parser) baseURL(n *yaml.Node, field, s string) string {
 		return s
 	}
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		p.fail(n, field, "%q is not an http(s) URL; %s", u.Redacted(), fix)
+		p.fail(n, field, "%q is not an http(s) URL; %s", sanitize.URL(s), fix)
 		return s
+	}
+	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
+		return s // a trailing slash of the path is kept; the query stays whole
 	}
 	return strings.TrimRight(s, "/")
 }

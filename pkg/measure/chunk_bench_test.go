@@ -20,6 +20,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/latgate/latgate/internal/sanitize"
 	"github.com/latgate/latgate/pkg/sim"
 )
 
@@ -115,7 +116,7 @@ func BenchmarkChunk(b *testing.B) {
 	})
 	b.Run("read", func(b *testing.B) {
 		frames := simFrames(b, benchTokens)
-		c := &client{ep: endpoint("http://127.0.0.1:1"), redact: func(s string) string { return s }}
+		c := &client{ep: endpoint("http://127.0.0.1:1"), redact: sanitize.NewRedactor()}
 		c.ep.MaxTokens = benchTokens
 		buf := make([]byte, 32<<10)
 		ctx := context.Background()

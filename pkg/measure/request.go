@@ -20,6 +20,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/latgate/latgate/internal/sanitize"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/results"
 )
@@ -72,10 +73,23 @@ type doer struct {
 	hc      *http.Client
 	headers map[string]string
 	patch   map[string]json.RawMessage // body fields set on every request
+	// query is the base URL's query string (?api-key=…, ?api-version=…):
+	// go-openai appends the path to its base URL as a string, which would
+	// put the query before the path, so the doer adds it to each request.
+	query string
 }
 
 func (d *doer) Do(req *http.Request) (*http.Response, error) {
 	a, _ := req.Context().Value(reqKey{}).(*attempt)
+	if d.query != "" {
+		u := *req.URL
+		if u.RawQuery == "" {
+			u.RawQuery = d.query
+		} else {
+			u.RawQuery = d.query + "&" + u.RawQuery
+		}
+		req.URL = &u
+	}
 	for k, v := range d.headers {
 		req.Header.Set(k, v)
 	}
@@ -148,10 +162,13 @@ func (a *attempt) trace() *httptrace.ClientTrace {
 
 // client streams requests to one endpoint.
 type client struct {
-	ep     Endpoint
-	oa     *openai.Client
-	doer   *doer
-	redact func(string) string
+	ep   Endpoint
+	oa   *openai.Client
+	doer *doer
+	// redact holds every form of the credentials this client sends: all
+	// text from the endpoint passes through it (sanitize.Field) before it
+	// is stored in an outcome.
+	redact *sanitize.Redactor
 }
 
 func newClient(ep Endpoint, hc *http.Client) (*client, error) {
@@ -169,10 +186,27 @@ func newClient(ep Endpoint, hc *http.Client) (*client, error) {
 	if !ep.IncludeUsage {
 		d.patch["stream_options"] = json.RawMessage("null")
 	}
-	cfg := openai.DefaultConfig(ep.APIKey)
-	cfg.BaseURL = strings.TrimRight(ep.URL, "/")
+	base, query, err := splitQuery(ep.URL)
+	if err != nil {
+		return nil, fmt.Errorf("target %q: base_url %s: %w", ep.Name, RedactURL(ep.URL), err)
+	}
+	d.query = query
+	cfg := openai.DefaultConfig(strings.TrimSpace(ep.APIKey))
+	cfg.BaseURL = strings.TrimRight(base, "/")
 	cfg.HTTPClient = d
-	return &client{ep: ep, oa: openai.NewClientWithConfig(cfg), doer: d, redact: redactor(ep.APIKey, ep.URL)}, nil
+	return &client{ep: ep, oa: openai.NewClientWithConfig(cfg), doer: d, redact: sanitize.NewRedactor(sanitize.Credentials(ep.APIKey, ep.URL)...)}, nil
+}
+
+// splitQuery splits a base URL into the URL without its query string (and
+// fragment) and the query string.
+func splitQuery(raw string) (base, query string, err error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", "", errors.New("not a URL")
+	}
+	query = u.RawQuery
+	u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = "", false, "", ""
+	return u.String(), query, nil
 }
 
 // outcome is one measured request: a sample, or a failure.
@@ -300,10 +334,10 @@ func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 			o.id = string(f.id)
 		}
 		if o.model == "" && len(f.model) > 0 {
-			o.model = string(f.model)
+			o.model = c.field(f.model)
 		}
 		if o.fp == "" && len(f.fingerprint) > 0 {
-			o.fp = string(f.fingerprint)
+			o.fp = c.field(f.fingerprint)
 		}
 		if f.token() {
 			if chunks == 0 {
@@ -320,7 +354,7 @@ func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 			chunks++
 		}
 		if len(f.finishReason) > 0 && finish == "" {
-			finish = string(f.finishReason)
+			finish = c.field(f.finishReason)
 		}
 		if f.hasUsage {
 			s.OutputTokens = f.completionTokens
@@ -368,6 +402,12 @@ func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 	return o
 }
 
+// field is text of a stream frame as it may be stored: redacted, one line,
+// clipped (see package sanitize).
+func (c *client) field(b []byte) string {
+	return sanitize.Field(c.redact, string(b), sanitize.MaxField)
+}
+
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func clip(b []byte, n int) string {
@@ -404,7 +444,7 @@ func streamErrorMessage(payload []byte) string {
 
 func (c *client) failf(a *attempt, class string, status int, format string, args ...any) outcome {
 	return outcome{
-		failure:    &results.Failure{Class: class, Status: status, Message: c.redact(fmt.Sprintf(format, args...))},
+		failure:    &results.Failure{Class: class, Status: status, Message: sanitize.Field(c.redact, fmt.Sprintf(format, args...), sanitize.MaxMessage)},
 		retryAfter: a.retryAfter,
 	}
 }
@@ -465,13 +505,4 @@ func (c *client) statusFailure(a *attempt, status int, msg string) outcome {
 
 // RedactURL returns u without credentials (user:pass@) and without a query
 // string, which may carry keys (?api-key=…); it is what files and output show.
-func RedactURL(u string) string {
-	p, err := url.Parse(u)
-	if err != nil {
-		return "(unparseable URL)"
-	}
-	p.User = nil
-	p.RawQuery = ""
-	p.Fragment = ""
-	return p.String()
-}
+func RedactURL(u string) string { return sanitize.URL(u) }

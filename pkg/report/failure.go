@@ -5,6 +5,8 @@ import (
 	"io"
 
 	"github.com/jstemmer/go-junit-report/v2/junit"
+
+	"github.com/latgate/latgate/internal/sanitize"
 )
 
 // JUnitFailure writes a JUnit report for a run that could not be gated (a
@@ -27,6 +29,6 @@ func JUnitFailure(w io.Writer, msg string) error {
 // MarkdownFailure writes the Markdown report for a run that could not be
 // gated: the verdict "error" and why.
 func MarkdownFailure(w io.Writer, msg string) error {
-	_, err := fmt.Fprintf(w, "## ⚠️ latgate: ERROR\n\nThe latency gate could not decide:\n\n```\n%s\n```\n", msg)
+	_, err := fmt.Fprintf(w, "## ⚠️ latgate: ERROR\n\nThe latency gate could not decide:\n\n%s", sanitize.CodeBlock(msg))
 	return err
 }

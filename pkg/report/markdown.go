@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/latgate/latgate/internal/sanitize"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/stats"
@@ -107,10 +108,8 @@ func howToRead(rep compare.Report) string {
 // it backslash-escapes the punctuation Markdown acts on and folds newlines.
 func mdEscape(s string) string {
 	var b strings.Builder
-	for _, r := range s {
+	for _, r := range sanitize.Line(s, 0) { // no control characters, no "::" command
 		switch {
-		case r == '\n' || r == '\r':
-			b.WriteByte(' ')
 		case strings.ContainsRune("\\`*_[]<>|#~&", r):
 			b.WriteByte('\\')
 			b.WriteRune(r)

@@ -1,0 +1,211 @@
+package sanitize
+
+import (
+	"bytes"
+	"encoding/base64"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const (
+	testKey  = "sk-test-0123456789"
+	testPass = "s3cret!@x"
+)
+
+var testURL = "http://bob:s3cret%21%40x@127.0.0.1/v1?api-key=qk-0123%2B456&deployment=dep-xyz"
+
+func TestCredentials(t *testing.T) {
+	basic := base64.StdEncoding.EncodeToString([]byte("bob:" + testPass))
+	got := Credentials(" \t"+testKey+" ", testURL)
+	want := []string{
+		" \t" + testKey + " ", testKey, "Bearer " + testKey,
+		testPass, "bob:" + testPass, basic, "Basic " + basic, "s3cret%21%40x", "bob:s3cret%21%40x",
+		"api-key=qk-0123%2B456&deployment=dep-xyz", "qk-0123%2B456", "qk-0123+456", "dep-xyz", "dep-xyz",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Credentials (-want +got):\n%s", d)
+	}
+}
+
+func TestRedact(t *testing.T) {
+	r := NewRedactor(Credentials("  "+testKey+"\t", testURL)...)
+	basic := base64.StdEncoding.EncodeToString([]byte("bob:" + testPass))
+	tests := []struct{ name, in, want string }{
+		{"key", "bad key " + testKey + " given", "bad key [REDACTED] given"},
+		{"bearer", "Authorization: Bearer " + testKey, "Authorization: [REDACTED]"},
+		{"key clipped", "Authorization: Bearer sk-test-0123…", "Authorization: [REDACTED]…"},
+		{"clipped, not the key", "a long body…", "a long body…"},
+		{"password decoded", "pass s3cret!@x here", "pass [REDACTED] here"},
+		{"password as written", "url bob:s3cret%21%40x@host", "url [REDACTED]@host"},
+		{"basic auth", "Authorization: Basic " + basic, "Authorization: [REDACTED]"},
+		{"query key as written", "GET /v1/chat/completions?api-key=qk-0123%2B456", "GET /v1/chat/completions?api-key=[REDACTED]"},
+		{"query key decoded", "key qk-0123+456 refused", "key [REDACTED] refused"},
+		{"nothing", "plain text", "plain text"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := r.Redact(tt.in); got != tt.want {
+				t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+	var nilR *Redactor
+	if got := nilR.Redact(testKey); got != testKey {
+		t.Errorf("nil Redactor changed the text: %q", got)
+	}
+}
+
+func TestLine(t *testing.T) {
+	tests := []struct {
+		name, in string
+		max      int
+		want     string
+	}{
+		{"plain", "gpt-4o-mini", 0, "gpt-4o-mini"},
+		{"newline and workflow command", "oops\n::error title=x::pwned", 0, `oops\n:` + "\u200b" + `:error title=x:` + ":pwned"},
+		{"command at start", "  ::warning::x", 0, "  :\u200b:warning::x"},
+		{"ipv6 untouched", "dial tcp [::1]:80", 0, "dial tcp [::1]:80"},
+		{"ansi escape", "model\x1b[31mred\x1b[0m", 0, `model\x1b[31mred\x1b[0m`},
+		{"C1 and DEL", "a\u009bb\x7fc", 0, `a\x9bb\x7fc`},
+		{"bidi override", "abc\u202edef", 0, `abc\u202edef`},
+		{"invalid utf8", "a\xffb", 0, "a\ufffdb"},
+		{"tab cr", "a\tb\rc", 0, `a\tb\rc`},
+		{"clip", "abcdefghij", 4, "abcd…"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Line(tt.in, tt.max); got != tt.want {
+				t.Errorf("Line(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestMarkdown(t *testing.T) {
+	in := "x` ```\n# head ![img](http://e/x.png) <img src=x> &amp; | cell"
+	got := Markdown(in)
+	for _, bad := range []string{"```", "![", "](", "\n"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("Markdown(%q) = %q still holds %q", in, got, bad)
+		}
+	}
+	for i, c := range got {
+		if strings.ContainsRune("`<>&[]|#!", c) && (i == 0 || got[i-1] != '\\') {
+			t.Errorf("Markdown(%q) = %q: %q at %d is not escaped", in, got, c, i)
+		}
+	}
+}
+
+func TestCodeBlock(t *testing.T) {
+	got := CodeBlock("line ```` fence\n::error::x\n")
+	want := "`````\nline ```` fence\n:\u200b:error::x\n`````\n"
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("CodeBlock (-want +got):\n%s", d)
+	}
+}
+
+func TestWriter(t *testing.T) {
+	r := NewRedactor(Credentials(testKey, "")...)
+	tests := []struct {
+		name       string
+		writes     []string
+		noCommands bool
+		want       string
+	}{
+		{"key split over writes", []string{"a sk-test-01", "23456789 b\n"}, false, "a [REDACTED] b\n"},
+		{"key at the end, flushed", []string{"x " + testKey}, false, "x [REDACTED]"},
+		{"command neutralised", []string{"ok\n", "  ::error::x\n"}, true, "ok\n  :\u200b:error::x\n"},
+		{"command split between colons", []string{"abc\n   :", ":error::x\n"}, true, "abc\n   :\u200b:error::x\n"},
+		{"command kept when allowed", []string{"::error::x\n"}, false, "::error::x\n"},
+		{"mid-line colons kept", []string{"a ::b\n"}, true, "a ::b\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			w := NewWriter(&buf, r, tt.noCommands)
+			for _, s := range tt.writes {
+				if _, err := w.Write([]byte(s)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.want, buf.String()); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// FuzzSanitize holds the sanitiser's promise over arbitrary endpoint text:
+// with the credentials latgate sent inserted anywhere in it, in every form,
+// no credential and no line that is a workflow command comes out of Field,
+// Markdown, CodeBlock or a Writer (written in two pieces split anywhere);
+// Field and Markdown are one line of valid UTF-8 with no control character,
+// and CodeBlock's content cannot close its fence.
+func FuzzSanitize(f *testing.F) {
+	f.Add([]byte("plain"), uint8(0), uint16(0), uint16(0))
+	f.Add([]byte("x\n::error title=t::pwned\n```\n# h"), uint8(1), uint16(3), uint16(7))
+	f.Add([]byte("\x1b[31m\u202e::x"), uint8(2), uint16(1), uint16(2))
+	f.Add([]byte("a…b"), uint8(3), uint16(1), uint16(1))
+	key := " sk-FUZZ-0123456789abcdef\t"
+	base := "http://user:pa%3Ass-777@127.0.0.1/v1?api-key=qk-FUZZ%2Bkey"
+	creds := Credentials(key, base)
+	r := NewRedactor(creds...)
+	secrets := []string{"sk-FUZZ-0123456789abcdef", "pa:ss-777", "qk-FUZZ+key", "qk-FUZZ%2Bkey",
+		base64.StdEncoding.EncodeToString([]byte("user:pa:ss-777"))}
+	f.Fuzz(func(t *testing.T, body []byte, form uint8, at, split uint16) {
+		s := string(body)
+		i := int(at) % (len(s) + 1)
+		text := s[:i] + creds[int(form)%len(creds)] + s[i:]
+		check := func(name, out string, oneLine bool) {
+			for _, sec := range secrets {
+				if strings.Contains(out, sec) {
+					t.Fatalf("%s leaks %q: %q", name, sec, out)
+				}
+			}
+			for _, line := range strings.Split(out, "\n") {
+				if strings.HasPrefix(strings.TrimLeft(line, " \t\r\v\f"), "::") {
+					t.Fatalf("%s has a workflow command line %q", name, line)
+				}
+			}
+			if oneLine {
+				if !utf8.ValidString(out) {
+					t.Fatalf("%s is not valid UTF-8: %q", name, out)
+				}
+				for _, c := range out {
+					if c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || isBidi(c) {
+						t.Fatalf("%s holds control character %U: %q", name, c, out)
+					}
+				}
+			}
+		}
+		field := Field(r, text, MaxMessage)
+		check("Field", field, true)
+		md := Markdown(field)
+		check("Markdown", md, true)
+		if strings.Contains(strings.ReplaceAll(md, "\\`", ""), "`") {
+			t.Fatalf("Markdown has an unescaped backtick: %q", md)
+		}
+		block := CodeBlock(r.Redact(text))
+		check("CodeBlock", block, false)
+		lines := strings.Split(block, "\n")
+		fence := lines[0]
+		for _, l := range lines[1 : len(lines)-2] {
+			if strings.HasPrefix(strings.TrimLeft(l, " "), fence) {
+				t.Fatalf("CodeBlock content line %q closes the fence %q", l, fence)
+			}
+		}
+		var buf bytes.Buffer
+		w := NewWriter(&buf, r, true)
+		j := int(split) % (len(text) + 1)
+		w.Write([]byte(text[:j]))
+		w.Write([]byte(text[j:]))
+		w.Flush()
+		check("Writer", buf.String(), false)
+	})
+}

@@ -1,0 +1,122 @@
+package sanitize
+
+import (
+	"io"
+	"sync"
+)
+
+// Writer redacts everything written through it before it reaches the
+// underlying writer. It holds back an end of the text that is the start of a
+// secret until more text or Flush arrives, so a secret split over two writes
+// is still caught. Call Flush when done.
+//
+// With NoCommands, a line whose first non-blank characters are "::" gets a
+// zero-width space between the colons: stderr, and stdout outside the
+// annotation writer, never carry a GitHub workflow command.
+type Writer struct {
+	mu         sync.Mutex
+	w          io.Writer
+	r          *Redactor
+	noCommands bool
+	pending    []byte
+	lineStart  bool
+}
+
+// NewWriter returns a Writer on w that redacts r's secrets; with noCommands
+// it also neutralises workflow commands (see Writer).
+func NewWriter(w io.Writer, r *Redactor, noCommands bool) *Writer {
+	return &Writer{w: w, r: r, noCommands: noCommands, lineStart: true}
+}
+
+// Write redacts p (with what is pending) and writes what is safe to write.
+func (sw *Writer) Write(p []byte) (int, error) {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	sw.pending = append(sw.pending, p...)
+	// Redact what is pending, then pass it on but for an end that could be
+	// the start of a secret that the next write completes, or half of a "::".
+	red := sw.r.Redact(string(sw.pending))
+	cut := len(red) - sw.r.partial(red)
+	for sw.noCommands && cut > 0 && red[cut-1] == ':' {
+		cut--
+	}
+	if cut > 0 {
+		if err := sw.emit(red[:cut]); err != nil {
+			return 0, err
+		}
+	}
+	sw.pending = append(sw.pending[:0], red[cut:]...)
+	return len(p), nil
+}
+
+// Flush writes what is pending.
+func (sw *Writer) Flush() error {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	if len(sw.pending) == 0 {
+		return nil
+	}
+	err := sw.emit(sw.r.Redact(string(sw.pending)))
+	sw.pending = sw.pending[:0]
+	return err
+}
+
+// Raw returns a writer that flushes what is pending and then writes
+// redacted but with workflow commands intact: for the annotation writer,
+// whose "::error" lines are meant.
+func (sw *Writer) Raw() io.Writer { return rawWriter{sw} }
+
+type rawWriter struct{ sw *Writer }
+
+func (rw rawWriter) Write(p []byte) (int, error) {
+	if err := rw.sw.Flush(); err != nil {
+		return 0, err
+	}
+	rw.sw.mu.Lock()
+	defer rw.sw.mu.Unlock()
+	if _, err := io.WriteString(rw.sw.w, rw.sw.r.Redact(string(p))); err != nil {
+		return 0, err
+	}
+	rw.sw.lineStart = len(p) > 0 && p[len(p)-1] == '\n'
+	return len(p), nil
+}
+
+func (sw *Writer) emit(s string) error {
+	if sw.noCommands {
+		s = sw.neutralise(s)
+	}
+	_, err := io.WriteString(sw.w, s)
+	return err
+}
+
+// neutralise puts a zero-width space between the colons of a "::" that
+// starts a line (after blanks, which the runner trims).
+func (sw *Writer) neutralise(s string) string {
+	var b []byte
+	blank := sw.lineStart
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\n' || c == '\r':
+			blank = true
+		case c == ' ' || c == '\t':
+		case c == ':' && blank && i+1 < len(s) && s[i+1] == ':':
+			if b == nil {
+				b = append(make([]byte, 0, len(s)+8), s[:i]...)
+			}
+			b = append(b, ":\u200b"...)
+			blank = false
+			continue
+		default:
+			blank = false
+		}
+		if b != nil {
+			b = append(b, c)
+		}
+	}
+	sw.lineStart = blank
+	if b == nil {
+		return s
+	}
+	return string(b)
+}
