@@ -1,7 +1,12 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"strconv"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
@@ -17,6 +22,8 @@ type compareOptions struct {
 	gateFlags
 	Baseline, Results string
 	ConfigPath        string
+	// ConfigOptional: ConfigPath is the default, used only if it exists.
+	ConfigOptional bool
 }
 
 func compareCommand(env Env) *ucli.Command {
@@ -25,12 +32,14 @@ func compareCommand(env Env) *ucli.Command {
 		Usage:     "compare a saved results file with a baseline, offline",
 		UsageText: "latgate compare [--config latgate.yaml] BASELINE RESULTS",
 		Description: `The gate of 'latgate check' on saved files: same files, same output (the
-bootstrap is seeded). The gate settings come from --config when given, else
-the defaults (TTFT and ITL at P50 and P95).
+bootstrap is seeded). The gate settings (gate: in latgate.yaml) come from
+--config when given, else from ./latgate.yaml when there is one, like the
+other commands, else the defaults (TTFT and ITL at P50 and P95); stderr says
+which it used.
 
 ` + exitCodesHelp,
 		Flags: append(gateFlagDefs(),
-			&ucli.StringFlag{Name: "config", Aliases: []string{"c"}, Usage: "take the gate settings from this latgate.yaml", TakesFile: true},
+			&ucli.StringFlag{Name: "config", Aliases: []string{"c"}, Value: defaultConfig, Usage: "take the gate settings from this latgate.yaml (the default file is optional: without it, the default gate)", TakesFile: true},
 		),
 		Action: func(c *ucli.Context) error {
 			for _, a := range c.Args().Slice() {
@@ -41,7 +50,7 @@ the defaults (TTFT and ITL at P50 and P95).
 			if c.NArg() != 2 {
 				return usageErr(fmt.Errorf("compare takes two files, BASELINE and RESULTS; got %d argument(s)", c.NArg()))
 			}
-			return runCompare(env, compareOptions{gateFlags: parseGateFlags(c), Baseline: c.Args().Get(0), Results: c.Args().Get(1), ConfigPath: c.String("config")})
+			return runCompare(env, compareOptions{gateFlags: parseGateFlags(c), Baseline: c.Args().Get(0), Results: c.Args().Get(1), ConfigPath: c.String("config"), ConfigOptional: !c.IsSet("config")})
 		},
 	}
 }
@@ -54,14 +63,19 @@ func runCompare(env Env, opts compareOptions) (err error) {
 	}()
 	var cfg *config.Config
 	gate := config.DefaultGate()
-	if opts.ConfigPath != "" {
+	source := ": the defaults (no --config, and no ./" + defaultConfig + ")"
+	if _, statErr := os.Stat(opts.ConfigPath); opts.ConfigPath != "" && (!opts.ConfigOptional || statErr == nil) {
 		c, err := config.Load(opts.ConfigPath, config.Options{Getenv: env.Getenv})
+		if errors.Is(err, fs.ErrNotExist) {
+			return usageErr(fmt.Errorf("no config at %s: pass --config FILE with the gate settings, or leave it out for the defaults", opts.ConfigPath))
+		}
 		if err != nil {
 			return usageErr(err)
 		}
-		cfg, gate = c, c.Gate
+		cfg, gate, source = c, c.Gate, " from "+opts.ConfigPath
 		learnTargets(env, cfg)
 	}
+	fmt.Fprintf(env.Stderr, "latgate: gate settings%s: %s\n", source, describeGate(gate))
 	if err := guardBaseline(opts.Baseline, map[string]string{"junit": opts.Junit, "markdown": opts.Markdown}); err != nil {
 		opts.gateFlags = gateFlags{}
 		return err
@@ -90,3 +104,27 @@ func runCompare(env Env, opts compareOptions) (err error) {
 	}
 	return gateOutcome(rep, opts.Strict)
 }
+
+// defaultConfig is the config file every command reads when --config is not given.
+const defaultConfig = "latgate.yaml"
+
+// describeGate says in one line what a gate checks: "ttft p50 (15%, floor
+// 20ms), …; 95% intervals, 2000 resamples, seed 1; aggregate on".
+func describeGate(g config.Gate) string {
+	var checks []string
+	for _, c := range g.Checks {
+		checks = append(checks, fmt.Sprintf("%s %s (%s%%, floor %v)", c.Metric, c.Stat, pct(c.Tolerance.Rel), c.Tolerance.Floor))
+	}
+	s := fmt.Sprintf("%s; %s%% intervals, %d resamples, seed %d", strings.Join(checks, ", "),
+		pct(g.Confidence), g.Resamples, g.Seed)
+	if n := len(g.Overrides); n > 0 {
+		s += fmt.Sprintf("; %d per-prompt override(s)", n)
+	}
+	if g.Aggregate {
+		s += "; aggregate on"
+	}
+	return s
+}
+
+// pct formats a fraction as a percentage without float noise: 0.9 → "90".
+func pct(f float64) string { return strconv.FormatFloat(math.Round(f*1e6)/1e4, 'f', -1, 64) }

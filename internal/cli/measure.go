@@ -129,7 +129,7 @@ func runMeasurement(ctx context.Context, env Env, cfg *config.Config, quiet bool
 	defer stop()
 	var obs measure.Observer
 	if !quiet {
-		obs = newProgress(env.Stderr, env.StderrIsTerminal)
+		obs = newProgress(env.Stderr, !plainProgress(env), time.Now)
 	}
 	f, err := measure.Run(ctx, measure.Options{
 		Endpoints:  eps,

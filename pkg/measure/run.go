@@ -60,6 +60,9 @@ type Progress struct {
 	Done, Total int
 	// Failure is non-nil when the request failed.
 	Failure *results.Failure
+	// TTFTMS is the request's time to first token in milliseconds when it
+	// succeeded, else 0 (progress shows a running median of it).
+	TTFTMS float64
 }
 
 // ErrInterrupted is returned (wrapped) when the context was cancelled before
@@ -189,8 +192,12 @@ func runTarget(ctx context.Context, ep Endpoint, opts Options, runStart time.Tim
 						authErr.CompareAndSwap(nil, &AuthError{Target: ep.Name, EnvVar: ep.APIKeyEnv, Status: o.failure.Status, Msg: o.failure.Message})
 						cancel()
 					}
-					observe(Progress{Target: ep.Name, Prompt: opts.Prompts[j.prompt].ID, Warmup: !measured,
-						Done: int(done.Add(1)), Total: total, Failure: o.failure})
+					ev := Progress{Target: ep.Name, Prompt: opts.Prompts[j.prompt].ID, Warmup: !measured,
+						Done: int(done.Add(1)), Total: total, Failure: o.failure}
+					if o.failure == nil {
+						ev.TTFTMS = o.sample.TTFT
+					}
+					observe(ev)
 				}
 			}()
 		}
