@@ -11,6 +11,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/latgate/latgate/pkg/baseline"
+	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/measure"
 	"github.com/latgate/latgate/pkg/report"
@@ -108,6 +109,10 @@ func runBless(ctx context.Context, env Env, opts blessOptions) error {
 	fmt.Fprintln(env.Stdout)
 	switch {
 	case prevErr == nil:
+		plan := compare.Pair(side(prev.Run, prev.Targets), side(b.Run, b.Targets))
+		if err := report.BlessChanges(env.Stdout, plan.Changes); err != nil {
+			return err
+		}
 		if err := report.BlessDiff(env.Stdout, baseline.Diff(prev, b)); err != nil {
 			return err
 		}

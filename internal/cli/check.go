@@ -7,6 +7,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/latgate/latgate/pkg/compare"
+	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/report"
 	"github.com/latgate/latgate/pkg/results"
 )
@@ -16,6 +17,9 @@ type checkOptions struct {
 	gateFlags
 	Baseline string
 	Out      string
+	// RequireBaseline makes a missing baseline exit 2 instead of measuring
+	// ungated (the nightly job: a lost baseline must not pass unnoticed).
+	RequireBaseline bool
 }
 
 func checkCommand(env Env) *ucli.Command {
@@ -35,19 +39,31 @@ current/baseline from whole requests, and a verdict:
                 more requests than were taken (P95 needs 59); fails with --strict
 
 The tolerance is relative AND absolute: a change smaller than the floor (e.g.
-20ms) is never a regression. Before measuring, check refuses (exit 2) a
-baseline that measured something else: an edited, added or removed prompt, a
-different target, model, endpoint (base_url), max_tokens, temperature,
-extra_body or concurrency.
+20ms) is never a regression.
+
+A pull request that changes the config is gated, not refused: a changed
+model, endpoint (base_url), max_tokens, temperature, extra_body or
+concurrency is compared with the old baseline and every check is labelled
+("model a → b"); an edited prompt is compared and labelled "edited"; a new
+prompt is measured and reported as "new: no baseline" (not gated); a removed
+one is reported. Only a baseline with no target and prompt in common exits
+2; --strict-baseline refuses any difference. Blessing in the same pull
+request marks the change as intended.
+
+Without a baseline file, check measures, reports, writes the results (--out,
+else latgate.results.json beside the baseline) and exits 0 with the warning
+"no baseline: nothing was gated" (verdict=no-baseline in $GITHUB_OUTPUT);
+--require-baseline makes that exit 2.
 
 Inside GitHub Actions (GITHUB_ACTIONS=true) it also appends the report and a
 chart to $GITHUB_STEP_SUMMARY, emits ::error/::warning annotations, and writes
-verdict=<regressed|inconclusive|ok|improved|error> to $GITHUB_OUTPUT.
+verdict=<regressed|inconclusive|ok|improved|no-baseline|error> to $GITHUB_OUTPUT.
 
 ` + exitCodesHelp,
 		Flags: append(append(runFlagDefs(), gateFlagDefs()...),
 			&ucli.StringFlag{Name: "baseline", Aliases: []string{"b"}, Usage: "the baseline `FILE` (default: the config's baseline:, or latgate.baseline.json beside it)", TakesFile: true},
-			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "also write the results JSON, with the comparison, to `FILE`", TakesFile: true},
+			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "also write the results JSON, with the comparison, to `FILE` (without a baseline: default latgate.results.json beside it)", TakesFile: true},
+			&ucli.BoolFlag{Name: "require-baseline", Usage: "exit 2 when there is no baseline file, instead of measuring ungated and passing (use it in nightly jobs)"},
 		),
 		Action: func(c *ucli.Context) error {
 			if c.NArg() > 0 {
@@ -55,7 +71,7 @@ verdict=<regressed|inconclusive|ok|improved|error> to $GITHUB_OUTPUT.
 			}
 			return runCheck(c.Context, env, checkOptions{
 				runFlags: parseRunFlags(c), gateFlags: parseGateFlags(c),
-				Baseline: c.String("baseline"), Out: c.String("out"),
+				Baseline: c.String("baseline"), Out: c.String("out"), RequireBaseline: c.Bool("require-baseline"),
 			})
 		},
 	}
@@ -80,12 +96,18 @@ func runCheck(ctx context.Context, env Env, opts checkOptions) (err error) {
 		return err
 	}
 	base, err := loadBaseline(basePath)
+	if errNoBaseline(err) && !opts.RequireBaseline {
+		return runUngated(ctx, env, cfg, opts, basePath)
+	}
+	if errNoBaseline(err) {
+		return usageErr(fmt.Errorf("%w (--require-baseline: a run without a baseline gates nothing, so it fails)", err))
+	}
 	if err != nil {
 		return err
 	}
 	baseSide := side(base.Run, base.Targets)
-	if ms := compare.Compatible(baseSide, planned(cfg)); len(ms) > 0 {
-		return mismatchError(basePath, ms)
+	if err := admit(basePath, baseSide, planned(cfg), opts.StrictBaseline); err != nil {
+		return err
 	}
 
 	f, merr := runMeasurement(ctx, env, cfg, opts.Quiet)
@@ -118,4 +140,33 @@ func runCheck(ctx context.Context, env Env, opts checkOptions) (err error) {
 		return err
 	}
 	return gateOutcome(rep, opts.Strict)
+}
+
+// runUngated is check without a baseline: measure, report and write the
+// results (so `bless --from` can make them the first baseline), then pass
+// with a warning that nothing was gated. A failed run still exits 3.
+func runUngated(ctx context.Context, env Env, cfg *config.Config, opts checkOptions, basePath string) error {
+	out := opts.Out
+	if out == "" {
+		out = defaultResultsPath(basePath)
+	}
+	f, merr := runMeasurement(ctx, env, cfg, opts.Quiet)
+	if f == nil {
+		return merr
+	}
+	if err := report.Measure(env.Stdout, f); err != nil {
+		return err
+	}
+	if merr != nil {
+		if opts.Out != "" {
+			if err := results.Write(opts.Out, f); err == nil {
+				fmt.Fprintf(env.Stderr, "latgate: partial results written to %s\n", opts.Out)
+			}
+		}
+		return merr
+	}
+	if err := results.Write(out, f); err != nil {
+		return usageErr(fmt.Errorf("writing results: %w", err))
+	}
+	return publishNoBaseline(env, opts.gateFlags, noBaselineNotice(basePath, out, cfg.Path))
 }

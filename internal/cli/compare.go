@@ -95,8 +95,8 @@ func runCompare(env Env, opts compareOptions) (err error) {
 		return measurementErr(fmt.Errorf("%s: %w: compare a run within its budget", opts.Results, err))
 	}
 	baseSide, curSide := side(base.Run, base.Targets), side(f.Run, f.Targets)
-	if ms := compare.Compatible(baseSide, curSide); len(ms) > 0 {
-		return mismatchError(opts.Baseline, ms)
+	if err := admit(opts.Baseline, baseSide, curSide, opts.StrictBaseline); err != nil {
+		return err
 	}
 	rep := compare.Compare(baseSide, curSide, gate)
 	if err := publish(env, rep, opts.gateFlags, report.Options{Strict: opts.Strict, BaselinePath: opts.Baseline, Results: opts.Results}, locator(cfg)); err != nil {

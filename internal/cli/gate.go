@@ -25,6 +25,9 @@ type gateFlags struct {
 	Junit    string
 	Markdown string
 	Strict   bool
+	// StrictBaseline refuses (exit 2) a baseline that measured anything
+	// other than this config, instead of gating the change and labelling it.
+	StrictBaseline bool
 }
 
 func gateFlagDefs() []ucli.Flag {
@@ -32,11 +35,12 @@ func gateFlagDefs() []ucli.Flag {
 		&ucli.StringFlag{Name: "junit", Usage: "write a JUnit XML report to `FILE` (one testcase per prompt × metric × statistic)", TakesFile: true},
 		&ucli.StringFlag{Name: "markdown", Usage: "write the verdicts as Markdown to `FILE` (for a PR comment)", TakesFile: true},
 		&ucli.BoolFlag{Name: "strict", Usage: "fail (exit 1) on inconclusive checks too"},
+		&ucli.BoolFlag{Name: "strict-baseline", Usage: "refuse (exit 2) a baseline that measured another model, endpoint, parameter or prompt set, instead of gating the change and labelling it"},
 	}
 }
 
 func parseGateFlags(c *ucli.Context) gateFlags {
-	return gateFlags{Junit: c.String("junit"), Markdown: c.String("markdown"), Strict: c.Bool("strict")}
+	return gateFlags{Junit: c.String("junit"), Markdown: c.String("markdown"), Strict: c.Bool("strict"), StrictBaseline: c.Bool("strict-baseline")}
 }
 
 // loadBaseline loads the baseline, mapping every problem to exit code 2.
@@ -61,10 +65,10 @@ func planned(cfg *config.Config) compare.Side {
 	return s
 }
 
-// mismatchError refuses a comparison, naming every difference.
-func mismatchError(baselinePath string, ms []compare.Mismatch) error {
+// mismatchError refuses a comparison: the header, then every difference.
+func mismatchError(header string, ms []compare.Mismatch) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "cannot compare with the baseline %s: it measured something else:", baselinePath)
+	b.WriteString(header)
 	for _, m := range ms {
 		b.WriteString("\n  - ")
 		b.WriteString(m.Message())

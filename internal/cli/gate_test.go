@@ -16,9 +16,9 @@ func TestFailedCheckStillReports(t *testing.T) {
 	ghOut := filepath.Join(dir, "github_output")
 	summary := filepath.Join(dir, "summary.md")
 	env := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_OUTPUT": ghOut, "GITHUB_STEP_SUMMARY": summary}
-	code, _, errs := run(t, env, "check", "--config", cfg, "--quiet", "--junit", junit)
+	code, _, errs := run(t, env, "check", "--config", cfg, "--quiet", "--junit", junit, "--require-baseline")
 	if code != ExitUsage {
-		t.Fatalf("exit %d, want 2 (no baseline); stderr:\n%s", code, errs)
+		t.Fatalf("exit %d, want 2 (no baseline, --require-baseline); stderr:\n%s", code, errs)
 	}
 	for path, want := range map[string]string{
 		junit:   `no baseline here`,

@@ -74,6 +74,9 @@ const (
 	Inconclusive Verdict = "inconclusive"
 	OK           Verdict = "ok"
 	Improved     Verdict = "improved"
+	// Unbaselined marks a check of a prompt or target the baseline does not
+	// have (Report.New): measured, reported, not gated.
+	Unbaselined Verdict = "new"
 )
 
 // rank orders verdicts worst first.
@@ -127,6 +130,9 @@ type Check struct {
 	Verdict      Verdict `json:"verdict"`
 	// Reason is Summary(): the verdict as one human sentence.
 	Reason string `json:"reason"`
+	// Labels name what changed since the baseline for this check (see
+	// Pair): "model a → b", "edited", …; empty when nothing did.
+	Labels []string `json:"labels,omitempty"`
 }
 
 // Report is the outcome of a comparison.
@@ -139,9 +145,20 @@ type Report struct {
 	Checks     []Check  `json:"checks"`
 	Aggregates []Check  `json:"aggregates,omitempty"`
 	Warnings   []string `json:"warnings,omitempty"`
+	// Changes lists every difference between the baseline and this run
+	// (Pair); New holds the measured values of the prompts and targets that
+	// have no baseline, one per check, Verdict Unbaselined: never gated.
+	Changes    []Change `json:"changes,omitempty"`
+	New        []Check  `json:"new,omitempty"`
 	Seed       int64    `json:"seed"`
 	Resamples  int      `json:"resamples"`
 	Confidence float64  `json:"confidence"`
+}
+
+// parsedCheck is a gate check with its statistic parsed.
+type parsedCheck struct {
+	c    config.Check
+	spec stats.Stat
 }
 
 // job is one target × prompt × check to bootstrap.
@@ -155,8 +172,10 @@ type job struct {
 }
 
 // Compare runs the gate on every target × prompt × check present on both
-// sides (targets matched by name and region, prompts by id; call Compatible
-// first) and returns the verdicts. The same inputs and gate give the same
+// sides (targets matched by name and region, prompts by id) and returns the
+// verdicts, each labelled with what changed since the baseline (Pair; call
+// Pair first to refuse what cannot be compared), and the measured values of
+// what has no baseline in Report.New. The same inputs and gate give the same
 // Report.
 func Compare(base, cur Side, gate config.Gate) Report {
 	rep := Report{Seed: gate.Seed, Resamples: gate.Resamples, Confidence: gate.Confidence}
@@ -168,11 +187,7 @@ func Compare(base, cur Side, gate config.Gate) Report {
 	}
 	conf := rep.Confidence
 
-	type parsed struct {
-		c    config.Check
-		spec stats.Stat
-	}
-	var checks []parsed
+	var checks []parsedCheck
 	for _, c := range gate.Checks {
 		s, err := stats.ParseStat(c.Stat)
 		switch {
@@ -181,7 +196,7 @@ func Compare(base, cur Side, gate config.Gate) Report {
 		case err != nil:
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("check %s %s skipped: statistic %q is not p50, p95, p99 or mean", c.Metric, c.Stat, c.Stat))
 		default:
-			checks = append(checks, parsed{c, s})
+			checks = append(checks, parsedCheck{c, s})
 		}
 	}
 
@@ -194,8 +209,7 @@ func Compare(base, cur Side, gate config.Gate) Report {
 	for _, bt := range base.Targets {
 		ct, ok := curTargets[targetKey(bt)]
 		if !ok {
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s is not in the current run: not compared", targetLabel(bt)))
-			continue
+			continue // a Change, from Pair
 		}
 		delete(curTargets, targetKey(bt))
 		curPrompts := make(map[string]results.Prompt, len(ct.Prompts))
@@ -209,8 +223,7 @@ func Compare(base, cur Side, gate config.Gate) Report {
 		for _, bp := range bt.Prompts {
 			cp, ok := curPrompts[bp.ID]
 			if !ok {
-				rep.Warnings = append(rep.Warnings, fmt.Sprintf("prompt %s of %s is not in the current run: not compared", bp.ID, targetLabel(bt)))
-				continue
+				continue // a Change, from Pair
 			}
 			data := map[string][2]*dataset{}
 			for ci, pc := range checks {
@@ -232,17 +245,7 @@ func Compare(base, cur Side, gate config.Gate) Report {
 				tgroups[ci].jobs = append(tgroups[ci].jobs, j)
 			}
 		}
-		for _, p := range ct.Prompts {
-			if !slices.ContainsFunc(bt.Prompts, func(b results.Prompt) bool { return b.ID == p.ID }) {
-				rep.Warnings = append(rep.Warnings, fmt.Sprintf("prompt %s of %s is not in the baseline: not compared", p.ID, targetLabel(ct)))
-			}
-		}
 		groups = append(groups, tgroups...)
-	}
-	for _, t := range cur.Targets {
-		if _, ok := curTargets[targetKey(t)]; ok {
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s is not in the baseline: not compared", targetLabel(t)))
-		}
 	}
 
 	runJobs(jobs, rep.Resamples, gate.Seed, conf)
@@ -260,6 +263,7 @@ func Compare(base, cur Side, gate config.Gate) Report {
 	rep.Warnings = append(rep.Warnings, runWarnings(cur.Targets)...)
 	rep.Warnings = append(rep.Warnings, lostWarnings(rep.Checks)...)
 
+	Pair(base, cur).label(&rep, cur, checks)
 	sortChecks(rep.Checks)
 	sortChecks(rep.Aggregates)
 	rep.Verdict = Overall(rep.Checks, rep.Aggregates)

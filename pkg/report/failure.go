@@ -32,3 +32,29 @@ func MarkdownFailure(w io.Writer, msg string) error {
 	_, err := fmt.Fprintf(w, "## ⚠️ latgate: ERROR\n\nThe latency gate could not decide:\n\n%s", sanitize.CodeBlock(msg))
 	return err
 }
+
+// JUnitNotice writes a JUnit report for a run that was measured but not
+// gated (no baseline): one testcase "latgate" <skipped> with msg, so the
+// report exists and says why nothing was checked.
+func JUnitNotice(w io.Writer, msg string) error {
+	suites := junit.Testsuites{Name: "latgate"}
+	suite := junit.Testsuite{Name: "latgate"}
+	suite.AddTestcase(junit.Testcase{
+		Name:      "latgate",
+		Classname: "latgate",
+		Time:      "0.000",
+		Skipped:   &junit.Result{Message: msg},
+	})
+	suites.AddSuite(suite)
+	if _, err := io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?>`+"\n"); err != nil {
+		return err
+	}
+	return suites.WriteXML(w)
+}
+
+// MarkdownNotice writes the Markdown report for a run that was measured but
+// not gated: a warning heading and why.
+func MarkdownNotice(w io.Writer, msg string) error {
+	_, err := fmt.Fprintf(w, "## ⚠️ latgate: NOT GATED\n\n%s\n", mdEscape(msg))
+	return err
+}

@@ -51,7 +51,7 @@ func JUnit(w io.Writer, rep compare.Report, opts Options) error {
 	all := ordered(rep)
 	suites := junit.Testsuites{Name: "latgate"}
 	var total float64
-	for i, target := range targets(all) {
+	for i, target := range targets(append(all, rep.New...)) {
 		suite := junit.Testsuite{Name: "latgate." + target, ID: i}
 		if opts.BaselinePath != "" {
 			suite.AddProperty("latgate.baseline", opts.BaselinePath)
@@ -63,6 +63,9 @@ func JUnit(w io.Writer, rep compare.Report, opts Options) error {
 		suite.AddProperty("latgate.resamples", strconv.Itoa(rep.Resamples))
 		suite.AddProperty("latgate.seed", strconv.FormatInt(rep.Seed, 10))
 		suite.AddProperty("latgate.strict", strconv.FormatBool(opts.Strict))
+		for _, ch := range rep.Changes {
+			suite.AddProperty("latgate.changed", ch.Message())
+		}
 		var secs float64
 		for _, c := range all {
 			if targetOf(c) != target {
@@ -76,22 +79,41 @@ func JUnit(w io.Writer, rep compare.Report, opts Options) error {
 			if c.NCur > 0 {
 				secs += c.Current / 1000
 			}
+			msg := message(c)
+			if len(c.Labels) > 0 {
+				msg += " [changed since baseline: " + labels(c) + "]"
+			}
 			switch {
 			case c.Verdict == compare.Regressed:
-				tc.Failure = &junit.Result{Message: message(c), Type: "regression", Data: detail(c, rep.Confidence)}
+				tc.Failure = &junit.Result{Message: msg, Type: "regression", Data: detail(c, rep.Confidence)}
 			case c.Verdict.Fails(opts.Strict):
-				tc.Failure = &junit.Result{Message: "inconclusive (strict): " + message(c), Type: "inconclusive", Data: detail(c, rep.Confidence)}
+				tc.Failure = &junit.Result{Message: "inconclusive (strict): " + msg, Type: "inconclusive", Data: detail(c, rep.Confidence)}
 			case c.Verdict == compare.Inconclusive:
-				tc.Skipped = &junit.Result{Message: "inconclusive: " + message(c), Data: detail(c, rep.Confidence)}
+				tc.Skipped = &junit.Result{Message: "inconclusive: " + msg, Data: detail(c, rep.Confidence)}
+			case len(c.Labels) > 0:
+				tc.SystemOut = &junit.Output{Data: "changed since baseline: " + labels(c)}
 			}
 			if c.NCur == 0 {
 				tc.Time = seconds(0)
 			}
 			suite.AddTestcase(tc)
 		}
+		for _, c := range rep.New {
+			if targetOf(c) == target {
+				suite.AddTestcase(junit.Testcase{Name: c.Prompt + " " + checkOf(c), Classname: suite.Name, Time: seconds(0),
+					Skipped: &junit.Result{Message: fmt.Sprintf("%s: %s from %d requests; %s", newWord, value(c.Current, c.NCur), c.NCur, reason(c))}})
+			}
+		}
 		suite.Time = seconds(secs)
-		if len(rep.Warnings) > 0 {
-			suite.SystemOut = &junit.Output{Data: "warning: " + strings.Join(rep.Warnings, "\nwarning: ")}
+		var out []string
+		for _, ch := range rep.Changes {
+			out = append(out, "changed since baseline: "+ch.Message())
+		}
+		for _, w := range rep.Warnings {
+			out = append(out, "warning: "+w)
+		}
+		if len(out) > 0 {
+			suite.SystemOut = &junit.Output{Data: strings.Join(out, "\n")}
 		}
 		total += secs
 		suites.AddSuite(suite)

@@ -39,17 +39,22 @@ func markdown(w io.Writer, rep compare.Report, opts Options, charts bool) error 
 	if strings.HasPrefix(status, "FAIL") {
 		icon = "❌"
 	}
-	fmt.Fprintf(ew, "## %s latgate: %s\n\n%s\n\n", icon, status, mdEscape(detail))
+	fmt.Fprintf(ew, "## %s latgate: %s\n\n%s\n\n", icon, status, mdEscape(withChanges(detail, rep)))
 	fmt.Fprintf(ew, "<sub>%s</sub>\n", mdEscape(provenance(rep, opts)))
 
 	all := ordered(rep)
-	for _, target := range targets(all) {
+	lab := labelled(rep)
+	for _, target := range targets(append(all, rep.New...)) {
 		fmt.Fprintf(ew, "\n### %s\n\n", mdEscape(target))
 		if charts {
 			writeChart(ew, target, rep.Checks)
 		}
-		fmt.Fprintf(ew, "| prompt | check | baseline → current | change | %s CI | tolerance | verdict |\n", confPct(rep.Confidence))
-		fmt.Fprintln(ew, "|:--|:--|--:|--:|:-:|--:|:--|")
+		head, align, end := "", "", ""
+		if lab {
+			head, align = " changed since baseline |", ":--|"
+		}
+		fmt.Fprintf(ew, "| prompt | check | baseline → current | change | %s CI | tolerance | verdict |%s\n", confPct(rep.Confidence), head)
+		fmt.Fprintln(ew, "|:--|:--|--:|--:|:-:|--:|:--|"+align)
 		for _, c := range all {
 			if targetOf(c) != target {
 				continue
@@ -62,11 +67,21 @@ func markdown(w io.Writer, rep compare.Report, opts Options, charts bool) error 
 			if c.Verdict == compare.Regressed {
 				chg = "**" + chg + "**"
 			}
-			fmt.Fprintf(ew, "| %s | %s | %s → %s | %s | %s | %s | %s |\n",
+			if lab {
+				end = " " + mdEscape(labels(c)) + " |"
+			}
+			fmt.Fprintf(ew, "| %s | %s | %s → %s | %s | %s | %s | %s |%s\n",
 				prompt, mdEscape(checkOf(c)), value(c.Baseline, c.NBase), value(c.Current, c.NCur),
-				chg, interval(c), mdEscape(tolerance(c)), mdVerdict(c.Verdict, opts.Strict))
+				chg, interval(c), mdEscape(tolerance(c)), mdVerdict(c.Verdict, opts.Strict), end)
+		}
+		for _, c := range rep.New {
+			if targetOf(c) == target {
+				fmt.Fprintf(ew, "| %s | %s | - → %s | - | - | - | 🆕 %s | %s |\n",
+					mdEscape(c.Prompt), mdEscape(checkOf(c)), value(c.Current, c.NCur), newWord, mdEscape(labels(c)))
+			}
 		}
 	}
+	mdChanges(ew, rep)
 	if len(rep.Warnings) > 0 {
 		fmt.Fprint(ew, "\n### Warnings\n\n")
 		for _, warn := range rep.Warnings {

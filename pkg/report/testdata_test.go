@@ -178,3 +178,39 @@ func measureFile() *results.File {
 		}},
 	}
 }
+
+// changedReport is failReport after a pull request that switched the primary
+// target's model, edited prompt summarize, added prompt faq and removed
+// prompt legacy of the fallback target: compared checks carry labels, the
+// new prompt's checks are measured only.
+func changedReport() compare.Report {
+	rep := failReport()
+	rep.Warnings = rep.Warnings[:1]
+	rep.Changes = []compare.Change{
+		{Kind: compare.ChangeSetting, Target: "primary", Field: compare.FieldModel, Baseline: "gpt-4o-mini", Current: "gpt-4.1-mini"},
+		{Kind: compare.ChangeEdited, Target: "primary", Prompt: "summarize", Baseline: "1a2b3c4d5e6f", Current: "9f8e7d6c5b4a"},
+		{Kind: compare.ChangeNew, Target: "primary", Prompt: "faq"},
+		{Kind: compare.ChangeRemoved, Target: "fallback", Region: "eu", Prompt: "legacy"},
+	}
+	for _, cs := range [][]compare.Check{rep.Checks, rep.Aggregates} {
+		for i := range cs {
+			c := &cs[i]
+			if c.Target != "primary" {
+				continue
+			}
+			c.Labels = []string{"model gpt-4o-mini → gpt-4.1-mini"}
+			switch c.Prompt {
+			case "summarize":
+				c.Labels = append(c.Labels, "edited")
+			case "":
+				c.Labels = append(c.Labels, "edited: summarize")
+			}
+		}
+	}
+	for _, stat := range []string{"p50", "p95"} {
+		rep.New = append(rep.New, compare.Check{Target: "primary", Prompt: "faq", Metric: results.TTFT, Stat: stat,
+			Current: map[string]float64{"p50": 333, "p95": 410}[stat], NCur: 120, Verdict: compare.Unbaselined,
+			Labels: []string{"new: no baseline"}, Reason: "new: no baseline: measured, not gated; bless to gate it from now on"})
+	}
+	return rep
+}

@@ -20,13 +20,25 @@ import (
 func Verdicts(w io.Writer, rep compare.Report, opts Options) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintln(ew, provenance(rep, opts))
-	if all := ordered(rep); len(all) > 0 {
+	if all := ordered(rep); len(all) > 0 || len(rep.New) > 0 {
 		fmt.Fprintln(ew)
+		lab := labelled(rep)
 		rows := [][]string{{"target", "prompt", "check", "baseline", "current", "change", confPct(rep.Confidence) + " CI", "tolerance", "verdict"}}
+		if lab {
+			rows[0] = append(rows[0], "changed since baseline")
+		}
 		for _, c := range all {
-			rows = append(rows, []string{targetOf(c), promptOf(c), checkOf(c),
+			r := []string{targetOf(c), promptOf(c), checkOf(c),
 				value(c.Baseline, c.NBase), value(c.Current, c.NCur),
-				change(c), interval(c), tolerance(c), verdictWord(c.Verdict, opts.Strict)})
+				change(c), interval(c), tolerance(c), verdictWord(c.Verdict, opts.Strict)}
+			if lab {
+				r = append(r, labels(c))
+			}
+			rows = append(rows, r)
+		}
+		for _, c := range rep.New {
+			rows = append(rows, []string{targetOf(c), c.Prompt, checkOf(c), "-", value(c.Current, c.NCur),
+				"-", "-", "-", newWord, labels(c)})
 		}
 		for _, col := range []int{3, 4, 5, 6} {
 			alignRight(rows, col)
@@ -43,6 +55,12 @@ func Verdicts(w io.Writer, rep compare.Report, opts Options) error {
 			return err
 		}
 	}
+	if len(rep.Changes) > 0 {
+		fmt.Fprintln(ew)
+		if err := Changes(ew, rep.Changes, "changed since the baseline (bless to accept):"); err != nil {
+			return err
+		}
+	}
 	if len(rep.Warnings) > 0 {
 		fmt.Fprintln(ew)
 		for _, warn := range rep.Warnings {
@@ -50,7 +68,7 @@ func Verdicts(w io.Writer, rep compare.Report, opts Options) error {
 		}
 	}
 	status, detail := outcome(rep, opts.Strict)
-	fmt.Fprintf(ew, "\n%s: %s\n", status, detail)
+	fmt.Fprintf(ew, "\n%s: %s\n", status, withChanges(detail, rep))
 	return ew.err
 }
 

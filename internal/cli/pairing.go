@@ -1,0 +1,94 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/latgate/latgate/internal/atomicfile"
+	"github.com/latgate/latgate/pkg/baseline"
+	"github.com/latgate/latgate/pkg/compare"
+	"github.com/latgate/latgate/pkg/report"
+)
+
+// admit decides whether cur may be gated against base. By default a changed
+// config is gated and labelled (compare.Pair), and only two runs with no
+// target × prompt in common are refused; with --strict-baseline any
+// difference is refused, as before latgate gated changes.
+func admit(basePath string, base, cur compare.Side, strict bool) error {
+	ms := compare.Compatible(base, cur)
+	if len(ms) == 0 {
+		return nil
+	}
+	if strict {
+		return mismatchError(fmt.Sprintf("cannot compare with the baseline %s (--strict-baseline: any change is refused; without it, latgate gates the change and labels it): it measured something else:", basePath), ms)
+	}
+	if compare.Pair(base, cur).Comparable() {
+		return nil
+	}
+	return mismatchError(fmt.Sprintf("cannot compare with the baseline %s: it has no target and prompt in common with this run, so nothing can be gated; bless a baseline for this config (latgate bless). What differs:", basePath), ms)
+}
+
+// noBaselineVerdict is the step output's verdict when check ran without a
+// baseline: measured and reported, nothing gated.
+const noBaselineVerdict = "no-baseline"
+
+// defaultResultsPath is where check writes the results of a run without a
+// baseline when --out is not given: beside the baseline, so that
+// `latgate bless --from` can make them the first baseline.
+func defaultResultsPath(basePath string) string {
+	return filepath.Join(filepath.Dir(basePath), "latgate.results.json")
+}
+
+// noBaselineNotice is the warning of a check without a baseline.
+func noBaselineNotice(basePath, resultsPath, configPath string) string {
+	return fmt.Sprintf("no baseline: nothing was gated. There is no baseline at %s, so this run was measured and reported but "+
+		"compared with nothing (exit 0; --require-baseline makes this exit 2). The results are in %s: make them the baseline "+
+		"with `latgate bless --config %s --from %s`, review and commit it.", basePath, resultsPath, configPath, resultsPath)
+}
+
+// publishNoBaseline writes the notice of an ungated run wherever reports
+// were asked for: stdout, the JUnit and Markdown files, and inside GitHub
+// Actions a ::warning, the job summary and verdict=no-baseline.
+func publishNoBaseline(env Env, g gateFlags, notice string) error {
+	fmt.Fprintf(env.Stdout, "\nwarning: %s\n", notice)
+	write := func(path string, render func(io.Writer) error) error {
+		if path == "" {
+			return nil
+		}
+		if err := atomicfile.Write(path, 0o644, render); err != nil {
+			return usageErr(fmt.Errorf("writing %s: %w", path, err))
+		}
+		return nil
+	}
+	if err := write(g.Junit, func(w io.Writer) error { return report.JUnitNotice(w, notice) }); err != nil {
+		return err
+	}
+	if err := write(g.Markdown, func(w io.Writer) error { return report.MarkdownNotice(w, notice) }); err != nil {
+		return err
+	}
+	if env.Getenv("GITHUB_ACTIONS") != "true" {
+		return nil
+	}
+	fmt.Fprintf(env.Stdout, "::warning title=latgate: no baseline::%s\n", strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(notice))
+	if p := env.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
+		var buf bytes.Buffer
+		if report.MarkdownNotice(&buf, notice) == nil {
+			if err := appendFile(p, buf.Bytes()); err != nil {
+				fmt.Fprintf(env.Stderr, "latgate: warning: could not write the job summary: %v\n", err)
+			}
+		}
+	}
+	if p := env.Getenv("GITHUB_OUTPUT"); p != "" {
+		if err := appendFile(p, []byte("verdict="+noBaselineVerdict+"\n")); err != nil {
+			fmt.Fprintf(env.Stderr, "latgate: warning: could not write the step output: %v\n", err)
+		}
+	}
+	return nil
+}
+
+// errNoBaseline reports whether err is a baseline file that does not exist.
+func errNoBaseline(err error) bool { return errors.Is(err, baseline.ErrNotFound) }

@@ -1,0 +1,179 @@
+package cli
+
+import (
+	"encoding/xml"
+	"html"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPullRequestFlow is issue 12's acceptance scenario on the built-in
+// simulator, through real HTTP: the PR that adds latgate starts green (no
+// baseline: measured, reported, exit 0 with a notice; --require-baseline
+// exits 2); its results become the first baseline with bless --from; then a
+// PR's changes are gated and labelled instead of refused: a slower model
+// fails naming the change, an edited prompt is compared and labelled, a new
+// prompt is reported without failing, and blessing names what it changes.
+func TestPullRequestFlow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures for several seconds")
+	}
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, gateConfig)
+	basePath := filepath.Join(dir, "latgate.baseline.json")
+	resultsPath := filepath.Join(dir, "latgate.results.json")
+	read := func(t *testing.T, p string) string {
+		t.Helper()
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatalf("%s not written: %v", filepath.Base(p), err)
+		}
+		return html.UnescapeString(string(data))
+	}
+	contains := func(t *testing.T, what, text string, wants ...string) {
+		t.Helper()
+		for _, w := range wants {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s lacks %q:\n%s", what, w, text)
+			}
+		}
+	}
+
+	t.Run("no baseline: measured, reported, exit 0 with a notice", func(t *testing.T) {
+		gh := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_OUTPUT": filepath.Join(dir, "gh_output"), "GITHUB_STEP_SUMMARY": filepath.Join(dir, "summary.md")}
+		junit, md := filepath.Join(dir, "junit.xml"), filepath.Join(dir, "report.md")
+		code, out, errs := run(t, gh, "check", "--config", cfg, "--quiet", "--junit", junit, "--markdown", md)
+		if code != ExitPass {
+			t.Fatalf("check exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+		}
+		contains(t, "stdout", out, "TTFT p50", "no baseline: nothing was gated", "latgate bless --config", "--from "+resultsPath)
+		contains(t, "Markdown", read(t, md), "NOT GATED", "no baseline: nothing was gated")
+		contains(t, "JUnit", read(t, junit), "<skipped", "no baseline: nothing was gated")
+		contains(t, "job summary", read(t, gh["GITHUB_STEP_SUMMARY"]), "no baseline: nothing was gated")
+		contains(t, "step output", read(t, gh["GITHUB_OUTPUT"]), "verdict=no-baseline\n")
+		contains(t, "results", read(t, resultsPath), `"schema": "latgate.results/v1"`)
+		if _, err := os.Stat(basePath); err == nil {
+			t.Errorf("check wrote a baseline")
+		}
+	})
+
+	t.Run("--require-baseline exits 2 before measuring", func(t *testing.T) {
+		code, out, errs := run(t, nil, "check", "--config", cfg, "--quiet", "--require-baseline")
+		if code != ExitUsage {
+			t.Fatalf("check exit %d, want 2\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+		}
+		contains(t, "stderr", errs, "no baseline", "--require-baseline")
+		if strings.Contains(out, "TTFT") {
+			t.Errorf("measured before refusing:\n%s", out)
+		}
+	})
+
+	// The first baseline is the no-baseline run's results: nothing measured twice.
+	if code, out, errs := run(t, nil, "bless", "--config", cfg, "--quiet", "--from", resultsPath); code != ExitPass {
+		t.Fatalf("bless --from exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+
+	slower := strings.NewReplacer(`base_url: "sim:default?tokens=12"`, `base_url: "sim:default?tokens=12&ttft_factor=1.6"`,
+		"model: sim\n", "model: sim-slow\n").Replace(gateConfig)
+	t.Run("a slower model fails naming the change", func(t *testing.T) {
+		writeConfig(t, dir, slower)
+		defer writeConfig(t, dir, gateConfig)
+		junit, md := filepath.Join(dir, "junit.xml"), filepath.Join(dir, "report.md")
+		code, out, errs := run(t, nil, "check", "--config", cfg, "--quiet", "--junit", junit, "--markdown", md)
+		if code != ExitRegression {
+			t.Fatalf("check exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+		}
+		contains(t, "stdout", out, "REGRESSED", "model sim → sim-slow", "changed since the baseline: model sim → sim-slow")
+		contains(t, "Markdown", read(t, md), "model sim → sim-slow", "Changed since the baseline")
+		var doc struct {
+			Suites []struct {
+				Cases []struct {
+					Failure *struct {
+						Message string `xml:"message,attr"`
+					} `xml:"failure"`
+				} `xml:"testcase"`
+			} `xml:"testsuite"`
+		}
+		if err := xml.Unmarshal([]byte(read(t, junit)), &doc); err != nil {
+			t.Fatalf("JUnit does not parse: %v", err)
+		}
+		labelled := 0
+		for _, s := range doc.Suites {
+			for _, c := range s.Cases {
+				if c.Failure != nil && strings.Contains(c.Failure.Message, "model sim → sim-slow") {
+					labelled++
+				}
+			}
+		}
+		if labelled == 0 {
+			t.Errorf("no JUnit failure names the model change")
+		}
+	})
+
+	t.Run("an edited prompt is compared and labelled", func(t *testing.T) {
+		writeConfig(t, dir, strings.Replace(gateConfig, "Say hello in five words.", "Say hello in six words.", 1))
+		defer writeConfig(t, dir, gateConfig)
+		md := filepath.Join(dir, "report.md")
+		code, out, errs := run(t, nil, "check", "--config", cfg, "--quiet", "--markdown", md)
+		if code != ExitPass {
+			t.Fatalf("check exit %d, want 0 (the simulator's latency did not change)\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+		}
+		var rows int
+		for line := range strings.Lines(out) {
+			if strings.HasPrefix(line, "sim ") && strings.Contains(line, " greeting ") {
+				rows++
+				if !strings.HasSuffix(strings.TrimSpace(line), "edited") {
+					t.Errorf("greeting's row is not labelled edited: %q", line)
+				}
+			}
+		}
+		if rows != 4 {
+			t.Errorf("%d verdict rows for greeting, want 4 (ttft and itl at p50 and p95):\n%s", rows, out)
+		}
+		contains(t, "stdout", out, "prompt greeting of target sim: edited since the baseline")
+		contains(t, "Markdown", read(t, md), "| edited |", "edited: greeting")
+	})
+
+	t.Run("a new prompt is reported and passes", func(t *testing.T) {
+		writeConfig(t, dir, strings.Replace(gateConfig, "run:", "  - id: brand-new\n    messages:\n      - {role: user, content: \"A new prompt.\"}\nrun:", 1))
+		defer writeConfig(t, dir, gateConfig)
+		junit := filepath.Join(dir, "junit.xml")
+		code, out, errs := run(t, nil, "check", "--config", cfg, "--quiet", "--junit", junit)
+		if code != ExitPass {
+			t.Fatalf("check exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+		}
+		contains(t, "stdout", out, "brand-new", "new (not gated)", "new: no baseline", "new: brand-new")
+		contains(t, "JUnit", read(t, junit), `name="brand-new ttft p50"`, "new (not gated)")
+	})
+
+	t.Run("a removed prompt is reported", func(t *testing.T) {
+		i := strings.Index(gateConfig, "  - id: summarize")
+		j := strings.Index(gateConfig, "run:")
+		writeConfig(t, dir, gateConfig[:i]+gateConfig[j:])
+		defer writeConfig(t, dir, gateConfig)
+		code, out, errs := run(t, nil, "check", "--config", cfg, "--quiet")
+		if code != ExitPass {
+			t.Fatalf("check exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+		}
+		contains(t, "stdout", out, "prompt summarize of target sim: removed", "removed: summarize")
+	})
+
+	t.Run("blessing the change names it for the reviewer", func(t *testing.T) {
+		writeConfig(t, dir, slower)
+		defer writeConfig(t, dir, gateConfig)
+		code, out, errs := run(t, nil, "bless", "--config", cfg, "--quiet")
+		if code != ExitPass {
+			t.Fatalf("bless exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+		}
+		contains(t, "stdout", out, "this baseline changes what is measured", "target sim: model sim → sim-slow")
+		code, out, errs = run(t, nil, "check", "--config", cfg, "--quiet")
+		if code == ExitRegression || code == ExitUsage {
+			t.Fatalf("check after blessing the change: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+		}
+		if strings.Contains(out, "changed since") {
+			t.Errorf("after blessing, check still reports changes:\n%s", out)
+		}
+	})
+}

@@ -1,0 +1,117 @@
+package compare
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/results"
+)
+
+func TestPair(t *testing.T) {
+	s := ttftSamples(grid(30, 400, 0.3, 1)...)
+	mk := func() Side { return side(prompt("a", s), prompt("b", s)) }
+	tests := []struct {
+		name       string
+		change     func(cur *Side)
+		wantPairs  int
+		wantLabels []string // Label() of each change, in order
+	}{
+		{"identical", func(*Side) {}, 2, nil},
+		{"model and endpoint", func(c *Side) {
+			c.Targets[0].Model = "m2"
+			c.Targets[0].BaseURL = "https://other.example.com/v1/"
+		}, 2, []string{"model m → m2", "endpoint 127.0.0.1:8080/v1 → other.example.com/v1"}},
+		{"request parameters and concurrency", func(c *Side) {
+			c.Run.Concurrency = 4
+			c.Targets[0].Params.MaxTokens = 128
+			c.Targets[0].Params.ExtraHash = "x"
+		}, 2, []string{"concurrency 1 → 4", "max_tokens 64 → 128", "extra_body changed"}},
+		{"edited, removed and new prompts", func(c *Side) {
+			c.Targets[0].Prompts = []results.Prompt{{ID: "a", Hash: "other"}, {ID: "c", Hash: "h-c"}}
+		}, 1, []string{"edited", "removed", "new: no baseline"}},
+		{"nothing in common", func(c *Side) { c.Targets[0].Name = "u" }, 0, []string{"removed", "new: no baseline"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cur := mk()
+			tt.change(&cur)
+			p := Pair(mk(), cur)
+			var got []string
+			for _, c := range p.Changes {
+				got = append(got, c.Label())
+			}
+			if diff := cmp.Diff(tt.wantLabels, got); diff != "" {
+				t.Errorf("labels (-want +got):\n%s", diff)
+			}
+			if p.Pairs != tt.wantPairs || p.Comparable() != (tt.wantPairs > 0) {
+				t.Errorf("Pairs = %d, Comparable = %v; want %d", p.Pairs, p.Comparable(), tt.wantPairs)
+			}
+		})
+	}
+}
+
+func TestChangeMessage(t *testing.T) {
+	tests := []struct {
+		c    Change
+		want string
+	}{
+		{Change{Kind: ChangeSetting, Target: "t", Field: FieldModel, Baseline: "a", Current: "b"},
+			"target t: model a → b: compared, labelled"},
+		{Change{Kind: ChangeSetting, Field: FieldConcurrency, Baseline: "1", Current: "4"},
+			"the run: concurrency 1 → 4: compared, labelled"},
+		{Change{Kind: ChangeEdited, Target: "t", Region: "eu", Prompt: "p", Baseline: "1a2b3c4d5e6f", Current: "9f8e7d6c5b4a"},
+			`prompt p of target t (region eu): edited since the baseline (hash 1a2b3c4d… → 9f8e7d6c…): compared, labelled "edited"`},
+		{Change{Kind: ChangeNew, Target: "t", Prompt: "p"}, "prompt p of target t: new, no baseline: measured and reported, not gated"},
+		{Change{Kind: ChangeRemoved, Target: "t"}, "target t: removed: in the baseline, not in this run"},
+	}
+	for _, tt := range tests {
+		if got := tt.c.Message(); got != tt.want {
+			t.Errorf("Message() = %q\nwant        %q", got, tt.want)
+		}
+	}
+}
+
+// TestCompareLabelsChanges: a changed run is compared, not refused; every
+// check carries what changed, and a new prompt is measured but not gated.
+func TestCompareLabelsChanges(t *testing.T) {
+	base := side(prompt("a", ttftSamples(grid(60, 400, 0.3, 1)...)), prompt("b", ttftSamples(grid(60, 400, 0.3, 1)...)),
+		prompt("gone", ttftSamples(grid(60, 400, 0.3, 1)...)))
+	cur := side(prompt("a", ttftSamples(grid(60, 400, 0.3, 2)...)), prompt("b", ttftSamples(grid(60, 400, 0.3, 2)...)),
+		prompt("fresh", ttftSamples(grid(60, 900, 0.3, 1)...)))
+	cur.Targets[0].Model = "m-slow"
+	cur.Targets[0].Prompts[1].Hash = "edited"
+	gate := gateWith(config.Check{Metric: results.TTFT, Stat: "p50", Tolerance: config.Tolerance{Rel: 0.15}})
+	gate.Aggregate = true
+	r := Compare(base, cur, gate)
+
+	if r.Verdict != Regressed {
+		t.Fatalf("verdict %s, want regressed: a 2× slower model is gated, not refused", r.Verdict)
+	}
+	got := map[string][]string{}
+	for _, c := range append(r.Checks, r.Aggregates...) {
+		got[c.Prompt] = c.Labels
+	}
+	want := map[string][]string{
+		"a": {"model m → m-slow"},
+		"b": {"model m → m-slow", "edited"},
+		"":  {"model m → m-slow", "edited: b"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("labels by prompt (-want +got):\n%s", diff)
+	}
+	if len(r.New) != 1 || r.New[0].Prompt != "fresh" || r.New[0].Verdict != Unbaselined || r.New[0].NCur != 60 || r.New[0].NBase != 0 {
+		t.Fatalf("New = %+v, want one unbaselined check of prompt fresh from 60 requests", r.New)
+	}
+	if c := r.New[0].Current; c < 800 || c > 1000 {
+		t.Errorf("new prompt's ttft p50 = %v ms, want its measured value near 900", c)
+	}
+	var kinds []ChangeKind
+	for _, c := range r.Changes {
+		kinds = append(kinds, c.Kind)
+	}
+	if diff := cmp.Diff([]ChangeKind{ChangeSetting, ChangeEdited, ChangeRemoved, ChangeNew}, kinds); diff != "" {
+		t.Errorf("change kinds (-want +got):\n%s", diff)
+	}
+}
