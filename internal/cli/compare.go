@@ -65,7 +65,7 @@ func runCompare(env Env, opts compareOptions) (err error) {
 	gate := config.DefaultGate()
 	source := ": the defaults (no --config, and no ./" + defaultConfig + ")"
 	if _, statErr := os.Stat(opts.ConfigPath); opts.ConfigPath != "" && (!opts.ConfigOptional || statErr == nil) {
-		c, err := config.Load(opts.ConfigPath, config.Options{Getenv: env.Getenv})
+		c, err := config.Load(opts.ConfigPath, configOptions(env))
 		if errors.Is(err, fs.ErrNotExist) {
 			return usageErr(fmt.Errorf("no config at %s: pass --config FILE with the gate settings, or leave it out for the defaults", opts.ConfigPath))
 		}

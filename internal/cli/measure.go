@@ -98,7 +98,7 @@ func (f runFlags) apply(cfg *config.Config) error {
 func loadConfig(env Env, f runFlags) (*config.Config, error) {
 	env.learn(sanitize.Credentials("", f.BaseURL)...)
 	env.learn(sanitize.Credentials("", env.Getenv("OPENAI_BASE_URL"))...)
-	cfg, err := config.Load(f.ConfigPath, config.Options{Getenv: env.Getenv})
+	cfg, err := config.Load(f.ConfigPath, configOptions(env))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, usageErr(fmt.Errorf("no config at %s: pass --config FILE, or start from examples/latgate.yaml (latgate init writes one)", f.ConfigPath))
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	ucli "github.com/urfave/cli/v2"
+
+	"github.com/latgate/latgate/internal/selftest"
 )
 
 // quickSelftest is a short fixed schedule so that the tests run fast.
@@ -88,7 +89,7 @@ func TestSelftestTable(t *testing.T) {
 
 func TestSelftestJSON(t *testing.T) {
 	out, _ := selftestRun(t, selftestOptions{Profile: quickSelftest, Requests: 3, Concurrency: []int{2, 1}, Runs: 1, JSON: true})
-	var got selftestReport
+	var got selftest.Report
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
@@ -159,43 +160,6 @@ func TestParseLevels(t *testing.T) {
 		}
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("parseLevels(%q) (-want +got):\n%s", tt.in, diff)
-		}
-	}
-}
-
-func TestVerdict(t *testing.T) {
-	tests := []struct {
-		name     string
-		c        resolvedCheck
-		requests int
-		want     string
-	}{
-		{"resolves the floor", resolvedCheck{Stat: "p50", FloorMS: 20, MinChangeMS: 0.1, NeedRequests: 5}, 30, "ok"},
-		{"too few requests for p95", resolvedCheck{Stat: "p95", FloorMS: 20, MinChangeMS: 0.1, NeedRequests: 59}, 30,
-			"always inconclusive: p95 needs ≥ 59 requests per prompt at 95% confidence (run.requests is 30)"},
-		{"noise over the floor: 4× the requests halve it", resolvedCheck{Stat: "p50", FloorMS: 1, MinChangeMS: 2, NeedRequests: 5}, 30,
-			"floor under latgate's noise here: raise the floor above 2.000ms or run.requests to ≥ 120"},
-		{"no noise model", resolvedCheck{Stat: "p50", FloorMS: 1, MinChangeMS: math.NaN()}, 30, "not assessed: no noise model for this metric or statistic"},
-	}
-	for _, tt := range tests {
-		if got := verdict(tt.c, tt.requests, 0.95); got != tt.want {
-			t.Errorf("%s: verdict = %q, want %q", tt.name, got, tt.want)
-		}
-	}
-}
-
-func TestFmtSpread(t *testing.T) {
-	tests := []struct {
-		s    spread
-		want string
-	}{
-		{spread{Median: -0.0001, Min: -0.001, Max: 0.001}, "+0.000 ±0.001"},
-		{spread{Median: 0.0144, Min: 0.002, Max: 0.026}, "+0.014 ±0.012"},
-		{spread{Median: -0.019, Min: -0.03, Max: -0.002}, "-0.019 ±0.014"},
-	}
-	for _, tt := range tests {
-		if got := fmtSpread(tt.s); got != tt.want {
-			t.Errorf("fmtSpread(%+v) = %q, want %q", tt.s, got, tt.want)
 		}
 	}
 }

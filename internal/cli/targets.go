@@ -11,6 +11,15 @@ import (
 	"github.com/latgate/latgate/pkg/sim"
 )
 
+// configOptions are the options every command loads a config with: the
+// environment, and the simulator's own check of "sim:SPEC" base URLs.
+func configOptions(env Env) config.Options {
+	return config.Options{Getenv: env.Getenv, CheckSimSpec: func(spec string) error {
+		_, err := sim.ParseSpec(spec)
+		return err
+	}}
+}
+
 // endpoints resolves the config's targets: it starts the built-in simulator
 // on 127.0.0.1 for "sim" targets (one per distinct profile) and reads each
 // API key from its environment variable. stop shuts the simulators down.

@@ -25,7 +25,7 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		cfg, err := Parse(data, filepath.Join(dir, "latgate.yaml"), Options{Getenv: noEnv})
+		cfg, err := Parse(data, filepath.Join(dir, "latgate.yaml"), Options{Getenv: noEnv, CheckSimSpec: checkSim})
 		if err != nil {
 			var ce *Error
 			if !errors.As(err, &ce) {

@@ -22,6 +22,12 @@ import (
 type Options struct {
 	// Getenv looks up environment variables (OPENAI_BASE_URL); nil means os.Getenv.
 	Getenv func(string) string
+	// CheckSimSpec validates the SPEC of a "sim:SPEC" base_url (the CLI
+	// passes sim.ParseSpec), so that a bad spec is reported with the file
+	// and line like every other config error. Nil accepts any non-empty
+	// spec and leaves the check to whoever starts the simulator; config
+	// does not depend on the simulator.
+	CheckSimSpec func(spec string) error
 }
 
 // Error is one problem found in a config file. Load and Parse return every
@@ -101,7 +107,7 @@ func Load(path string, opts Options) (*Config, error) {
 // the file in errors, and relative paths (messages_file, baseline) are
 // resolved against filepath.Dir(path).
 func Parse(data []byte, path string, opts Options) (*Config, error) {
-	p := &parser{path: path, dir: filepath.Dir(path), getenv: opts.Getenv}
+	p := &parser{path: path, dir: filepath.Dir(path), getenv: opts.Getenv, checkSim: opts.CheckSimSpec}
 	if p.getenv == nil {
 		p.getenv = os.Getenv
 	}
@@ -118,9 +124,11 @@ type parser struct {
 	path   string
 	dir    string
 	getenv func(string) string
-	errs   []*Error
-	nodes  int // extra_body nodes visited, against maxExtraNodes
-	merges int // merge (<<) sources visited, against maxExtraNodes
+	// checkSim validates a simulator spec; nil accepts any.
+	checkSim func(string) error
+	errs     []*Error
+	nodes    int // extra_body nodes visited, against maxExtraNodes
+	merges   int // merge (<<) sources visited, against maxExtraNodes
 	// merging holds the mappings being merged, to refuse a cycle of merges.
 	merging map[*yaml.Node]bool
 }

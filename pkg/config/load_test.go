@@ -11,21 +11,48 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/latgate/latgate/pkg/sim"
 )
 
 // noEnv is an environment with nothing set, so tests never see the real one.
 func noEnv(string) string { return "" }
+
+// checkSim validates simulator specs as the CLI does.
+func checkSim(spec string) error {
+	_, err := sim.ParseSpec(spec)
+	return err
+}
+
+// TestSimSpecCheckIsInjected: config itself knows no simulator profiles; the
+// caller's CheckSimSpec decides, and without one any non-empty spec passes.
+func TestSimSpecCheckIsInjected(t *testing.T) {
+	src := y(`
+targets: [{name: a, base_url: "sim:nosuch"}]
+prompts: [{id: p, messages: [{role: user, content: hi}]}]
+`)
+	if _, err := Parse(src, "latgate.yaml", Options{Getenv: noEnv}); err != nil {
+		t.Errorf("without CheckSimSpec: %v, want no error", err)
+	}
+	_, err := Parse(src, "latgate.yaml", Options{Getenv: noEnv, CheckSimSpec: checkSim})
+	if err == nil || !strings.Contains(err.Error(), "latgate.yaml:1") || !strings.Contains(err.Error(), "nosuch") {
+		t.Errorf("with CheckSimSpec: %v, want an error at latgate.yaml:1 naming nosuch", err)
+	}
+}
 
 // y turns an indented raw string into YAML whose line 1 is the line after the backtick.
 func y(s string) []byte { return []byte(strings.TrimPrefix(s, "\n")) }
 
 func parse(t *testing.T, src []byte) (*Config, error) {
 	t.Helper()
-	return Parse(src, "examples/latgate.yaml", Options{Getenv: noEnv})
+	return Parse(src, "examples/latgate.yaml", Options{Getenv: noEnv, CheckSimSpec: checkSim})
 }
 
 func mustParse(t *testing.T, src []byte, path string, opts Options) *Config {
 	t.Helper()
+	if opts.CheckSimSpec == nil {
+		opts.CheckSimSpec = checkSim
+	}
 	if opts.Getenv == nil {
 		opts.Getenv = noEnv
 	}
@@ -481,7 +508,7 @@ run: {order: random}
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse(y(tt.src), filepath.Join(dir, "latgate.yaml"), Options{Getenv: noEnv})
+			_, err := Parse(y(tt.src), filepath.Join(dir, "latgate.yaml"), Options{Getenv: noEnv, CheckSimSpec: checkSim})
 			if err == nil {
 				t.Fatal("Parse succeeded, want an error")
 			}
@@ -706,7 +733,7 @@ func TestMessagesFileRelativeToConfig(t *testing.T) {
 	cfgPath := filepath.Join(dir, "ci", "latgate.yaml")
 	writeFile(t, filepath.Join(dir, "ci", "prompts", "rag.json"), `{"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Why?"}]}`)
 	writeFile(t, cfgPath, "targets: [{name: a, base_url: sim}]\nprompts:\n  - id: rag\n    messages_file: prompts/rag.json\n")
-	cfg, err := Load(cfgPath, Options{Getenv: noEnv})
+	cfg, err := Load(cfgPath, Options{Getenv: noEnv, CheckSimSpec: checkSim})
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
@@ -723,7 +750,7 @@ func TestMessagesFileRelativeToConfig(t *testing.T) {
 }
 
 func TestLoadMissingFile(t *testing.T) {
-	_, err := Load(filepath.Join(t.TempDir(), "nope.yaml"), Options{Getenv: noEnv})
+	_, err := Load(filepath.Join(t.TempDir(), "nope.yaml"), Options{Getenv: noEnv, CheckSimSpec: checkSim})
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("err = %v, want os.ErrNotExist", err)
 	}
@@ -893,7 +920,7 @@ prompts: [{id: p, messages: [{role: user, content: hi}]}]
 }
 
 func TestLoadTestdata(t *testing.T) {
-	cfg, err := Load(filepath.Join("testdata", "latgate.yaml"), Options{Getenv: noEnv})
+	cfg, err := Load(filepath.Join("testdata", "latgate.yaml"), Options{Getenv: noEnv, CheckSimSpec: checkSim})
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}

@@ -17,7 +17,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/latgate/latgate/internal/sanitize"
-	"github.com/latgate/latgate/pkg/sim"
 )
 
 // --- targets ---
@@ -178,8 +177,10 @@ func (p *parser) baseURL(n *yaml.Node, field, s string) string {
 		profile, query, _ := strings.Cut(spec, "?")
 		if profile == "" && query == "" {
 			p.fail(n, field, "%q names no simulator profile; write sim for the default, or sim:PROFILE?key=value", s)
-		} else if _, err := sim.ParseSpec(spec); err != nil { // same list as every other config error
-			p.fail(n, field, "simulator spec %q: %v; see latgate sim --help", spec, err)
+		} else if p.checkSim != nil {
+			if err := p.checkSim(spec); err != nil { // same list as every other config error
+				p.fail(n, field, "simulator spec %q: %v; see latgate sim --help", spec, err)
+			}
 		}
 		return s
 	}

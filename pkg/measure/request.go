@@ -217,8 +217,7 @@ type outcome struct {
 	fp         string
 	retryAfter string // of a failed attempt
 	// id is the first chunk id and start the send time the sample's times
-	// count from: together they let Accuracy match a sample to the
-	// simulator's record of the same request.
+	// count from (Progress.ResponseID and Progress.Sent).
 	id    string
 	start time.Time
 }

@@ -41,16 +41,20 @@ type Options struct {
 	MaxRetries int
 	// MaxRetryWait caps one wait between retries (default 30s).
 	MaxRetryWait time.Duration
-
-	// onMeasured, when set, is called with every measured outcome, from the
-	// worker that made it (Accuracy matches them to the simulator's records).
-	onMeasured func(*outcome)
 }
 
-// Observer is told about each finished request.
+// Observer is told about each finished request: the per-request hook for
+// progress displays and for tools that check latgate's own timing against a
+// server's records (internal/selftest).
 type Observer interface {
 	Progress(Progress)
 }
+
+// ObserverFunc adapts a function to an Observer.
+type ObserverFunc func(Progress)
+
+// Progress calls f(p).
+func (f ObserverFunc) Progress(p Progress) { f(p) }
 
 // Progress describes one finished request.
 type Progress struct {
@@ -63,6 +67,14 @@ type Progress struct {
 	// TTFTMS is the request's time to first token in milliseconds when it
 	// succeeded, else 0 (progress shows a running median of it).
 	TTFTMS float64
+	// Sample is the request's measurement when it succeeded (nil on
+	// failure); the observer must not modify it. Its times count from Sent,
+	// the monotonic time the request was sent; ResponseID is the stream's
+	// first chunk id. Together they let a caller match a measured request to
+	// a server's own record of it.
+	Sample     *results.Sample
+	Sent       time.Time
+	ResponseID string
 }
 
 // ErrInterrupted is returned (wrapped) when the context was cancelled before
@@ -184,18 +196,16 @@ func runTarget(ctx context.Context, ep Endpoint, opts Options, runStart time.Tim
 					}
 					if measured {
 						outcomes[i], ran[i], at[i] = o, true, started
-						if opts.onMeasured != nil {
-							opts.onMeasured(&o)
-						}
 					}
 					if o.failure != nil && o.failure.Class == results.ErrAuth {
 						authErr.CompareAndSwap(nil, &AuthError{Target: ep.Name, EnvVar: ep.APIKeyEnv, Status: o.failure.Status, Msg: o.failure.Message})
 						cancel()
 					}
 					ev := Progress{Target: ep.Name, Prompt: opts.Prompts[j.prompt].ID, Warmup: !measured,
-						Done: int(done.Add(1)), Total: total, Failure: o.failure}
+						Done: int(done.Add(1)), Total: total, Failure: o.failure, Sent: o.start, ResponseID: o.id}
 					if o.failure == nil {
 						ev.TTFTMS = o.sample.TTFT
+						ev.Sample = &o.sample
 					}
 					observe(ev)
 				}

@@ -22,9 +22,10 @@ import (
 // stricter lower bound is needed. At concurrency 1 the medians must match
 // the schedule: TTFT within +5 ms, ITL within 5 ms ± 1.5 ms. At 32 on a
 // loaded 2-core machine the simulator itself runs late (its 32 streams and
-// new connections share the cores), so there the figures are held to the
-// simulator's own record of when it flushed: reported TTFT P50 minus the
-// true one within [-0.5, +5] ms. docs/performance.md has the precise figures.
+// new connections share the cores), so there only the per-sample bounds are
+// checked here, and internal/selftest's TestAccuracyUnderConcurrency holds
+// the figures to the simulator's own record of when it flushed.
+// docs/performance.md has the precise figures.
 func TestMatchesFixedSchedule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("streams for a few seconds")
@@ -38,7 +39,10 @@ func TestMatchesFixedSchedule(t *testing.T) {
 		{32, 0},
 	} {
 		t.Run("concurrency "+strconv.Itoa(tt.concurrency), func(t *testing.T) {
-			p := AccuracyProfile() // the fixed schedule, no busy-waiting
+			p, err := sim.ParseSpec("fixed?spin=0s") // the fixed schedule, no busy-waiting
+			if err != nil {
+				t.Fatal(err)
+			}
 			p.TTFT.Median, p.ITL.Median, p.Tokens = ttft, itl, tokens
 			srv, err := sim.Start(context.Background(), p)
 			if err != nil {
@@ -71,14 +75,7 @@ func TestMatchesFixedSchedule(t *testing.T) {
 				}
 			}
 			if tt.ttftSlack == 0 {
-				r, err := Accuracy(context.Background(), AccuracyOptions{Profile: p, Concurrency: tt.concurrency, Requests: requests, Warmup: tt.concurrency})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if e := r.Error.TTFTP50; e < -0.5 || e > 5 {
-					t.Errorf("reported TTFT P50 is %+.3f ms off the simulator's record, want within [-0.5, +5] ms", e)
-				}
-				return
+				return // checked against the simulator's record: internal/selftest's TestAccuracyUnderConcurrency
 			}
 			med := func(xs []float64) float64 { slices.Sort(xs); return stats.Quantile(xs, 0.5) }
 			if got := med(results.Values(pr.Samples, results.TTFT)); got > ms(ttft)+tt.ttftSlack {

@@ -1,4 +1,4 @@
-package measure
+package selftest
 
 import (
 	"context"
@@ -11,17 +11,18 @@ import (
 	"time"
 
 	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/measure"
 	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/sim"
 	"github.com/latgate/latgate/pkg/stats"
 )
 
-// AccuracyProfile returns the schedule Accuracy uses by default: the "fixed"
+// defaultProfile returns the schedule Accuracy uses by default: the "fixed"
 // preset (TTFT 50 ms, ITL 5 ms, 64 tokens, no jitter) without spinning. The
 // truth is the server's recorded flush time, so a late server costs no
 // accuracy, while spinning server goroutines would starve the client of the
 // CPU and of network polling, adding error that no real server causes.
-func AccuracyProfile() sim.Profile {
+func defaultProfile() sim.Profile {
 	p, err := sim.Preset("fixed")
 	if err != nil {
 		panic(err) // the preset is built in
@@ -32,8 +33,8 @@ func AccuracyProfile() sim.Profile {
 
 // AccuracyOptions configures Accuracy.
 type AccuracyOptions struct {
-	// Profile is the simulator's schedule; the zero value means
-	// AccuracyProfile(). Faults are not allowed: every request must succeed.
+	// Profile is the simulator's schedule; the zero value means the "fixed"
+	// preset without spinning. Faults are not allowed: every request must succeed.
 	Profile sim.Profile
 	// Concurrency is the number of closed-loop workers (default 1).
 	Concurrency int
@@ -82,7 +83,7 @@ type AccuracyReport struct {
 func Accuracy(ctx context.Context, opts AccuracyOptions) (AccuracyReport, error) {
 	p := opts.Profile
 	if p == (sim.Profile{}) {
-		p = AccuracyProfile()
+		p = defaultProfile()
 	}
 	if p.Fault != sim.FaultNone {
 		return AccuracyReport{}, fmt.Errorf("accuracy: the profile has fault %q; every request must succeed", p.Fault)
@@ -108,25 +109,25 @@ func Accuracy(ctx context.Context, opts AccuracyOptions) (AccuracyReport, error)
 		mu   sync.Mutex
 		outs = make([]got, 0, opts.Requests)
 	)
-	ep := Endpoint{
+	ep := measure.Endpoint{
 		Target: config.Target{Name: "selftest", BaseURL: "sim", Model: "sim", APIKeyEnv: "LATGATE_SELFTEST_KEY",
 			MaxTokens: max(p.Tokens+p.Reasoning, 1), IncludeUsage: true},
 		URL: srv.URL(),
 	}
-	f, err := Run(ctx, Options{
-		Endpoints: []Endpoint{ep},
+	f, err := measure.Run(ctx, measure.Options{
+		Endpoints: []measure.Endpoint{ep},
 		Prompts:   []config.Prompt{{ID: "selftest", Messages: []config.Message{{Role: "user", Content: "Count to sixty-four."}}}},
 		Run: config.Run{Requests: opts.Requests, Warmup: opts.Warmup, Concurrency: conc,
 			Timeout: time.Minute, Order: "interleave", Seed: 1},
 		MaxRetries: -1,
-		onMeasured: func(o *outcome) {
-			if o.failure != nil {
+		Observer: measure.ObserverFunc(func(pr measure.Progress) {
+			if pr.Warmup || pr.Sample == nil {
 				return
 			}
 			mu.Lock()
-			outs = append(outs, got{o.id, o.start, o.sample.TTFT, o.sample.ITL})
+			outs = append(outs, got{pr.ResponseID, pr.Sent, pr.Sample.TTFT, pr.Sample.ITL})
 			mu.Unlock()
-		},
+		}),
 	})
 	if err != nil {
 		return AccuracyReport{}, fmt.Errorf("accuracy: %w", err)
@@ -205,6 +206,9 @@ func firstFailure(t results.Target) string {
 }
 
 func fromMS(v float64) time.Duration { return time.Duration(math.Round(v * 1e6)) }
+
+// ms converts a duration to milliseconds.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // statsOf sorts ttft and itl in place and returns their P50 and P95.
 func statsOf(ttft, itl []float64) AccuracyStats {
