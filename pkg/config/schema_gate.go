@@ -1,0 +1,225 @@
+package config
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// This file holds the gate section of latgate.yaml: the checks, their
+// tolerances, and per-prompt overrides.
+
+func (p *parser) gate(n *yaml.Node, prompts []Prompt) Gate {
+	g := DefaultGate()
+	if n == nil {
+		return g
+	}
+	m, ok := p.mapping(n, "gate", []string{"confidence", "resamples", "seed", "aggregate", "checks", "overrides"})
+	if !ok {
+		return g
+	}
+	if v := get(m, "confidence"); v != nil {
+		if x, ok := p.fraction(v, "gate.confidence", "95%"); ok {
+			if x <= 0.5 || x >= 1 {
+				p.fail(v, "gate.confidence", "must be above 50%% and below 100%%; e.g. confidence: 95%%")
+			} else {
+				g.Confidence = x
+			}
+		}
+	}
+	if v := get(m, "resamples"); v != nil {
+		if x, ok := p.integer(v, "gate.resamples", "2000"); ok {
+			if x < 100 || x > 1e6 {
+				p.fail(v, "gate.resamples", "must be between 100 and 1000000, got %d; e.g. resamples: 2000", x)
+			} else {
+				g.Resamples = int(x)
+			}
+		}
+	}
+	if v := get(m, "seed"); v != nil {
+		if x, ok := p.integer(v, "gate.seed", "1"); ok {
+			g.Seed = x
+		}
+	}
+	if v := get(m, "aggregate"); v != nil {
+		if b, ok := p.boolean(v, "gate.aggregate"); ok {
+			g.Aggregate = b
+		}
+	}
+	const checkExample = "checks: [{metric: ttft, stat: p95, tolerance: 20%, floor: 30ms}]"
+	if v := get(m, "checks"); v != nil {
+		if items, ok := p.list(v, "gate.checks", checkExample); ok {
+			if len(items) == 0 {
+				p.fail(v, "gate.checks", "empty; list at least one check (%s) or remove the key for the defaults", checkExample)
+			}
+			g.Checks = nil
+			seen := make(map[[2]string]int)
+			for i, it := range items {
+				f := fmt.Sprintf("gate.checks[%d]", i)
+				c, ok := p.check(it, f)
+				if !ok {
+					continue
+				}
+				k := [2]string{c.Metric, c.Stat}
+				if first, dup := seen[k]; dup {
+					p.fail(it, f, "duplicate check %s %s (first at line %d); keep one", c.Metric, c.Stat, first)
+					continue
+				}
+				seen[k] = it.Line
+				g.Checks = append(g.Checks, c)
+			}
+		}
+	}
+	if v := get(m, "overrides"); v != nil {
+		g.Overrides = p.overrides(v, g.Checks, prompts)
+	}
+	return g
+}
+
+// metricStat reads and validates the metric and stat fields of a check or override.
+func (p *parser) metricStat(n *yaml.Node, m map[string]*yaml.Node, path string) (metric, stat string, ok bool) {
+	ok = true
+	for _, f := range []struct {
+		key     string
+		allowed []string
+		out     *string
+	}{{"metric", checkMetrics, &metric}, {"stat", checkStats, &stat}} {
+		v := get(m, f.key)
+		if v == nil {
+			p.fail(n, path, "missing required field %s; add e.g. %s: %s", f.key, f.key, f.allowed[1])
+			ok = false
+			continue
+		}
+		s, sok := p.str(v, path+"."+f.key, f.allowed[1])
+		if !sok {
+			ok = false
+			continue
+		}
+		if !slices.Contains(f.allowed, s) {
+			p.fail(v, path+"."+f.key, "%q is not a %s; use one of %s", s, f.key, strings.Join(f.allowed, ", "))
+			ok = false
+			continue
+		}
+		*f.out = s
+	}
+	return metric, stat, ok
+}
+
+// tolerance reads tolerance and floor into t, reporting whether any was set.
+func (p *parser) tolerance(m map[string]*yaml.Node, path string, t *Tolerance) (set, ok bool) {
+	ok = true
+	if v := get(m, "tolerance"); v != nil {
+		set = true
+		if x, xok := p.fraction(v, path+".tolerance", "20%"); !xok {
+			ok = false
+		} else if x < 0 {
+			p.fail(v, path+".tolerance", "must be >= 0%%; e.g. tolerance: 20%%")
+			ok = false
+		} else {
+			t.Rel = x
+		}
+	}
+	if v := get(m, "floor"); v != nil {
+		set = true
+		if d, dok := p.duration(v, path+".floor", "30ms"); !dok {
+			ok = false
+		} else if d < 0 {
+			p.fail(v, path+".floor", "must be >= 0, got %s; e.g. floor: 30ms", d)
+			ok = false
+		} else {
+			t.Floor = d
+		}
+	}
+	return set, ok
+}
+
+var checkKeys = []string{"metric", "stat", "tolerance", "floor"}
+
+func (p *parser) check(n *yaml.Node, path string) (Check, bool) {
+	m, ok := p.mapping(n, path, checkKeys)
+	if !ok {
+		return Check{}, false
+	}
+	metric, stat, ok := p.metricStat(n, m, path)
+	c := Check{Metric: metric, Stat: stat}
+	if get(m, "tolerance") == nil {
+		p.fail(n, path, "missing required field tolerance; add e.g. tolerance: 20%% (and floor: 30ms)")
+		ok = false
+	}
+	_, tok := p.tolerance(m, path, &c.Tolerance)
+	return c, ok && tok
+}
+
+func (p *parser) overrides(n *yaml.Node, checks []Check, prompts []Prompt) []Override {
+	const example = "overrides: [{prompt: rag-long, metric: ttft, stat: p95, tolerance: 40%, floor: 60ms}]"
+	items, ok := p.list(n, "gate.overrides", example)
+	if !ok {
+		return nil
+	}
+	var out []Override
+	seen := make(map[[3]string]int)
+	for i, it := range items {
+		path := fmt.Sprintf("gate.overrides[%d]", i)
+		m, ok := p.mapping(it, path, append([]string{"prompt"}, checkKeys...))
+		if !ok {
+			continue
+		}
+		o := Override{Line: it.Line}
+		if v := get(m, "prompt"); v == nil {
+			p.fail(it, path, "missing required field prompt; add the id of a prompt, e.g. prompt: rag-long")
+			ok = false
+		} else if s, sok := p.str(v, path+".prompt", "rag-long"); sok {
+			o.Prompt = s
+			if !slices.ContainsFunc(prompts, func(pr Prompt) bool { return pr.ID == s }) {
+				ids := make([]string, len(prompts))
+				for j, pr := range prompts {
+					ids[j] = pr.ID
+				}
+				p.fail(v, path+".prompt", "no prompt has id %q; use one of %s", s, strings.Join(ids, ", "))
+				ok = false
+			}
+		} else {
+			ok = false
+		}
+		metric, stat, msok := p.metricStat(it, m, path)
+		o.Metric, o.Stat = metric, stat
+		if msok {
+			i := slices.IndexFunc(checks, func(c Check) bool { return c.Metric == metric && c.Stat == stat })
+			if i < 0 {
+				p.fail(it, path, "no check gates %s %s, so there is nothing to override; add it to gate.checks or use a checked metric/stat", metric, stat)
+				ok = false
+			} else {
+				o.Tolerance = checks[i].Tolerance // unset fields inherit from the check
+			}
+		}
+		set, tok := p.tolerance(m, path, &o.Tolerance)
+		if !set {
+			p.fail(it, path, "sets neither tolerance nor floor; add e.g. tolerance: 40%%, floor: 60ms")
+		}
+		if !ok || !msok || !tok || !set {
+			continue
+		}
+		k := [3]string{o.Prompt, o.Metric, o.Stat}
+		if first, dup := seen[k]; dup {
+			p.fail(it, path, "duplicate override for %s %s %s (first at line %d); keep one", o.Prompt, o.Metric, o.Stat, first)
+			continue
+		}
+		seen[k] = it.Line
+		out = append(out, o)
+	}
+	return out
+}
+
+// credentialHeader reports header names that carry credentials (api-key,
+// X-Api-Key, X-Auth-Token, Proxy-Authorization, ...).
+func credentialHeader(canon string) bool {
+	l := strings.ToLower(canon)
+	for _, w := range []string{"key", "token", "secret", "auth", "password", "cookie"} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,73 @@
+package config
+
+import (
+	"slices"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// This file holds the run section of latgate.yaml: how many requests, how
+// they are ordered and timed.
+
+func (p *parser) run(n *yaml.Node) Run {
+	r := Run{Requests: 60, Warmup: 2, Concurrency: 1, Timeout: 60 * time.Second, Order: "interleave", Seed: 1}
+	if n == nil {
+		return r
+	}
+	m, ok := p.mapping(n, "run", []string{"requests", "warmup", "concurrency", "timeout", "order", "seed"})
+	if !ok {
+		return r
+	}
+	if v := get(m, "requests"); v != nil {
+		if x, ok := p.integer(v, "run.requests", "30"); ok {
+			if x <= 0 || x > 1e7 {
+				p.fail(v, "run.requests", "must be > 0 (and at most 10000000), got %d; e.g. requests: 30", x)
+			} else {
+				r.Requests = int(x)
+			}
+		}
+	}
+	if v := get(m, "warmup"); v != nil {
+		if x, ok := p.integer(v, "run.warmup", "2"); ok {
+			if x < 0 || x > 1e7 {
+				p.fail(v, "run.warmup", "must be >= 0, got %d; e.g. warmup: 2 (0 disables warmup)", x)
+			} else {
+				r.Warmup = int(x)
+			}
+		}
+	}
+	if v := get(m, "concurrency"); v != nil {
+		if x, ok := p.integer(v, "run.concurrency", "1"); ok {
+			if x < 1 || x > MaxConcurrency {
+				p.fail(v, "run.concurrency", "must be between 1 and %d, got %d; e.g. concurrency: 1", MaxConcurrency, x)
+			} else {
+				r.Concurrency = int(x)
+			}
+		}
+	}
+	if v := get(m, "timeout"); v != nil {
+		if d, ok := p.duration(v, "run.timeout", "60s"); ok {
+			if d <= 0 {
+				p.fail(v, "run.timeout", "must be > 0, got %s; e.g. timeout: 60s", d)
+			} else {
+				r.Timeout = d
+			}
+		}
+	}
+	if v := get(m, "order"); v != nil {
+		if s, ok := p.str(v, "run.order", "interleave"); ok {
+			if !slices.Contains(orders, s) {
+				p.fail(v, "run.order", "%q is not an order; use interleave (default) or shuffle", s)
+			} else {
+				r.Order = s
+			}
+		}
+	}
+	if v := get(m, "seed"); v != nil {
+		if x, ok := p.integer(v, "run.seed", "1"); ok {
+			r.Seed = x
+		}
+	}
+	return r
+}
