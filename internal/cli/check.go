@@ -135,7 +135,7 @@ func runCheck(ctx context.Context, env Env, opts checkOptions) (err error) {
 			return usageErr(fmt.Errorf("writing results: %w", err))
 		}
 	}
-	ropts := report.Options{Strict: opts.Strict, BaselinePath: basePath, Results: "this run"}
+	ropts := report.Options{Strict: opts.Strict, BaselinePath: basePath, Results: "this run", Wall: report.WallOf(f)}
 	if err := publish(env, rep, opts.gateFlags, ropts, locator(cfg)); err != nil {
 		return err
 	}

@@ -99,7 +99,7 @@ func runCompare(env Env, opts compareOptions) (err error) {
 		return err
 	}
 	rep := compare.Compare(baseSide, curSide, gate)
-	if err := publish(env, rep, opts.gateFlags, report.Options{Strict: opts.Strict, BaselinePath: opts.Baseline, Results: opts.Results}, locator(cfg)); err != nil {
+	if err := publish(env, rep, opts.gateFlags, report.Options{Strict: opts.Strict, BaselinePath: opts.Baseline, Results: opts.Results, Wall: report.WallOf(f)}, locator(cfg)); err != nil {
 		return err
 	}
 	return gateOutcome(rep, opts.Strict)

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"slices"
@@ -179,6 +180,10 @@ func runTarget(ctx context.Context, ep Endpoint, opts Options, runStart time.Tim
 	outcomes := make([]outcome, len(meas))
 	ran := make([]bool, len(meas))
 	at := make([]float64, len(meas))
+	// spans[p] holds when each request of prompt p (warmup included) was
+	// in flight, in ms since runStart: the prompt's and target's wall times.
+	var spansMu sync.Mutex
+	spans := make([][]span, len(opts.Prompts))
 	exec := func(jobs []job, measured bool) {
 		next := make(chan int)
 		var wg sync.WaitGroup
@@ -191,9 +196,13 @@ func runTarget(ctx context.Context, ep Endpoint, opts Options, runStart time.Tim
 					j := jobs[i]
 					started := ms(time.Since(runStart))
 					o := c.do(ctx, msgs[j.prompt], opts, buf)
+					ended := ms(time.Since(runStart))
 					if o.failure != nil && o.failure.Class == results.ErrCanceled && ctx.Err() != nil {
 						continue // not a measurement: the run stopped under it
 					}
+					spansMu.Lock()
+					spans[j.prompt] = append(spans[j.prompt], span{started, ended})
+					spansMu.Unlock()
 					if measured {
 						outcomes[i], ran[i], at[i] = o, true, started
 					}
@@ -228,6 +237,12 @@ func runTarget(ctx context.Context, ep Endpoint, opts Options, runStart time.Tim
 	}
 
 	t := aggregate(ep, opts, meas, outcomes, ran, at)
+	var all []span
+	for i := range t.Prompts {
+		t.Prompts[i].WallMS = busy(spans[i])
+		all = append(all, spans[i]...)
+	}
+	t.WallMS = extent(all)
 	if e := authErr.Load(); e != nil {
 		return t, e
 	}
@@ -472,4 +487,36 @@ func targetName(t results.Target) string {
 		return t.Name + "@" + t.Region
 	}
 	return t.Name
+}
+
+// span is when one request was in flight, in ms since the run started.
+type span struct{ from, to float64 }
+
+// busy is the total time during which at least one of spans was in flight:
+// the length of their union, so overlapping concurrent requests count once.
+func busy(spans []span) float64 {
+	sorted := slices.SortedFunc(slices.Values(spans), func(a, b span) int { return cmp.Compare(a.from, b.from) })
+	total, end := 0.0, math.Inf(-1)
+	for _, s := range sorted {
+		if s.from > end {
+			total += s.to - s.from
+			end = s.to
+		} else if s.to > end {
+			total += s.to - end
+			end = s.to
+		}
+	}
+	return total
+}
+
+// extent is the time from the first span's start to the last one's end.
+func extent(spans []span) float64 {
+	if len(spans) == 0 {
+		return 0
+	}
+	from, to := math.Inf(1), math.Inf(-1)
+	for _, s := range spans {
+		from, to = min(from, s.from), max(to, s.to)
+	}
+	return to - from
 }

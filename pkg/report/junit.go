@@ -1,8 +1,10 @@
 package report
 
 import (
+	"encoding/xml"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -25,10 +27,13 @@ import (
 // and whose body has the details; an inconclusive check is <skipped> with the
 // reason (a <failure> under opts.Strict).
 //
-// A testcase's time is the current value of its statistic in seconds: reports
-// show time as a duration, and the measured latency is the one duration a
-// check has (its own run time is meaningless); a suite's time is the sum of
-// its cases', as JUnit defines it.
+// Times are wall times (opts.Wall): a testcase's is the time spent measuring
+// its prompt (an aggregate's, its target's), a suite's its target's, the
+// root's the whole run's. Each testcase also carries the statistic and its
+// interval as properties (latgate.baseline_ms, latgate.current_ms,
+// latgate.ratio, latgate.ci_low, latgate.ci_high, latgate.threshold,
+// latgate.verdict, …), so a reader sees the figures of passing checks too.
+// The document starts with an XML declaration.
 //
 // The layout suits the three common GitHub readers (read from their parsers):
 //   - dorny/test-reporter (java-junit) needs testsuite name and time and
@@ -49,10 +54,9 @@ import (
 // <system-out>, one "warning: " line each.
 func JUnit(w io.Writer, rep compare.Report, opts Options) error {
 	all := ordered(rep)
-	suites := junit.Testsuites{Name: "latgate"}
-	var total float64
+	root := xmlSuites{Testsuites: junit.Testsuites{Name: "latgate"}}
 	for i, target := range targets(append(all, rep.New...)) {
-		suite := junit.Testsuite{Name: "latgate." + target, ID: i}
+		suite := xmlSuite{Testsuite: junit.Testsuite{Name: "latgate." + target, ID: i, Time: seconds(opts.Wall.targetKey(target))}}
 		if opts.BaselinePath != "" {
 			suite.AddProperty("latgate.baseline", opts.BaselinePath)
 		}
@@ -66,7 +70,10 @@ func JUnit(w io.Writer, rep compare.Report, opts Options) error {
 		for _, ch := range rep.Changes {
 			suite.AddProperty("latgate.changed", ch.Message())
 		}
-		var secs float64
+		add := func(tc junit.Testcase, c compare.Check) {
+			suite.AddTestcase(tc) // counts it
+			suite.Cases = append(suite.Cases, xmlCase{Testcase: tc, Properties: caseProperties(c)})
+		}
 		for _, c := range all {
 			if targetOf(c) != target {
 				continue
@@ -74,10 +81,7 @@ func JUnit(w io.Writer, rep compare.Report, opts Options) error {
 			tc := junit.Testcase{
 				Name:      promptOf(c) + " " + checkOf(c),
 				Classname: suite.Name,
-				Time:      seconds(c.Current / 1000),
-			}
-			if c.NCur > 0 {
-				secs += c.Current / 1000
+				Time:      seconds(opts.Wall.prompt(c)),
 			}
 			msg := message(c)
 			if len(c.Labels) > 0 {
@@ -93,18 +97,15 @@ func JUnit(w io.Writer, rep compare.Report, opts Options) error {
 			case len(c.Labels) > 0:
 				tc.SystemOut = &junit.Output{Data: "changed since baseline: " + labels(c)}
 			}
-			if c.NCur == 0 {
-				tc.Time = seconds(0)
-			}
-			suite.AddTestcase(tc)
+			add(tc, c)
 		}
 		for _, c := range rep.New {
 			if targetOf(c) == target {
-				suite.AddTestcase(junit.Testcase{Name: c.Prompt + " " + checkOf(c), Classname: suite.Name, Time: seconds(0),
-					Skipped: &junit.Result{Message: fmt.Sprintf("%s: %s from %d requests; %s", newWord, value(c.Current, c.NCur), c.NCur, reason(c))}})
+				add(junit.Testcase{Name: c.Prompt + " " + checkOf(c), Classname: suite.Name, Time: seconds(opts.Wall.prompt(c)),
+					Skipped: &junit.Result{Message: fmt.Sprintf("%s: %s from %d requests; %s", newWord, value(c.Current, c.NCur), c.NCur, reason(c))}}, c)
 			}
 		}
-		suite.Time = seconds(secs)
+		suite.Testcases = nil // written as Cases, with their properties
 		var out []string
 		for _, ch := range rep.Changes {
 			out = append(out, "changed since baseline: "+ch.Message())
@@ -113,17 +114,82 @@ func JUnit(w io.Writer, rep compare.Report, opts Options) error {
 			out = append(out, "warning: "+w)
 		}
 		if len(out) > 0 {
-			suite.SystemOut = &junit.Output{Data: strings.Join(out, "\n")}
+			suite.Out = &junit.Output{Data: strings.Join(out, "\n")}
 		}
-		total += secs
-		suites.AddSuite(suite)
+		root.AddSuite(suite.Testsuite) // counts it
+		root.Suites = append(root.Suites, suite)
 	}
-	suites.Time = seconds(total)
-	if _, err := io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?>`+"\n"); err != nil {
+	root.Testsuites.Suites = nil
+	root.Time = seconds(0)
+	if opts.Wall != nil {
+		root.Time = seconds(opts.Wall.Run)
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
-	return suites.WriteXML(w)
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "\t")
+	if err := enc.Encode(root); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
 }
+
+// xmlSuites, xmlSuite and xmlCase are go-junit-report's elements with
+// properties on each testcase, which its Testcase lacks (the fields below
+// shadow the embedded lists they replace).
+type xmlSuites struct {
+	junit.Testsuites
+	Suites []xmlSuite `xml:"testsuite,omitempty"`
+}
+
+type xmlSuite struct {
+	junit.Testsuite
+	Cases []xmlCase     `xml:"testcase,omitempty"`
+	Out   *junit.Output `xml:"system-out,omitempty"` // after the cases, as before
+}
+
+// xmlCase puts the properties first, as pytest's record_property does.
+type xmlCase struct {
+	Properties *[]junit.Property `xml:"properties>property,omitempty"`
+	junit.Testcase
+}
+
+// caseProperties are a check's figures: the statistic on each side, the
+// change and its interval, the threshold, and the sample sizes.
+func caseProperties(c compare.Check) *[]junit.Property {
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	props := []junit.Property{
+		{Name: "latgate.metric", Value: c.Metric},
+		{Name: "latgate.stat", Value: c.Stat},
+		{Name: "latgate.verdict", Value: string(c.Verdict)},
+	}
+	if c.NBase > 0 {
+		props = append(props, junit.Property{Name: "latgate.baseline_ms", Value: f(round3(c.Baseline))})
+	}
+	if c.NCur > 0 {
+		props = append(props, junit.Property{Name: "latgate.current_ms", Value: f(round3(c.Current))})
+	}
+	if c.Ratio > 0 {
+		props = append(props,
+			junit.Property{Name: "latgate.change", Value: compare.Pct(c.Ratio)},
+			junit.Property{Name: "latgate.ratio", Value: f(round4(c.Ratio))},
+			junit.Property{Name: "latgate.ci_low", Value: f(round4(c.Lo))},
+			junit.Property{Name: "latgate.ci_high", Value: f(round4(c.Hi))},
+			junit.Property{Name: "latgate.confidence", Value: f(c.Confidence)})
+	}
+	if c.Threshold > 0 {
+		props = append(props, junit.Property{Name: "latgate.threshold", Value: f(round4(c.Threshold))})
+	}
+	props = append(props,
+		junit.Property{Name: "latgate.n_baseline", Value: strconv.Itoa(c.NBase)},
+		junit.Property{Name: "latgate.n_current", Value: strconv.Itoa(c.NCur)})
+	return &props
+}
+
+func round3(v float64) float64 { return math.Round(v*1e3) / 1e3 }
+func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
 
 // seconds formats a duration in seconds as JUnit does, to the millisecond.
 func seconds(s float64) string { return fmt.Sprintf("%.3f", s) }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/latgate/latgate/pkg/compare"
+	"github.com/latgate/latgate/pkg/results"
 )
 
 // Options tune the renderings of a comparison.
@@ -18,6 +19,60 @@ type Options struct {
 	// properties; either may be empty.
 	BaselinePath string
 	Results      string
+	// Wall holds the wall times behind the JUnit time attributes; nil
+	// leaves them 0.
+	Wall *Wall
+}
+
+// Wall holds a run's wall times in seconds: the whole run, each target
+// (keyed "name", or "name@region") and each of its prompts.
+type Wall struct {
+	Run     float64
+	Targets map[string]float64
+	Prompts map[string]map[string]float64
+}
+
+// WallOf reads the wall times of a results file: the run from its start and
+// end times, the targets and prompts from their wall_ms (0 in files written
+// before latgate recorded it).
+func WallOf(f *results.File) *Wall {
+	w := &Wall{Targets: map[string]float64{}, Prompts: map[string]map[string]float64{}}
+	if !f.StartedAt.IsZero() && f.FinishedAt.After(f.StartedAt) {
+		w.Run = f.FinishedAt.Sub(f.StartedAt).Seconds()
+	}
+	for _, t := range f.Targets {
+		key := t.Name
+		if t.Region != "" {
+			key += "@" + t.Region
+		}
+		w.Targets[key] = t.WallMS / 1000
+		w.Prompts[key] = map[string]float64{}
+		for _, p := range t.Prompts {
+			w.Prompts[key][p.ID] = p.WallMS / 1000
+		}
+	}
+	return w
+}
+
+// target and prompt are the wall times of a target and of one of its
+// prompts (the target's for an aggregate), 0 when unknown.
+func (w *Wall) target(c compare.Check) float64 { return w.targetKey(targetOf(c)) }
+
+func (w *Wall) targetKey(key string) float64 {
+	if w == nil {
+		return 0
+	}
+	return w.Targets[key]
+}
+
+func (w *Wall) prompt(c compare.Check) float64 {
+	if w == nil {
+		return 0
+	}
+	if isAggregate(c) {
+		return w.target(c)
+	}
+	return w.Prompts[targetOf(c)][c.Prompt]
 }
 
 // aggregateLabel stands in the prompt column for a per-target aggregate.

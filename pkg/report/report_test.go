@@ -58,7 +58,11 @@ func TestGolden(t *testing.T) {
 		{"markdown_fail.md", func(w io.Writer) error { return Markdown(w, failReport(), fileOpts) }},
 		{"markdown_strict.md", func(w io.Writer) error { return Markdown(w, passReport(), strict) }},
 		{"summary_fail.md", func(w io.Writer) error { return GitHubSummary(w, failReport(), fileOpts) }},
-		{"junit_fail.xml", func(w io.Writer) error { return JUnit(w, failReport(), fileOpts) }},
+		{"junit_fail.xml", func(w io.Writer) error {
+			o := fileOpts
+			o.Wall = failWall()
+			return JUnit(w, failReport(), o)
+		}},
 		{"verdicts_changed.txt", func(w io.Writer) error { return Verdicts(w, changedReport(), fileOpts) }},
 		{"markdown_changed.md", func(w io.Writer) error { return Markdown(w, changedReport(), fileOpts) }},
 		{"junit_changed.xml", func(w io.Writer) error { return JUnit(w, changedReport(), fileOpts) }},
@@ -166,11 +170,15 @@ type jsuites struct {
 }
 
 type jcase struct {
-	Name      string   `xml:"name,attr"`
-	Classname string   `xml:"classname,attr"`
-	Time      string   `xml:"time,attr"`
-	Failure   *jresult `xml:"failure"`
-	Skipped   *jresult `xml:"skipped"`
+	Name       string `xml:"name,attr"`
+	Classname  string `xml:"classname,attr"`
+	Time       string `xml:"time,attr"`
+	Properties []struct {
+		Name  string `xml:"name,attr"`
+		Value string `xml:"value,attr"`
+	} `xml:"properties>property"`
+	Failure *jresult `xml:"failure"`
+	Skipped *jresult `xml:"skipped"`
 }
 
 type jresult struct {
@@ -199,7 +207,8 @@ func TestJUnitParses(t *testing.T) {
 	for _, strict := range []bool{false, true} {
 		t.Run(fmt.Sprintf("strict=%v", strict), func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := JUnit(&buf, rep, Options{Strict: strict, BaselinePath: "b.json", Results: "r.json"}); err != nil {
+			wall := failWall()
+			if err := JUnit(&buf, rep, Options{Strict: strict, BaselinePath: "b.json", Results: "r.json", Wall: wall}); err != nil {
 				t.Fatal(err)
 			}
 			var got jsuites
@@ -214,6 +223,12 @@ func TestJUnitParses(t *testing.T) {
 				t.Errorf("testsuites tests/failures/skipped = %d/%d/%d, want %d/%d/%d",
 					got.Tests, got.Failures, got.Skipped, len(all), wantFail, wantSkip)
 			}
+			if !bytes.HasPrefix(buf.Bytes(), []byte(`<?xml version="1.0" encoding="UTF-8"?>`+"\n")) {
+				t.Errorf("no XML declaration: %.60q", buf.String())
+			}
+			if got.Time != seconds(wall.Run) {
+				t.Errorf("testsuites time %s, want the run's %s", got.Time, seconds(wall.Run))
+			}
 			if len(got.Suites) != 2 {
 				t.Fatalf("%d suites, want one per target (2)", len(got.Suites))
 			}
@@ -223,7 +238,6 @@ func TestJUnitParses(t *testing.T) {
 					t.Errorf("suite %s properties %v lack the provenance", s.Name, s.Properties)
 				}
 				var fails, skips int
-				var sum float64
 				for _, tc := range s.Cases {
 					c, ok := byName[tc.Classname+"|"+tc.Name]
 					if !ok || tc.Classname != s.Name {
@@ -231,11 +245,28 @@ func TestJUnitParses(t *testing.T) {
 						continue
 					}
 					seen++
-					secs, err := strconv.ParseFloat(tc.Time, 64)
-					if err != nil || math.Abs(secs-c.Current/1000) > 0.0005 {
-						t.Errorf("%s: time %q, want the current %s in seconds (%.4f)", tc.Name, tc.Time, c.Stat, c.Current/1000)
+					// A case's time is its prompt's wall time; an aggregate's its target's.
+					want := wall.Prompts[targetOf(c)][c.Prompt]
+					if isAggregate(c) {
+						want = wall.Targets[targetOf(c)]
 					}
-					sum += secs
+					if want == 0 || tc.Time != seconds(want) {
+						t.Errorf("%s: time %q, want the wall time measuring it, %s", tc.Name, tc.Time, seconds(want))
+					}
+					props := map[string]string{}
+					for _, p := range tc.Properties {
+						props[p.Name] = p.Value
+					}
+					for name, v := range map[string]float64{"latgate.current_ms": c.Current, "latgate.baseline_ms": c.Baseline,
+						"latgate.ratio": c.Ratio, "latgate.ci_low": c.Lo, "latgate.ci_high": c.Hi, "latgate.threshold": c.Threshold} {
+						got, err := strconv.ParseFloat(props[name], 64)
+						if err != nil || math.Abs(got-v) > 0.0005*max(1, v) {
+							t.Errorf("%s: property %s = %q, want %g", tc.Name, name, props[name], v)
+						}
+					}
+					if props["latgate.verdict"] != string(c.Verdict) || props["latgate.metric"] != c.Metric || props["latgate.stat"] != c.Stat {
+						t.Errorf("%s: properties %v do not name the check and its verdict", tc.Name, props)
+					}
 					checkCase(t, tc, c, strict)
 					if tc.Failure != nil {
 						fails++
@@ -247,8 +278,8 @@ func TestJUnitParses(t *testing.T) {
 				if s.Tests != len(s.Cases) || s.Failures != fails || s.Skipped != skips {
 					t.Errorf("suite %s counts %d/%d/%d disagree with its cases %d/%d/%d", s.Name, s.Tests, s.Failures, s.Skipped, len(s.Cases), fails, skips)
 				}
-				if secs, _ := strconv.ParseFloat(s.Time, 64); math.Abs(secs-sum) > 0.002 {
-					t.Errorf("suite %s time %s, want the sum of its cases' %.3f", s.Name, s.Time, sum)
+				if want := seconds(wall.Targets[strings.TrimPrefix(s.Name, "latgate.")]); s.Time != want {
+					t.Errorf("suite %s time %s, want its target's wall time %s", s.Name, s.Time, want)
 				}
 			}
 			if seen != len(all) {

@@ -86,6 +86,20 @@ func failReport() compare.Report {
 		"prompt legacy of target fallback (region eu) is not in the current run: not compared")
 }
 
+// failWall is the wall time of failReport's run: 90 s in all, the primary
+// target 71.25 s over its three prompts (they interleave at concurrency 2,
+// so their busy times add up to more), the fallback 18.5 s.
+func failWall() *Wall {
+	return &Wall{
+		Run:     90.125,
+		Targets: map[string]float64{"primary": 71.25, "fallback@eu": 18.5},
+		Prompts: map[string]map[string]float64{
+			"primary":     {"greeting": 40.125, "summarize": 38.75, "code-review": 41.5},
+			"fallback@eu": {"greeting": 18.5},
+		},
+	}
+}
+
 // passReport has one target measured with 40 requests a prompt: every p95 of
 // ttft is unresolved, one prompt improved, the rest ok.
 func passReport() compare.Report {

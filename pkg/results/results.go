@@ -80,7 +80,10 @@ type Target struct {
 	Errors    int            `json:"errors"`
 	ErrorRate float64        `json:"error_rate"`
 	ByClass   map[string]int `json:"errors_by_class,omitempty"`
-	Retries   int            `json:"retries,omitempty"`
+	// WallMS is the target's wall time: from its first request's send to
+	// its last request's end, warmup included (0 in files from before it).
+	WallMS  float64 `json:"wall_ms,omitempty"`
+	Retries int     `json:"retries,omitempty"`
 }
 
 // Params are the request parameters that shape latency.
@@ -95,8 +98,12 @@ type Params struct {
 
 // Prompt is one target × prompt (or, as Target.Overall, the pool of all prompts).
 type Prompt struct {
-	ID       string         `json:"id"`
-	Hash     string         `json:"hash,omitempty"`
+	ID   string `json:"id"`
+	Hash string `json:"hash,omitempty"`
+	// WallMS is the wall time spent measuring the prompt: how long at least
+	// one of its requests (warmup included) was in flight, overlaps counted
+	// once (0 in files from before it, and in overall).
+	WallMS   float64        `json:"wall_ms,omitempty"`
 	Requests int            `json:"requests"`
 	Errors   int            `json:"errors"`
 	ByClass  map[string]int `json:"errors_by_class,omitempty"`
