@@ -13,7 +13,6 @@ import (
 	"github.com/latgate/latgate/pkg/baseline"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
-	"github.com/latgate/latgate/pkg/measure"
 	"github.com/latgate/latgate/pkg/report"
 	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/stats"
@@ -126,47 +125,59 @@ func runBless(ctx context.Context, env Env, opts blessOptions) error {
 }
 
 func isBudget(err error) bool {
-	var be *measure.BudgetError
+	var be *results.BudgetError
 	return errors.As(err, &be)
 }
 
 // blessMismatch says how a results file differs from the config it is
-// blessed under (targets and prompts), so a baseline never mixes the two.
+// blessed under, by compare.Compatible (the rule check holds a run and its
+// baseline to), so a baseline never mixes the two. A config target without
+// a region stands for every region of that name in the file: a file merged
+// from several runners (latgate merge) has one.
 func blessMismatch(cfg *config.Config, f *results.File) []string {
-	var out []string
 	want := planned(cfg)
-	byName := map[string][]results.Target{}
-	for _, t := range f.Targets {
-		byName[t.Name] = append(byName[t.Name], t)
-	}
+	var targets []results.Target
 	for _, t := range want.Targets {
-		// A config target without a region matches every region of that
-		// name: a file merged from several runners (latgate merge) has one.
-		var got []results.Target
-		for _, g := range byName[t.Name] {
-			if t.Region == "" || g.Region == t.Region {
-				got = append(got, g)
+		n := 0
+		for _, g := range f.Targets {
+			if t.Region == "" && g.Name == t.Name && g.Region != "" {
+				r := t
+				r.Region = g.Region
+				targets = append(targets, r)
+				n++
 			}
 		}
-		if len(got) == 0 {
-			out = append(out, fmt.Sprintf("target %q is missing", t.Name))
-			continue
+		if n == 0 {
+			targets = append(targets, t)
 		}
-		for _, g := range got {
-			hashes := map[string]string{}
-			for _, p := range g.Prompts {
-				hashes[p.ID] = p.Hash
-			}
-			for _, p := range t.Prompts {
-				if h, ok := hashes[p.ID]; !ok {
-					out = append(out, fmt.Sprintf("prompt %q of target %q is missing", p.ID, g.Name))
-				} else if h != p.Hash {
-					out = append(out, fmt.Sprintf("prompt %q of target %q differs from the config's text", p.ID, g.Name))
-				}
-			}
-		}
+	}
+	want.Targets = targets
+	var out []string
+	for _, m := range compare.Compatible(want, side(f.Run, f.Targets)) {
+		out = append(out, blessWording(m))
 	}
 	return out
+}
+
+// blessWording says what a mismatch means when the "baseline" side is the
+// config and the "current" side the results file being blessed.
+func blessWording(m compare.Mismatch) string {
+	tgt := results.Label(m.Target, m.Region)
+	switch {
+	case m.Field == compare.FieldTarget && m.Current == "":
+		return fmt.Sprintf("target %q is missing", tgt)
+	case m.Field == compare.FieldTarget:
+		return fmt.Sprintf("target %q is not in the config", tgt)
+	case m.Field == compare.FieldPrompt && m.Current == "":
+		return fmt.Sprintf("prompt %q of target %q is missing", m.Prompt, tgt)
+	case m.Field == compare.FieldPrompt:
+		return fmt.Sprintf("prompt %q of target %q is not in the config", m.Prompt, tgt)
+	case m.Field == compare.FieldPromptHash:
+		return fmt.Sprintf("prompt %q of target %q differs from the config's text", m.Prompt, tgt)
+	case m.Field == compare.FieldConcurrency:
+		return fmt.Sprintf("run.concurrency is %s in the file, %s in the config", m.Current, m.Baseline)
+	}
+	return fmt.Sprintf("target %q: %s is %s in the file, %s in the config", tgt, m.Field, m.Current, m.Baseline)
 }
 
 // blessable refuses results that must not become a baseline.
@@ -189,7 +200,7 @@ func blessable(cfg *config.Config, f *results.File, force bool, env Env) error {
 	}
 	var problems, notes []string
 	for _, t := range f.Targets {
-		if b, ok := budget[t.Name]; ok && t.Requests > 0 && t.ErrorRate > b {
+		if b, ok := budget[t.Name]; ok && t.OverBudget(b) {
 			problems = append(problems, fmt.Sprintf("target %q: error rate %.1f%% is over max_error_rate %.1f%%", t.Name, 100*t.ErrorRate, 100*b))
 		}
 		for _, p := range t.Prompts {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
-	"github.com/latgate/latgate/pkg/measure"
 	"github.com/latgate/latgate/pkg/report"
 	"github.com/latgate/latgate/pkg/results"
 )
@@ -91,7 +90,7 @@ func runCompare(env Env, opts compareOptions) (err error) {
 	if f.Partial {
 		return usageErr(fmt.Errorf("%s is a partial run (%s): compare a complete one", opts.Results, f.PartialReason))
 	}
-	if err := measure.CheckBudget(f); err != nil {
+	if err := results.CheckBudget(f); err != nil {
 		return measurementErr(fmt.Errorf("%s: %w: compare a run within its budget", opts.Results, err))
 	}
 	baseSide, curSide := side(base.Run, base.Targets), side(f.Run, f.Targets)

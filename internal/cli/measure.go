@@ -146,7 +146,7 @@ func runMeasurement(ctx context.Context, env Env, cfg *config.Config, quiet bool
 	if err != nil {
 		return f, measurementErr(err)
 	}
-	if err := measure.CheckBudget(f); err != nil {
+	if err := results.CheckBudget(f); err != nil {
 		return f, measurementErr(err)
 	}
 	return f, nil

@@ -109,10 +109,7 @@ func runMerge(env Env, opts mergeOptions) error {
 	}
 	names := make([]string, len(merged.Targets))
 	for i, t := range merged.Targets {
-		names[i] = t.Name
-		if t.Region != "" {
-			names[i] += "@" + t.Region
-		}
+		names[i] = t.Label()
 	}
 	files := fmt.Sprintf("%d files", len(in))
 	if len(in) == 1 {

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/latgate/latgate/internal/jsonerr"
-	"github.com/latgate/latgate/pkg/results"
 )
 
 // Kinds of baseline problems, for errors.Is on an *Error. The CLI maps every
@@ -155,7 +154,7 @@ func missing(f *File) string {
 		if t.Name == "" {
 			return fmt.Sprintf("target %d has no name", i+1)
 		}
-		key := targetLabel(t)
+		key := t.Label()
 		if seen[key] {
 			return "target " + key + " appears twice"
 		}
@@ -202,12 +201,4 @@ func conflictLine(data []byte) int {
 		}
 	}
 	return 0
-}
-
-// targetLabel names a target in messages: "name", or "name@region".
-func targetLabel(t results.Target) string {
-	if t.Region != "" {
-		return t.Name + "@" + t.Region
-	}
-	return t.Name
 }

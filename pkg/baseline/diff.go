@@ -51,10 +51,7 @@ func (c Change) Rel() float64 {
 // String describes the change on one line, for example
 // "primary/greeting ttft p95: 412.1 ms → 455.0 ms (+10.4%)".
 func (c Change) String() string {
-	where := c.Target
-	if c.Region != "" {
-		where += "@" + c.Region
-	}
+	where := results.Label(c.Target, c.Region)
 	if c.Prompt != "" {
 		where += "/" + c.Prompt
 	}
@@ -110,13 +107,13 @@ func Diff(from, to *File) []Change {
 	var out []Change
 	oldTargets := map[string]results.Target{}
 	for _, t := range from.Targets {
-		oldTargets[targetLabel(t)] = t
+		oldTargets[t.Label()] = t
 	}
 	newTargets := map[string]bool{}
 	for _, nt := range to.Targets {
-		newTargets[targetLabel(nt)] = true
+		newTargets[nt.Label()] = true
 		base := Change{Target: nt.Name, Region: nt.Region}
-		ot, ok := oldTargets[targetLabel(nt)]
+		ot, ok := oldTargets[nt.Label()]
 		if !ok {
 			out = append(out, with(base, TargetAdded))
 			continue
@@ -134,7 +131,7 @@ func Diff(from, to *File) []Change {
 		out = append(out, diffPrompts(base, ot.Prompts, nt.Prompts)...)
 	}
 	for _, ot := range from.Targets {
-		if !newTargets[targetLabel(ot)] {
+		if !newTargets[ot.Label()] {
 			out = append(out, with(Change{Target: ot.Name, Region: ot.Region}, TargetRemoved))
 		}
 	}

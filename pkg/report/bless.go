@@ -33,10 +33,7 @@ func BlessDiff(w io.Writer, changes []baseline.Change) error {
 }
 
 func changeWhere(c baseline.Change) string {
-	s := c.Target
-	if c.Region != "" {
-		s += "@" + c.Region
-	}
+	s := results.Label(c.Target, c.Region)
 	if c.Prompt != "" {
 		s += "/" + c.Prompt
 	}

@@ -102,12 +102,7 @@ func targets(cs []compare.Check) []string {
 	return out
 }
 
-func targetOf(c compare.Check) string {
-	if c.Region != "" {
-		return c.Target + "@" + c.Region
-	}
-	return c.Target
-}
+func targetOf(c compare.Check) string { return results.Label(c.Target, c.Region) }
 
 func isAggregate(c compare.Check) bool { return c.Prompt == "" }
 

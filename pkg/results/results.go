@@ -205,3 +205,15 @@ const (
 	ErrCanceled  = "canceled"     // the run was interrupted
 	ErrEmpty     = "empty"        // a complete answer with no token at all
 )
+
+// Label names a target in messages and reports: "name", or "name@region"
+// for a target measured from one region of several.
+func Label(name, region string) string {
+	if region != "" {
+		return name + "@" + region
+	}
+	return name
+}
+
+// Label returns Label(t.Name, t.Region).
+func (t Target) Label() string { return Label(t.Name, t.Region) }

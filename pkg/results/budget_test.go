@@ -1,18 +1,16 @@
-package measure
+package results
 
 import (
 	"errors"
 	"strings"
 	"testing"
-
-	"github.com/latgate/latgate/pkg/results"
 )
 
 func TestCheckBudget(t *testing.T) {
-	ok := results.Prompt{ID: "ok", Requests: 20, Samples: make([]results.Sample, 19), Errors: 1, ByClass: map[string]int{"server": 1}}
-	dead := results.Prompt{ID: "long", Requests: 1, Errors: 1, ByClass: map[string]int{"http": 1}}
-	target := func(rate float64, prompts ...results.Prompt) results.Target {
-		t := results.Target{Name: "t", MaxErrorRate: rate, Prompts: prompts, ByClass: map[string]int{}}
+	ok := Prompt{ID: "ok", Requests: 20, Samples: make([]Sample, 19), Errors: 1, ByClass: map[string]int{"server": 1}}
+	dead := Prompt{ID: "long", Requests: 1, Errors: 1, ByClass: map[string]int{"http": 1}}
+	target := func(rate float64, prompts ...Prompt) Target {
+		t := Target{Name: "t", MaxErrorRate: rate, Prompts: prompts, ByClass: map[string]int{}}
 		for _, p := range prompts {
 			t.Requests += p.Requests
 			t.Errors += p.Errors
@@ -25,7 +23,7 @@ func TestCheckBudget(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		t    results.Target
+		t    Target
 		want []string // fragments of the error; nil for no error
 	}{
 		{"within budget", target(0.05, ok), nil},
@@ -36,7 +34,7 @@ func TestCheckBudget(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := CheckBudget(&results.File{Targets: []results.Target{tt.t}})
+			err := CheckBudget(&File{Targets: []Target{tt.t}})
 			if tt.want == nil {
 				if err != nil {
 					t.Fatalf("CheckBudget = %v, want nil", err)

@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/results"
+)
+
+// TestBlessMismatch: a results file is blessed under a config only when
+// compare.Compatible finds nothing that differs, each difference said in
+// terms of the file and the config.
+func TestBlessMismatch(t *testing.T) {
+	cfg, err := config.Parse([]byte(`targets: [{name: a, base_url: sim, model: m}]
+prompts: [{id: p, messages: [{role: user, content: hi}]}, {id: q, messages: [{role: user, content: ho}]}]
+run: {concurrency: 2}
+`), filepath.Join(t.TempDir(), "latgate.yaml"), configOptions(Env{Getenv: func(string) string { return "" }}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := func(edit func(*results.File)) *results.File {
+		s := planned(cfg)
+		f := &results.File{Run: s.Run, Targets: s.Targets}
+		edit(f)
+		return f
+	}
+	tests := []struct {
+		name string
+		f    *results.File
+		want []string
+	}{
+		{"same", file(func(*results.File) {}), nil},
+		{"regions of a merged file", file(func(f *results.File) {
+			eu, us := f.Targets[0], f.Targets[0]
+			eu.Region, us.Region = "eu", "us"
+			f.Targets = []results.Target{eu, us}
+		}), nil},
+		{"edited prompt, other model, extra target", file(func(f *results.File) {
+			t := &f.Targets[0]
+			t.Prompts = []results.Prompt{{ID: "p", Hash: "other"}}
+			t.Model = "m2"
+			f.Targets = append(f.Targets, results.Target{Name: "b", Model: "m"})
+		}), []string{
+			`target "a": model is m2 in the file, m in the config`,
+			`prompt "p" of target "a" differs from the config's text`,
+			`prompt "q" of target "a" is missing`,
+			`target "b" is not in the config`,
+		}},
+		{"concurrency", file(func(f *results.File) { f.Run.Concurrency = 4 }),
+			[]string{"run.concurrency is 4 in the file, 2 in the config"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, blessMismatch(cfg, tt.f)); diff != "" {
+				t.Errorf("blessMismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
