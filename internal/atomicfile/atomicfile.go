@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // WriteFile atomically replaces path with data. See Write.
@@ -26,7 +27,9 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 // temporary file in the same directory (".NAME-*.tmp", NAME being the base
 // name without its extension), fsyncs it, renames it over path and fsyncs the
 // directory. On any error the temporary file is removed and path is left as it
-// was. An existing file keeps its permission bits; a new one gets perm. A
+// was. Temporary files of the same pattern that a killed write left behind,
+// over a minute old, are removed first. An existing file keeps its
+// permission bits; a new one gets perm. A
 // symbolic link at path is followed, so the file it points to is replaced.
 func Write(path string, perm fs.FileMode, write func(w io.Writer) error) (err error) {
 	target, mode, err := destination(path, perm)
@@ -37,6 +40,7 @@ func Write(path string, perm fs.FileMode, write func(w io.Writer) error) (err er
 	if err := os.MkdirAll(dir, 0o755); err != nil { // reports/junit.xml in a fresh checkout
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	removeStale(dir, tempPattern(target), time.Now())
 	tmp, err := os.CreateTemp(dir, tempPattern(target))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -97,6 +101,36 @@ func tempPattern(path string) string {
 		base = stem
 	}
 	return "." + base + "-*.tmp"
+}
+
+// staleAge is how old a temporary file of ours must be to be removed: a
+// write in progress (by another latgate) never takes that long between
+// creating its file and renaming it.
+const staleAge = time.Minute
+
+// removeStale removes the temporary files that an earlier write of the same
+// file left when it was killed (SIGKILL, power loss): only files named by
+// pattern (".NAME-*.tmp", the "*" being os.CreateTemp's digits), regular,
+// and last modified over staleAge ago. Errors are ignored: this is cleanup.
+func removeStale(dir, pattern string, now time.Time) {
+	prefix, suffix, _ := strings.Cut(pattern, "*")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		mid, ok := strings.CutPrefix(name, prefix)
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		if mid, ok = strings.CutSuffix(mid, suffix); !ok || mid == "" || strings.Trim(mid, "0123456789") != "" {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > staleAge {
+			os.Remove(filepath.Join(dir, name))
+		}
+	}
 }
 
 // syncDir makes a rename in dir durable. File systems that cannot sync a

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -188,5 +189,43 @@ func assertNoTemp(t *testing.T, dir string) {
 	}
 	if len(left) > 0 {
 		t.Errorf("temporary files left behind: %q", left)
+	}
+}
+
+// TestWriteRemovesStaleTemps: the temporary files a killed write of the same
+// file left (over a minute old) are removed by the next write; a fresh one
+// (a write in progress), another file's, and files that only look similar
+// are kept.
+func TestWriteRemovesStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-2 * time.Minute)
+	files := map[string]bool{ // name → removed
+		".latgate.baseline-123456.tmp":  true,
+		".latgate.baseline-42.tmp":      true,
+		".latgate.baseline-999.tmp":     false, // fresh: a write in progress
+		".latgate.baseline-abc.tmp":     false, // not our digits
+		".results-123.tmp":              false, // another file's
+		"latgate.baseline-123.tmp":      false, // no leading dot
+		".latgate.baseline-123.tmp.bak": false,
+	}
+	for name := range files {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if name != ".latgate.baseline-999.tmp" {
+			if err := os.Chtimes(p, old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := WriteFile(filepath.Join(dir, "latgate.baseline.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, removed := range files {
+		_, err := os.Stat(filepath.Join(dir, name))
+		if gone := errors.Is(err, fs.ErrNotExist); gone != removed {
+			t.Errorf("%s: removed %v, want %v", name, gone, removed)
+		}
 	}
 }

@@ -67,6 +67,13 @@ func runBless(ctx context.Context, env Env, opts blessOptions) error {
 	if opts.Baseline != "" {
 		path = opts.Baseline
 	}
+	plan := &ioPlan{}
+	plan.config(cfg)
+	plan.in("--from", opts.From)
+	plan.out("the baseline", path)
+	if err := plan.check(); err != nil {
+		return err
+	}
 	var f *results.File
 	if opts.From != "" {
 		if f, err = results.Read(opts.From); err != nil {

@@ -78,8 +78,17 @@ verdict=<regressed|inconclusive|ok|improved|no-baseline|error> to $GITHUB_OUTPUT
 }
 
 func runCheck(ctx context.Context, env Env, opts checkOptions) (err error) {
+	plan := &ioPlan{}
+	plan.in("the config", opts.ConfigPath)
+	plan.in("the baseline", opts.Baseline)
+	plan.out("--out", opts.Out)
+	plan.out("--junit", opts.Junit)
+	plan.out("--markdown", opts.Markdown)
+	plan.githubFiles(env)
+	pathsOK := false
 	defer func() {
-		if err != nil && exitCode(err) != ExitRegression {
+		// An error report is written only where no input can be hit.
+		if err != nil && exitCode(err) != ExitRegression && (pathsOK || plan.check() == nil) {
 			publishFailure(env, opts.gateFlags, err)
 		}
 	}()
@@ -91,10 +100,12 @@ func runCheck(ctx context.Context, env Env, opts checkOptions) (err error) {
 	if opts.Baseline != "" {
 		basePath = opts.Baseline
 	}
-	if err := guardBaseline(basePath, map[string]string{"out": opts.Out, "junit": opts.Junit, "markdown": opts.Markdown}); err != nil {
-		opts.gateFlags = gateFlags{} // and write no error report over it either
+	plan.config(cfg)
+	plan.in("the baseline", basePath)
+	if err := plan.check(); err != nil {
 		return err
 	}
+	pathsOK = true
 	base, err := loadBaseline(basePath)
 	if errNoBaseline(err) && !opts.RequireBaseline {
 		return runUngated(ctx, env, cfg, opts, basePath)

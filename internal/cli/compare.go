@@ -55,8 +55,17 @@ which it used.
 }
 
 func runCompare(env Env, opts compareOptions) (err error) {
+	plan := &ioPlan{}
+	plan.in("the config", opts.ConfigPath)
+	plan.in("BASELINE", opts.Baseline)
+	plan.in("RESULTS", opts.Results)
+	plan.out("--junit", opts.Junit)
+	plan.out("--markdown", opts.Markdown)
+	plan.githubFiles(env)
+	pathsOK := false
 	defer func() {
-		if err != nil && exitCode(err) != ExitRegression {
+		// An error report is written only where no input can be hit.
+		if err != nil && exitCode(err) != ExitRegression && (pathsOK || plan.check() == nil) {
 			publishFailure(env, opts.gateFlags, err)
 		}
 	}()
@@ -75,10 +84,13 @@ func runCompare(env Env, opts compareOptions) (err error) {
 		learnTargets(env, cfg)
 	}
 	fmt.Fprintf(env.Stderr, "latgate: gate settings%s: %s\n", source, describeGate(gate))
-	if err := guardBaseline(opts.Baseline, map[string]string{"junit": opts.Junit, "markdown": opts.Markdown}); err != nil {
-		opts.gateFlags = gateFlags{}
+	if cfg != nil {
+		plan.config(cfg)
+	}
+	if err := plan.check(); err != nil {
 		return err
 	}
+	pathsOK = true
 	base, err := loadBaseline(opts.Baseline)
 	if err != nil {
 		return err

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
@@ -199,31 +198,4 @@ func publishFailure(env Env, g gateFlags, cause error) {
 	if p := env.Getenv("GITHUB_OUTPUT"); p != "" {
 		_ = appendFile(p, []byte("verdict=error\n"))
 	}
-}
-
-// guardBaseline refuses an output flag that names the baseline file: a
-// results or report file written there would destroy the baseline.
-func guardBaseline(basePath string, outputs map[string]string) error {
-	base, err := filepath.Abs(basePath)
-	if err != nil {
-		return nil
-	}
-	baseInfo, baseErr := os.Stat(base)
-	for flag, p := range outputs {
-		if p == "" {
-			continue
-		}
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			continue
-		}
-		same := abs == base
-		if info, err := os.Stat(abs); err == nil && baseErr == nil {
-			same = same || os.SameFile(info, baseInfo)
-		}
-		if same {
-			return usageErr(fmt.Errorf("--%s %s is the baseline file: write the report elsewhere (the baseline is only written by latgate bless)", flag, p))
-		}
-	}
-	return nil
 }

@@ -197,7 +197,11 @@ func runMeasure(ctx context.Context, env Env, opts measureOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := guardBaseline(cfg.Baseline, map[string]string{"out": opts.Out}); err != nil {
+	plan := &ioPlan{}
+	plan.config(cfg)
+	plan.in("the baseline", cfg.Baseline)
+	plan.out("--out", opts.Out)
+	if err := plan.check(); err != nil {
 		return err
 	}
 	f, merr := runMeasurement(ctx, env, cfg, opts.Quiet)

@@ -79,6 +79,14 @@ func runMerge(env Env, opts mergeOptions) error {
 			return usageErr(fmt.Errorf("--label-from-filename: %w", err))
 		}
 	}
+	plan := &ioPlan{}
+	for _, p := range paths {
+		plan.in("the input", p)
+	}
+	plan.out("--out", opts.Out)
+	if err := plan.check(); err != nil {
+		return err
+	}
 	in := make([]results.Input, len(paths))
 	for i, p := range paths {
 		f, err := results.Read(p)

@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strconv"
 	"strings"
 
+	"github.com/latgate/latgate/internal/inputfile"
 	"github.com/latgate/latgate/internal/jsonerr"
 )
 
@@ -65,7 +65,7 @@ const (
 
 // Load reads and decodes the baseline at path. Every error is an *Error.
 func Load(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, inputfile.MaxData)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, &Error{Path: path, Kind: ErrNotFound, Err: err,

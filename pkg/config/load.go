@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latgate/latgate/internal/inputfile"
 	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/stats"
 	"go.yaml.in/yaml/v3"
@@ -64,8 +65,6 @@ const (
 	DefaultAPIKeyEnv = "OPENAI_API_KEY"
 	DefaultBaseline  = "latgate.baseline.json"
 	MaxConcurrency   = 1024
-	// maxMessagesFile bounds a messages_file (16 MiB).
-	maxMessagesFile = 16 << 20
 	// maxExtraNodes and maxExtraDepth bound extra_body (and so alias expansion).
 	maxExtraNodes = 10000
 	maxExtraDepth = 64
@@ -96,9 +95,9 @@ func DefaultGate() Gate {
 
 // Load reads, decodes, defaults and validates the config file at path.
 func Load(path string, opts Options) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, inputfile.MaxConfig)
 	if err != nil {
-		return nil, fmt.Errorf("read config: %w", err)
+		return nil, fmt.Errorf("read config %s: %w", path, err)
 	}
 	return Parse(data, path, opts)
 }

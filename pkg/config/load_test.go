@@ -749,6 +749,21 @@ func TestMessagesFileRelativeToConfig(t *testing.T) {
 	}
 }
 
+// TestMessagesFileNotUTF8: bytes that are not UTF-8 in a messages_file are
+// an error naming the file and the byte offset (they used to be replaced,
+// so two different files could share a prompt hash).
+func TestMessagesFileNotUTF8(t *testing.T) {
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "latgate.yaml")
+	writeFile(t, filepath.Join(dir, "m.json"), "[{\"role\": \"user\", \"content\": \"caf\xe9\"}]")
+	writeFile(t, cfgPath, "targets: [{name: a, base_url: sim}]\nprompts:\n  - id: p\n    messages_file: m.json\n")
+	_, err := Load(cfgPath, Options{Getenv: noEnv})
+	want := filepath.Join(dir, "m.json") + ": byte offset 33 (0xe9) is not UTF-8; save the file as UTF-8"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want it to contain %q", err, want)
+	}
+}
+
 func TestLoadMissingFile(t *testing.T) {
 	_, err := Load(filepath.Join(t.TempDir(), "nope.yaml"), Options{Getenv: noEnv, CheckSimSpec: checkSim})
 	if !errors.Is(err, os.ErrNotExist) {

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/latgate/latgate/internal/inputfile"
 )
 
 // This file holds the prompts section of latgate.yaml: inline messages and
@@ -164,30 +166,24 @@ func (p *parser) messagesFile(n *yaml.Node, field, rel string) []Message {
 	return msgs
 }
 
-// readFile reads a regular file of at most maxMessagesFile bytes.
+// readFile reads a messages file: a regular file of at most
+// inputfile.MaxMessages bytes, in UTF-8 (invalid bytes would be replaced
+// silently, and two different files could hash as one prompt).
 func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	data, err := inputfile.Read(path, inputfile.MaxMessages)
 	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			return nil, pe.Err
+		return nil, err
+	}
+	if !utf8.Valid(data) {
+		off := 0
+		for off < len(data) {
+			r, size := utf8.DecodeRune(data[off:])
+			if r == utf8.RuneError && size <= 1 {
+				break
+			}
+			off += size
 		}
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxMessagesFile+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxMessagesFile {
-		return nil, fmt.Errorf("larger than %d MiB", maxMessagesFile>>20)
+		return nil, fmt.Errorf("byte offset %d (0x%02x) is not UTF-8; save the file as UTF-8", off, data[off])
 	}
 	return data, nil
 }

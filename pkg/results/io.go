@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/latgate/latgate/internal/atomicfile"
+	"github.com/latgate/latgate/internal/inputfile"
 	"github.com/latgate/latgate/internal/jsonerr"
 )
 
@@ -72,7 +72,7 @@ func Write(path string, f *File) error {
 
 // Read reads and decodes the results file at path. Every error is a *FileError.
 func Read(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, inputfile.MaxData)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, &FileError{Path: path, Kind: ErrFileNotFound, Err: err,
