@@ -6,6 +6,8 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/latgate/latgate/internal/atomicfile"
+	"github.com/latgate/latgate/internal/jsonfile"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/report"
@@ -140,9 +142,8 @@ func runCheck(ctx context.Context, env Env, opts checkOptions) (err error) {
 	}
 	fmt.Fprintln(env.Stdout)
 	rep := compare.Compare(baseSide, side(f.Run, f.Targets), cfg.Gate)
-	f.Comparison = rep
 	if opts.Out != "" {
-		if err := results.Write(opts.Out, f); err != nil {
+		if err := writeRecorded(opts.Out, compare.Recorded{File: f, Comparison: &rep}); err != nil {
 			return usageErr(fmt.Errorf("writing results: %w", err))
 		}
 	}
@@ -180,4 +181,14 @@ func runUngated(ctx context.Context, env Env, cfg *config.Config, opts checkOpti
 		return usageErr(fmt.Errorf("writing results: %w", err))
 	}
 	return publishNoBaseline(env, opts.gateFlags, noBaselineNotice(basePath, out, cfg.Path))
+}
+
+// writeRecorded atomically writes a results file with its comparison, in
+// the encoding of every latgate JSON file.
+func writeRecorded(path string, r compare.Recorded) error {
+	data, err := jsonfile.Encode(r)
+	if err != nil {
+		return fmt.Errorf("write %s: encode results: %w", path, err)
+	}
+	return atomicfile.WriteFile(path, data, 0o644) // errors name path
 }

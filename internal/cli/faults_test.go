@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/sim"
 )
@@ -482,7 +483,11 @@ func TestCheckErrorBudget(t *testing.T) {
 		if strings.Contains(got["stdout"], "ratio") || strings.Contains(got["stdout"], "regressed") {
 			t.Errorf("compared an over-budget run:\n%s", got["stdout"])
 		}
-		f, err := results.Read(paths["results.json"])
+		data, err := os.ReadFile(paths["results.json"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := compare.DecodeRecorded(data, paths["results.json"])
 		if err != nil {
 			t.Fatal(err)
 		}

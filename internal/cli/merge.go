@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -112,8 +110,8 @@ func runMerge(env Env, opts mergeOptions) error {
 		if err := results.Write(opts.Out, merged); err != nil {
 			return usageErr(fmt.Errorf("writing merged results: %w", err))
 		}
-	} else if err := encodeResults(env, merged); err != nil {
-		return err
+	} else if err := results.Encode(env.Stdout, merged); err != nil {
+		return usageErr(fmt.Errorf("writing merged results: %w", err))
 	}
 	names := make([]string, len(merged.Targets))
 	for i, t := range merged.Targets {
@@ -142,18 +140,4 @@ func splitLabel(arg string) (path, label string, err error) {
 		return "", "", fmt.Errorf("%q: want FILE=LABEL with a label of printable characters and no spaces", arg)
 	}
 	return path, label, nil
-}
-
-// encodeResults writes f to stdout exactly as results.Write writes a file:
-// two-space indented JSON without HTML escapes, ending in a newline.
-func encodeResults(env Env, f *results.File) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(f); err != nil {
-		return usageErr(fmt.Errorf("encoding merged results: %w", err))
-	}
-	_, err := env.Stdout.Write(buf.Bytes())
-	return err
 }

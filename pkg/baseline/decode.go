@@ -5,12 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"strconv"
 	"strings"
 
-	"github.com/latgate/latgate/internal/inputfile"
 	"github.com/latgate/latgate/internal/jsonerr"
+	"github.com/latgate/latgate/internal/jsonfile"
 )
 
 // Kinds of baseline problems, for errors.Is on an *Error. The CLI maps every
@@ -25,38 +23,9 @@ var (
 	ErrIncomplete    = errors.New("baseline is missing required fields")
 )
 
-// Error is a problem with a baseline file: what is wrong, where, and how to fix it.
-type Error struct {
-	Path string // the file, as given
-	// Line and Col locate a JSON problem (1-based); zero when not known.
-	Line, Col int
-	Kind      error  // one of the Err* kinds above
-	Problem   string // what is wrong
-	Fix       string // what to do about it
-	Err       error  // the underlying error, if any
-}
-
-// Error returns "PATH[:LINE:COL]: PROBLEM: FIX".
-func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString(e.Path)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Col)
-	}
-	b.WriteString(": ")
-	b.WriteString(e.Problem)
-	if e.Fix != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Fix)
-	}
-	return b.String()
-}
-
-// Is reports whether target is the kind of e.
-func (e *Error) Is(target error) bool { return target == e.Kind }
-
-// Unwrap returns the underlying error.
-func (e *Error) Unwrap() error { return e.Err }
+// Error is a problem with a baseline file: what is wrong, where, and how to
+// fix it. It is the JSON-file kernel's error, shared with results files.
+type Error = jsonfile.Error
 
 const (
 	fixRestore = "restore it from git (`git checkout -- FILE`) or re-create it with `latgate bless`"
@@ -65,26 +34,15 @@ const (
 
 // Load reads and decodes the baseline at path. Every error is an *Error.
 func Load(path string) (*File, error) {
-	data, err := inputfile.Read(path, inputfile.MaxData)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, &Error{Path: path, Kind: ErrNotFound, Err: err,
-			Problem: "no baseline here",
-			Fix:     "run `latgate bless` (with the same --config) to create one"}
-	case err != nil:
-		return nil, &Error{Path: path, Kind: ErrUnreadable, Err: err,
-			Problem: "cannot read baseline: " + unwrapPath(err).Error()}
+	data, ferr := jsonfile.Read(path, "baseline", ErrNotFound, ErrUnreadable)
+	if ferr != nil {
+		if ferr.Kind == ErrNotFound {
+			ferr.Problem = "no baseline here"
+			ferr.Fix = "run `latgate bless` (with the same --config) to create one"
+		}
+		return nil, ferr
 	}
 	return Decode(data, path)
-}
-
-// unwrapPath drops the path from an *fs.PathError, which Error already names.
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // Decode decodes a baseline; name is the file name used in errors. It checks
@@ -94,23 +52,21 @@ func Decode(data []byte, name string) (*File, error) {
 	fail := func(kind error, problem, fix string) *Error {
 		return &Error{Path: name, Kind: kind, Problem: problem, Fix: strings.ReplaceAll(fix, "FILE", name)}
 	}
-	if len(bytes.TrimSpace(data)) == 0 {
+	if jsonfile.Empty(data) {
 		return nil, fail(ErrSyntax, "baseline file is empty", fixRestore)
 	}
-	var probe struct {
-		Schema *string `json:"schema"`
-	}
-	if err := json.Unmarshal(data, &probe); err != nil {
+	schema, present, err := jsonfile.Schema(data)
+	if err != nil {
 		return nil, jsonError(data, name, err)
 	}
-	switch schema := deref(probe.Schema); {
-	case probe.Schema == nil:
+	switch {
+	case !present:
 		return nil, fail(ErrUnknownSchema, `not a latgate baseline (no "schema" field)`, "check the path, or "+fixBless)
 	case schema == Schema:
 	case strings.HasPrefix(schema, "latgate.results/"):
 		return nil, fail(ErrResultsFile, "this is a results file (schema "+schema+"), not a baseline",
 			"bless it with `latgate bless --from "+name+"`")
-	case newer(schema, "latgate.baseline/v", 1):
+	case jsonfile.Newer(schema, "latgate.baseline/v", 1):
 		return nil, fail(ErrNewerSchema, "schema "+schema+" was written by a newer latgate (this one reads "+Schema+")",
 			"upgrade latgate")
 	default:
@@ -125,23 +81,6 @@ func Decode(data []byte, name string) (*File, error) {
 		return nil, fail(ErrIncomplete, problem, fixBless)
 	}
 	return &f, nil
-}
-
-func deref(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
-}
-
-// newer reports whether schema is prefix followed by a version above current.
-func newer(schema, prefix string, current int) bool {
-	v, ok := strings.CutPrefix(schema, prefix)
-	if !ok {
-		return false
-	}
-	n, err := strconv.Atoi(v)
-	return err == nil && n > current
 }
 
 // missing describes the first missing required field of f, or returns "".

@@ -5,6 +5,7 @@ package config
 
 import (
 	"encoding/json"
+	"math"
 	"time"
 )
 
@@ -122,6 +123,20 @@ func (t Tolerance) MarshalJSON() ([]byte, error) {
 		Rel     float64 `json:"rel"`
 		FloorMS float64 `json:"floor_ms"`
 	}{t.Rel, float64(t.Floor) / float64(time.Millisecond)})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes, so a comparison read back
+// from a results file keeps its tolerances.
+func (t *Tolerance) UnmarshalJSON(data []byte) error {
+	var v struct {
+		Rel     float64 `json:"rel"`
+		FloorMS float64 `json:"floor_ms"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	t.Rel, t.Floor = v.Rel, time.Duration(math.Round(v.FloorMS*float64(time.Millisecond)))
+	return nil
 }
 
 // Override replaces the tolerance of one check for one prompt.

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -947,5 +948,24 @@ func TestLoadTestdata(t *testing.T) {
 	}
 	if o := cfg.Gate.Overrides[0]; o.Prompt != "rag-long" || o.Tolerance != (Tolerance{Rel: 0.4, Floor: 60 * time.Millisecond}) {
 		t.Errorf("override = %+v", o)
+	}
+}
+
+// TestToleranceJSON: a tolerance reads back as it was written, so a
+// comparison in a results file keeps its tolerances.
+func TestToleranceJSON(t *testing.T) {
+	for _, want := range []Tolerance{{}, {Rel: 0.15, Floor: 20 * time.Millisecond}, {Rel: 0.25, Floor: 1500 * time.Microsecond}} {
+		data, err := json.Marshal(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got Tolerance
+		if err := json.Unmarshal(data, &got); err != nil || got != want {
+			t.Errorf("%s read back as %+v, %v; want %+v", data, got, err, want)
+		}
+	}
+	var tol Tolerance
+	if err := json.Unmarshal([]byte(`{"rel": "x"}`), &tol); err == nil {
+		t.Error(`{"rel": "x"} decoded without an error`)
 	}
 }

@@ -1,17 +1,15 @@
 package results
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"strconv"
+	"io"
 	"strings"
 
 	"github.com/latgate/latgate/internal/atomicfile"
-	"github.com/latgate/latgate/internal/inputfile"
 	"github.com/latgate/latgate/internal/jsonerr"
+	"github.com/latgate/latgate/internal/jsonfile"
 )
 
 // Kinds of results-file problems, for errors.Is on a *FileError. The CLI maps
@@ -26,64 +24,39 @@ var (
 )
 
 // FileError is a problem with a results file: what is wrong, where, and how
-// to fix it.
-type FileError struct {
-	Path string // the file, as given
-	// Line and Col locate a JSON problem (1-based); zero when not known.
-	Line, Col int
-	Kind      error  // one of the ErrFile* kinds above
-	Problem   string // what is wrong
-	Fix       string // what to do about it
-	Err       error  // the underlying error, if any
-}
-
-// Error returns "PATH[:LINE:COL]: PROBLEM: FIX".
-func (e *FileError) Error() string {
-	s := e.Path
-	if e.Line > 0 {
-		s += ":" + strconv.Itoa(e.Line) + ":" + strconv.Itoa(e.Col)
-	}
-	s += ": " + e.Problem
-	if e.Fix != "" {
-		s += ": " + e.Fix
-	}
-	return s
-}
-
-// Is reports whether target is the kind of e.
-func (e *FileError) Is(target error) bool { return target == e.Kind }
-
-// Unwrap returns the underlying error.
-func (e *FileError) Unwrap() error { return e.Err }
+// to fix it. It is the JSON-file kernel's error, shared with the baseline.
+type FileError = jsonfile.Error
 
 // Write atomically replaces the file at path with f as indented JSON: a failed
 // or interrupted write leaves any previous file intact. An existing file keeps
 // its permission bits; a new one is 0644.
 func Write(path string, f *File) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(f); err != nil {
+	data, err := jsonfile.Encode(f)
+	if err != nil {
 		return fmt.Errorf("write %s: encode results: %w", path, err)
 	}
-	return atomicfile.WriteFile(path, buf.Bytes(), 0o644) // errors name path
+	return atomicfile.WriteFile(path, data, 0o644) // errors name path
+}
+
+// Encode writes f to w as a results file reads: indented JSON. Nothing is
+// written when f cannot be encoded.
+func Encode(w io.Writer, f *File) error {
+	data, err := jsonfile.Encode(f)
+	if err != nil {
+		return fmt.Errorf("encode results: %w", err)
+	}
+	_, err = w.Write(data)
+	return err
 }
 
 // Read reads and decodes the results file at path. Every error is a *FileError.
 func Read(path string) (*File, error) {
-	data, err := inputfile.Read(path, inputfile.MaxData)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, &FileError{Path: path, Kind: ErrFileNotFound, Err: err,
-			Problem: "no results file at " + path, Fix: "check the path"}
-	case err != nil:
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // the path is already in the message
+	data, ferr := jsonfile.Read(path, "results file", ErrFileNotFound, ErrFileUnreadable)
+	if ferr != nil {
+		if ferr.Kind == ErrFileNotFound {
+			ferr.Problem, ferr.Fix = "no results file at "+path, "check the path"
 		}
-		return nil, &FileError{Path: path, Kind: ErrFileUnreadable, Err: err,
-			Problem: "cannot read results file: " + err.Error()}
+		return nil, ferr
 	}
 	return Decode(data, path)
 }
@@ -97,28 +70,21 @@ func Decode(data []byte, name string) (*File, error) {
 	fail := func(kind error, problem, fix string) *FileError {
 		return &FileError{Path: name, Kind: kind, Problem: problem, Fix: fix}
 	}
-	if len(bytes.TrimSpace(data)) == 0 {
+	if jsonfile.Empty(data) {
 		return nil, fail(ErrFileInvalid, "results file is empty", fixRerun)
 	}
-	var probe struct {
-		Schema *string `json:"schema"`
-	}
-	if err := json.Unmarshal(data, &probe); err != nil {
+	schema, present, err := jsonfile.Schema(data)
+	if err != nil {
 		return nil, jsonError(data, name, err)
 	}
-	schema := ""
-	if probe.Schema != nil {
-		schema = *probe.Schema
-	}
-	version, isResults := strings.CutPrefix(schema, "latgate.results/v")
-	switch n, err := strconv.Atoi(version); {
-	case probe.Schema == nil:
+	switch {
+	case !present:
 		return nil, fail(ErrFileSchema, `not a latgate results file (no "schema" field)`, "check the path")
 	case schema == Schema:
 	case strings.HasPrefix(schema, "latgate.baseline/"):
 		return nil, fail(ErrFileSchema, "this is a baseline file (schema "+schema+"), not a results file",
 			"pass the results JSON that a run wrote")
-	case isResults && err == nil && n > 1:
+	case jsonfile.Newer(schema, "latgate.results/v", 1):
 		return nil, fail(ErrFileSchema, "schema "+schema+" was written by a newer latgate (this one reads "+Schema+")",
 			"upgrade latgate")
 	default:

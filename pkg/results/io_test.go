@@ -36,7 +36,6 @@ func sampleFile() *File {
 			}},
 			Requests: 2, Errors: 1, ErrorRate: 0.5, ByClass: map[string]int{ErrTimeout: 1},
 		}},
-		Comparison: map[string]any{"verdict": "ok"},
 	}
 }
 

@@ -43,8 +43,8 @@ type File struct {
 	PartialReason string   `json:"partial_reason,omitempty"`
 	Run           Run      `json:"run"`
 	Targets       []Target `json:"targets"`
-	// Comparison is filled by `check` with the verdicts against the baseline.
-	Comparison any `json:"comparison,omitempty"`
+	// The comparison `check --out` adds is not part of File: compare, which
+	// imports results, owns its type (compare.Recorded).
 }
 
 // Run holds the run settings that change latency and so must match between a
