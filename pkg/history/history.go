@@ -1,0 +1,224 @@
+// Package history owns latgate's run history (schema "latgate.history/v1"):
+// a JSON Lines file with one compact record per run — when, at which commit,
+// on which runner, with which latgate, what the endpoint said it was (models,
+// system fingerprints), and per target × prompt × metric the run's summary
+// (n, P50, P95, P99, mean in milliseconds), never the raw samples. It appends
+// records atomically, keeps a bounded number of them, and reads a file with
+// malformed lines by reporting each (with its line number) and skipping it.
+package history
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/latgate/latgate/pkg/results"
+)
+
+// Schema is the value of every record's "schema" field.
+const Schema = "latgate.history/v1"
+
+// Record is one run of `check` or `measure`, compact: a run with 10 prompts
+// adds a few KB.
+type Record struct {
+	Schema string `json:"schema"`
+	// At is when the run finished, UTC, second precision.
+	At time.Time `json:"at"`
+	// Commit is the git commit the run measured at ($GITHUB_SHA or HEAD).
+	Commit  string `json:"commit,omitempty"`
+	Runner  Runner `json:"runner"`
+	Version string `json:"latgate_version"`
+	// Command is "check" or "measure"; Verdict is check's overall verdict.
+	Command    string   `json:"command"`
+	Verdict    string   `json:"verdict,omitempty"`
+	ConfigHash string   `json:"config_hash"`
+	Requests   int      `json:"requests"`
+	Targets    []Target `json:"targets"`
+}
+
+// Runner identifies where a run was measured from: latency depends on it.
+type Runner struct {
+	OS     string `json:"os"`
+	Arch   string `json:"arch"`
+	Name   string `json:"name,omitempty"`
+	Labels string `json:"labels,omitempty"`
+	Region string `json:"region,omitempty"`
+	// Environment is "github-hosted" or "self-hosted" inside Actions.
+	Environment string `json:"environment,omitempty"`
+}
+
+// Same reports whether r and o name the same runner (same OS, arch, name,
+// labels, region and environment).
+func (r Runner) Same(o Runner) bool { return r == o }
+
+// String is a one-line description such as "Linux/X64 runner-3 (eu-west)".
+func (r Runner) String() string {
+	s := r.OS + "/" + r.Arch
+	if r.Name != "" {
+		s += " " + r.Name
+	}
+	if r.Region != "" {
+		s += " (" + r.Region + ")"
+	}
+	return s
+}
+
+// Target is one target's part of a run.
+type Target struct {
+	Name               string   `json:"name"`
+	Region             string   `json:"region,omitempty"`
+	Model              string   `json:"model"`
+	ReturnedModels     []string `json:"returned_models,omitempty"`
+	SystemFingerprints []string `json:"system_fingerprints,omitempty"`
+	Requests           int      `json:"requests"`
+	Errors             int      `json:"errors,omitempty"`
+	Prompts            []Prompt `json:"prompts"`
+}
+
+// Prompt is one target × prompt's summaries, keyed by metric name.
+type Prompt struct {
+	ID string `json:"id"`
+	// Hash is the prompt's canonical hash: an edited prompt starts a new series.
+	Hash    string           `json:"hash,omitempty"`
+	Metrics map[string]Stats `json:"m"`
+}
+
+// Stats is one metric's summary in a run, milliseconds.
+type Stats struct {
+	N    int     `json:"n"`
+	P50  float64 `json:"p50"`
+	P95  float64 `json:"p95"`
+	P99  float64 `json:"p99"`
+	Mean float64 `json:"mean"`
+}
+
+// Stat returns the named statistic (p50, p95, p99 or mean), NaN for another name.
+func (s Stats) Stat(name string) float64 {
+	switch name {
+	case "p50":
+		return s.P50
+	case "p95":
+		return s.P95
+	case "p99":
+		return s.P99
+	case "mean":
+		return s.Mean
+	}
+	return math.NaN()
+}
+
+// Meta is what a record holds besides the results: where and when.
+type Meta struct {
+	At      time.Time
+	Commit  string
+	Runner  Runner
+	Command string
+	Verdict string
+	// Sanitize cleans every text that came from the endpoint or the
+	// environment (models, fingerprints, runner fields, commit) before it
+	// is stored: it must redact credentials. Clean is applied after it.
+	Sanitize func(string) string
+}
+
+// FromResults makes the record of a finished run. Only duration metrics
+// are kept; samples and failure messages never are.
+func FromResults(f *results.File, m Meta) Record {
+	san := func(s string) string {
+		if m.Sanitize != nil {
+			s = m.Sanitize(s)
+		}
+		return Clean(s)
+	}
+	sanAll := func(ss []string) []string {
+		out := make([]string, 0, len(ss))
+		for _, s := range ss {
+			out = append(out, san(s))
+		}
+		return out
+	}
+	r := Record{
+		Schema:     Schema,
+		At:         m.At.UTC().Truncate(time.Second),
+		Commit:     san(m.Commit),
+		Version:    san(f.Version),
+		Command:    m.Command,
+		Verdict:    m.Verdict,
+		ConfigHash: f.ConfigHash,
+		Requests:   f.Run.Requests,
+		Runner: Runner{
+			OS: san(m.Runner.OS), Arch: san(m.Runner.Arch), Name: san(m.Runner.Name),
+			Labels: san(m.Runner.Labels), Region: san(m.Runner.Region), Environment: san(m.Runner.Environment),
+		},
+	}
+	for _, t := range f.Targets {
+		ht := Target{
+			Name: t.Name, Region: t.Region, Model: san(t.Model),
+			ReturnedModels: sanAll(t.ReturnedModels), SystemFingerprints: sanAll(t.SystemFingerprints),
+			Requests: t.Requests, Errors: t.Errors,
+		}
+		for _, p := range t.Prompts {
+			hp := Prompt{ID: p.ID, Hash: p.Hash, Metrics: make(map[string]Stats)}
+			for _, name := range results.DurationMetrics() {
+				s := p.Metrics.Get(name)
+				if s == nil || s.N == 0 {
+					continue
+				}
+				hp.Metrics[name] = Stats{N: s.N, P50: round(s.P50), P95: round(s.P95), P99: round(s.P99), Mean: round(s.Mean)}
+			}
+			ht.Prompts = append(ht.Prompts, hp)
+		}
+		r.Targets = append(r.Targets, ht)
+	}
+	return r
+}
+
+// round keeps microseconds: finer digits are clock noise and bytes.
+func round(ms float64) float64 { return math.Round(ms*1000) / 1000 }
+
+// maxText bounds every stored text, in runes.
+const maxText = 200
+
+// Clean makes text from outside safe to store and to print later: control
+// characters (newlines included) become spaces, a leading "::" (a GitHub
+// workflow command) loses its colons' power, and it is clipped to 200 runes.
+func Clean(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return ' '
+		}
+		return r
+	}, s)
+	s = strings.ReplaceAll(s, "::", ": :")
+	if rs := []rune(s); len(rs) > maxText {
+		s = string(rs[:maxText-1]) + "…"
+	}
+	return s
+}
+
+// Find returns the prompt of target (name, region) and prompt id in r.
+func (r *Record) Find(target, region, prompt string) (*Target, *Prompt) {
+	for i := range r.Targets {
+		t := &r.Targets[i]
+		if t.Name != target || t.Region != region {
+			continue
+		}
+		for j := range t.Prompts {
+			if t.Prompts[j].ID == prompt {
+				return t, &t.Prompts[j]
+			}
+		}
+		return t, nil
+	}
+	return nil, nil
+}
+
+// FindTarget returns the target (name, region) of r, nil when absent.
+func (r *Record) FindTarget(name, region string) *Target {
+	i := slices.IndexFunc(r.Targets, func(t Target) bool { return t.Name == name && t.Region == region })
+	if i < 0 {
+		return nil
+	}
+	return &r.Targets[i]
+}

@@ -1,0 +1,235 @@
+package history
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/latgate/latgate/pkg/results"
+)
+
+// runFile makes a results file of one target with n prompts of 60 requests,
+// TTFT lognormal around 120 ms × scale, 24 tokens with ITL around 4 ms.
+func runFile(rng *rand.Rand, prompts int, scale float64) *results.File {
+	t := results.Target{Name: "primary", Model: "m", ReturnedModels: []string{"m-2026"}, SystemFingerprints: []string{"fp_1"}, Requests: 60 * prompts}
+	for p := range prompts {
+		var ss []results.Sample
+		for i := range 60 {
+			ttft := 120 * scale * math.Exp(0.25*rng.NormFloat64())
+			s := results.Sample{Seq: i, TTFB: ttft / 2, TTFT: ttft, TTFCT: ttft, HasContent: true, OutputTokens: 24}
+			at := ttft
+			for range 23 {
+				g := 4 * scale * math.Exp(0.2*rng.NormFloat64())
+				s.ITL = append(s.ITL, g)
+				s.MaxStall = max(s.MaxStall, g)
+				at += g
+			}
+			s.Total = at
+			s.TPOT = (at - ttft) / 23
+			s.TokensPerS = 23 / (at - ttft) * 1000
+			ss = append(ss, s)
+		}
+		t.Prompts = append(t.Prompts, results.Prompt{ID: fmt.Sprintf("prompt-%02d", p), Hash: "h", Requests: 60, Metrics: results.MetricsOf(ss), Samples: ss})
+	}
+	return &results.File{Schema: results.Schema, Version: "v1.0.0", ConfigHash: "cfg", Run: results.Run{Requests: 60}, Targets: []results.Target{t}}
+}
+
+func meta(at time.Time) Meta {
+	return Meta{At: at, Commit: "abc123", Command: "check", Verdict: "ok", Runner: Runner{OS: "Linux", Arch: "X64", Name: "runner-1"}}
+}
+
+func TestAppendRead(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "history.jsonl")
+	rng := rand.New(rand.NewPCG(1, 2))
+	t0 := time.Date(2026, 11, 1, 3, 0, 0, 0, time.UTC)
+	var want []Record
+	for i := range 3 {
+		r := FromResults(runFile(rng, 2, 1), meta(t0.Add(time.Duration(i)*24*time.Hour)))
+		res, err := Append(path, r, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Records != i+1 || res.Dropped != 0 {
+			t.Fatalf("append %d: %+v", i, res)
+		}
+		want = append(want, r)
+	}
+	f, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, f.Records); diff != "" {
+		t.Errorf("records (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]int{1, 2, 3}, f.Lines); diff != "" {
+		t.Errorf("lines (-want +got):\n%s", diff)
+	}
+	if len(f.Problems) != 0 {
+		t.Errorf("problems: %v", f.Problems)
+	}
+	// The summaries are the run's, not recomputed.
+	p := f.Records[0].Targets[0].Prompts[0]
+	if p.Metrics["ttft"].N != 60 || p.Metrics["itl"].N != 60*23 {
+		t.Errorf("n: ttft %d itl %d", p.Metrics["ttft"].N, p.Metrics["itl"].N)
+	}
+	if _, ok := p.Metrics["tokens_per_s"]; ok {
+		t.Error("tokens_per_s is a rate, not kept")
+	}
+}
+
+func TestMalformedLinesSkippedAndKept(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.jsonl")
+	good, err := Encode(FromResults(runFile(rand.New(rand.NewPCG(1, 1)), 1, 1), meta(time.Unix(1e9, 0))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	torn := good[:len(good)/2] // a write cut short, no newline
+	content := string(good) + "not json\n\n" + `{"schema":"latgate.history/v9","at":"2026-01-01T00:00:00Z"}` + "\n" +
+		`{"schema":"other/v1"}` + "\n" + `{"at":"2026-01-01T00:00:00Z"}` + "\n" + `{"schema":"latgate.history/v1"}` + "\n" + string(good) + string(torn)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []int
+	for _, p := range f.Problems {
+		lines = append(lines, p.Line)
+	}
+	if diff := cmp.Diff([]int{2, 4, 5, 6, 7, 9}, lines); diff != "" {
+		t.Errorf("problem lines (-want +got):\n%s\n%v", diff, f.Problems)
+	}
+	if diff := cmp.Diff([]int{1, 8}, f.Lines); diff != "" {
+		t.Errorf("record lines (-want +got):\n%s", diff)
+	}
+	for _, want := range []string{"not a JSON object", "newer than this latgate reads", `"other/v1" is not a latgate history`, `no "schema"`, `no "at"`} {
+		if !strings.Contains(fmt.Sprint(f.Problems), want) {
+			t.Errorf("problems miss %q: %v", want, f.Problems)
+		}
+	}
+	// An append keeps every line as it was, mends the torn one's newline,
+	// and so loses neither the torn line nor the new record.
+	if _, err := Append(path, FromResults(runFile(rand.New(rand.NewPCG(1, 1)), 1, 1), meta(time.Unix(2e9, 0))), 0); err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(after), strings.Replace(content, "\n\n", "\n", 1)+"\n") {
+		t.Error("append changed the existing lines")
+	}
+	f2, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f2.Records) != 3 || len(f2.Problems) != 6 {
+		t.Errorf("after append: %d records, %d problems, want 3 and 6", len(f2.Records), len(f2.Problems))
+	}
+}
+
+func TestRetention(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.jsonl")
+	rng := rand.New(rand.NewPCG(3, 3))
+	var ats []time.Time
+	for i := range 7 {
+		at := time.Unix(int64(1e9+i*86400), 0).UTC()
+		ats = append(ats, at)
+		res, err := Append(path, FromResults(runFile(rng, 1, 1), meta(at)), 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := min(i+1, 5); res.Records != want {
+			t.Errorf("append %d: %d records, want %d", i, res.Records, want)
+		}
+	}
+	f, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []time.Time
+	for _, r := range f.Records {
+		got = append(got, r.At)
+	}
+	if diff := cmp.Diff(ats[2:], got); diff != "" {
+		t.Errorf("kept (-want +got):\n%s", diff)
+	}
+	dropped, err := Trim(path, 2)
+	if err != nil || dropped != 3 {
+		t.Fatalf("Trim: dropped %d, %v; want 3", dropped, err)
+	}
+	f, _ = Read(path)
+	if len(f.Records) != 2 || !f.Records[1].At.Equal(ats[6]) {
+		t.Errorf("after Trim: %d records", len(f.Records))
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Read(filepath.Join(dir, "missing.jsonl")); !os.IsNotExist(unwrapAll(err)) {
+		t.Errorf("missing: %v", err)
+	}
+	if _, err := Read(dir); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("directory: %v", err)
+	}
+}
+
+func unwrapAll(err error) error {
+	for {
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return err
+		}
+		err = u.Unwrap()
+	}
+}
+
+func TestSanitize(t *testing.T) {
+	const key = "sk-SENTINEL-0123456789"
+	f := runFile(rand.New(rand.NewPCG(1, 1)), 1, 1)
+	f.Targets[0].ReturnedModels = []string{"model\n::error::" + key}
+	f.Targets[0].SystemFingerprints = []string{strings.Repeat("x", 500)}
+	m := meta(time.Unix(1e9, 0))
+	m.Runner.Name = "runner " + key
+	m.Sanitize = func(s string) string { return strings.ReplaceAll(s, key, "[REDACTED]") }
+	line, err := Encode(FromResults(f, m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(line)
+	if strings.Contains(s, "SENTINEL") || strings.Contains(s, "::error") {
+		t.Errorf("record carries the key or a workflow command: %s", s)
+	}
+	if strings.Count(s, "\n") != 1 {
+		t.Error("a record is one line")
+	}
+	r := FromResults(f, m)
+	if n := len([]rune(r.Targets[0].SystemFingerprints[0])); n != maxText {
+		t.Errorf("clipped to %d runes, want %d", n, maxText)
+	}
+}
+
+// TestGrowthPerRun prints how much one run adds to the history, for the
+// README's claim ("a few KB with 10 prompts"), and fails if it ever grows
+// past 8 KB.
+func TestGrowthPerRun(t *testing.T) {
+	for _, prompts := range []int{1, 10} {
+		line, err := Encode(FromResults(runFile(rand.New(rand.NewPCG(1, 1)), prompts, 1), meta(time.Unix(1e9, 0))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("history growth per run: %d bytes for 1 target × %d prompts × 7 metrics (60 requests each)", len(line), prompts)
+		if prompts == 10 && len(line) > 8<<10 {
+			t.Errorf("a 10-prompt run adds %d bytes, over 8 KB", len(line))
+		}
+	}
+}
