@@ -214,6 +214,7 @@ Start with:  latgate check --config examples/latgate.yaml
 			compareCommand(env),
 			measureCommand(env),
 			mergeCommand(env),
+			trendCommand(env),
 			initCommand(env),
 			selftestCommand(env),
 			simCommand(env),

@@ -106,6 +106,10 @@ func runBless(ctx context.Context, env Env, opts blessOptions) error {
 	prev, prevErr := baseline.Load(path)
 	commit := gitCommit(ctx, env, cfg.Dir)
 	b := baseline.FromResults(f, time.Now(), commit)
+	if opts.From == "" { // a results file does not say where it was measured
+		r := sanitizeRunner(runnerIdentity(env), sanitizer(env, cfg))
+		b.Runner = &r
+	}
 	if err := ctx.Err(); err != nil { // interrupted after measuring: still no bless
 		return measurementErr(fmt.Errorf("interrupted: the baseline %s was not changed", path))
 	}

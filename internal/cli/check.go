@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -12,11 +13,13 @@ import (
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/report"
 	"github.com/latgate/latgate/pkg/results"
+	"github.com/latgate/latgate/pkg/trend"
 )
 
 type checkOptions struct {
 	runFlags
 	gateFlags
+	historyFlags
 	Baseline string
 	Out      string
 	// RequireBaseline makes a missing baseline exit 2 instead of measuring
@@ -61,8 +64,11 @@ Inside GitHub Actions (GITHUB_ACTIONS=true) it also appends the report and a
 chart to $GITHUB_STEP_SUMMARY, emits ::error/::warning annotations, and writes
 verdict=<regressed|inconclusive|ok|improved|no-baseline|error> to $GITHUB_OUTPUT.
 
+With --history FILE (or history: in the config) a complete run also adds a
+compact record (a few KB) to that JSON Lines file, for 'latgate trend'.
+
 ` + exitCodesHelp,
-		Flags: append(append(runFlagDefs(), gateFlagDefs()...),
+		Flags: append(append(append(runFlagDefs(), gateFlagDefs()...), historyFlagDefs()...),
 			&ucli.StringFlag{Name: "baseline", Aliases: []string{"b"}, Usage: "the baseline `FILE` (default: the config's baseline:, or latgate.baseline.json beside it)", TakesFile: true},
 			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "also write the results JSON, with the comparison, to `FILE` (without a baseline: default latgate.results.json beside it)", TakesFile: true},
 			&ucli.BoolFlag{Name: "require-baseline", Usage: "exit 2 when there is no baseline file, instead of measuring ungated and passing (use it in nightly jobs)"},
@@ -72,7 +78,7 @@ verdict=<regressed|inconclusive|ok|improved|no-baseline|error> to $GITHUB_OUTPUT
 				return usageErr(fmt.Errorf("check takes no arguments, got %q", c.Args().First()))
 			}
 			return runCheck(c.Context, env, checkOptions{
-				runFlags: parseRunFlags(c), gateFlags: parseGateFlags(c),
+				runFlags: parseRunFlags(c), gateFlags: parseGateFlags(c), historyFlags: parseHistoryFlags(c),
 				Baseline: c.String("baseline"), Out: c.String("out"), RequireBaseline: c.Bool("require-baseline"),
 			})
 		},
@@ -94,6 +100,9 @@ func runCheck(ctx context.Context, env Env, opts checkOptions) (err error) {
 			publishFailure(env, opts.gateFlags, err)
 		}
 	}()
+	if err := opts.historyFlags.validate(); err != nil {
+		return err
+	}
 	cfg, err := loadConfig(env, opts.runFlags)
 	if err != nil {
 		return err
@@ -104,6 +113,7 @@ func runCheck(ctx context.Context, env Env, opts checkOptions) (err error) {
 	}
 	plan.config(cfg)
 	plan.in("the baseline", basePath)
+	plan.out("--history", opts.historyFlags.path(cfg))
 	if err := plan.check(); err != nil {
 		return err
 	}
@@ -147,10 +157,16 @@ func runCheck(ctx context.Context, env Env, opts checkOptions) (err error) {
 			return usageErr(fmt.Errorf("writing results: %w", err))
 		}
 	}
-	ropts := report.Options{Strict: opts.Strict, BaselinePath: basePath, Results: "this run", Wall: report.WallOf(f)}
+	// Staleness and comparability: when and where the baseline was blessed,
+	// and whether it still describes what this run measured.
+	bp := baseProvenance(base)
+	now := time.Now()
+	rep.Warnings = append(rep.Warnings, trend.Staleness(bp, resultsProvenance(env, cfg, f), cfg.Gate.MaxBaselineAge, now)...)
+	ropts := report.Options{Strict: opts.Strict, BaselinePath: basePath + " (" + trend.Blessed(bp, now) + ")", Results: "this run", Wall: report.WallOf(f)}
 	if err := publish(env, rep, opts.gateFlags, ropts, locator(cfg)); err != nil {
 		return err
 	}
+	recordHistory(ctx, env, cfg, opts.historyFlags, f, "check", string(rep.Verdict))
 	return gateOutcome(rep, opts.Strict)
 }
 
@@ -180,6 +196,7 @@ func runUngated(ctx context.Context, env Env, cfg *config.Config, opts checkOpti
 	if err := results.Write(out, f); err != nil {
 		return usageErr(fmt.Errorf("writing results: %w", err))
 	}
+	recordHistory(ctx, env, cfg, opts.historyFlags, f, "check", "no-baseline")
 	return publishNoBaseline(env, opts.gateFlags, noBaselineNotice(basePath, out, cfg.Path))
 }
 

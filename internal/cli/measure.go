@@ -154,6 +154,7 @@ func runMeasurement(ctx context.Context, env Env, cfg *config.Config, quiet bool
 
 type measureOptions struct {
 	runFlags
+	historyFlags
 	Out string
 }
 
@@ -179,20 +180,26 @@ Metrics (all from the moment the request is sent, monotonic clock):
 
 Ctrl-C stops cleanly and still writes what was measured, marked partial.
 
+With --history FILE (or history: in the config) a complete run within its
+error budget adds a compact record to that JSON Lines file, for 'latgate trend'.
+
 ` + measureExitHelp,
-		Flags: append(runFlagDefs(),
+		Flags: append(append(runFlagDefs(), historyFlagDefs()...),
 			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the results JSON (latgate.results/v1) to `FILE`", TakesFile: true},
 		),
 		Action: func(c *ucli.Context) error {
 			if c.NArg() > 0 {
 				return usageErr(fmt.Errorf("measure takes no arguments, got %q (did you mean --config %s?)", c.Args().First(), c.Args().First()))
 			}
-			return runMeasure(c.Context, env, measureOptions{runFlags: parseRunFlags(c), Out: c.String("out")})
+			return runMeasure(c.Context, env, measureOptions{runFlags: parseRunFlags(c), historyFlags: parseHistoryFlags(c), Out: c.String("out")})
 		},
 	}
 }
 
 func runMeasure(ctx context.Context, env Env, opts measureOptions) error {
+	if err := opts.historyFlags.validate(); err != nil {
+		return err
+	}
 	cfg, err := loadConfig(env, opts.runFlags)
 	if err != nil {
 		return err
@@ -201,6 +208,7 @@ func runMeasure(ctx context.Context, env Env, opts measureOptions) error {
 	plan.config(cfg)
 	plan.in("the baseline", cfg.Baseline)
 	plan.out("--out", opts.Out)
+	plan.out("--history", opts.historyFlags.path(cfg))
 	if err := plan.check(); err != nil {
 		return err
 	}
@@ -216,6 +224,9 @@ func runMeasure(ctx context.Context, env Env, opts measureOptions) error {
 			return usageErr(fmt.Errorf("writing results: %w", err))
 		}
 		fmt.Fprintf(env.Stderr, "results written to %s\n", opts.Out)
+	}
+	if merr == nil {
+		recordHistory(ctx, env, cfg, opts.historyFlags, f, "measure", "")
 	}
 	return merr
 }

@@ -26,9 +26,12 @@ type File struct {
 	// BlessedAt is UTC with second precision.
 	BlessedAt time.Time `json:"blessed_at"`
 	// GitCommit is the commit the baseline was blessed at, when known.
-	GitCommit  string      `json:"git_commit,omitempty"`
-	ConfigHash string      `json:"config_hash"`
-	Run        results.Run `json:"run"`
+	GitCommit string `json:"git_commit,omitempty"`
+	// Runner is where the baseline was measured from; absent in baselines
+	// blessed before latgate recorded it.
+	Runner     *results.Runner `json:"runner,omitempty"`
+	ConfigHash string          `json:"config_hash"`
+	Run        results.Run     `json:"run"`
 	// Targets are in config order, each with its prompts in config order,
 	// their samples, summaries, error counts, prompt hashes and provenance
 	// (base URL, model, returned models, system fingerprints, parameters).

@@ -18,10 +18,13 @@ type Config struct {
 	// Baseline is the baseline file path, resolved against Dir
 	// (default: latgate.baseline.json beside the config).
 	Baseline string
-	Targets  []Target
-	Prompts  []Prompt
-	Run      Run
-	Gate     Gate
+	// History is the run history file (JSON Lines) that check and measure
+	// append to and trend reads, resolved against Dir; "" keeps none.
+	History string
+	Targets []Target
+	Prompts []Prompt
+	Run     Run
+	Gate    Gate
 	// Hash is a canonical hash of everything that shapes latency: targets'
 	// request parameters, prompt hashes and run settings.
 	Hash string
@@ -101,6 +104,9 @@ type Gate struct {
 	Overrides  []Override
 	// Aggregate enables the per-target aggregate check (default true).
 	Aggregate bool
+	// MaxBaselineAge, when not 0, makes every report warn about a baseline
+	// blessed longer ago.
+	MaxBaselineAge time.Duration
 }
 
 // Check is one gated metric × statistic with its tolerance.

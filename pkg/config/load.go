@@ -192,7 +192,7 @@ func (p *parser) parse(data []byte) *Config {
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		root = root.Content[0]
 	}
-	m, ok := p.mapping(root, "", []string{"baseline", "targets", "prompts", "run", "gate"})
+	m, ok := p.mapping(root, "", []string{"baseline", "history", "targets", "prompts", "run", "gate"})
 	if !ok {
 		return nil
 	}
@@ -203,6 +203,15 @@ func (p *parser) parse(data []byte) *Config {
 				p.fail(n, "baseline", "empty path; remove the key to use %s beside the config", DefaultBaseline)
 			}
 			cfg.Baseline = p.resolve(s)
+		}
+	}
+	if n := get(m, "history"); n != nil {
+		if s, ok := p.str(n, "history", "latgate.history.jsonl"); ok {
+			if s == "" {
+				p.fail(n, "history", "empty path; remove the key to keep no history, or e.g. history: latgate.history.jsonl")
+			} else {
+				cfg.History = p.resolve(s)
+			}
 		}
 	}
 	cfg.Targets = p.targets(root, get(m, "targets"))

@@ -3,7 +3,9 @@ package config
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -16,7 +18,7 @@ func (p *parser) gate(n *yaml.Node, prompts []Prompt) Gate {
 	if n == nil {
 		return g
 	}
-	m, ok := p.mapping(n, "gate", []string{"confidence", "resamples", "seed", "aggregate", "checks", "overrides"})
+	m, ok := p.mapping(n, "gate", []string{"confidence", "resamples", "seed", "aggregate", "checks", "overrides", "max_baseline_age"})
 	if !ok {
 		return g
 	}
@@ -46,6 +48,11 @@ func (p *parser) gate(n *yaml.Node, prompts []Prompt) Gate {
 	if v := get(m, "aggregate"); v != nil {
 		if b, ok := p.boolean(v, "gate.aggregate"); ok {
 			g.Aggregate = b
+		}
+	}
+	if v := get(m, "max_baseline_age"); v != nil {
+		if d, ok := p.age(v, "gate.max_baseline_age"); ok {
+			g.MaxBaselineAge = d
 		}
 	}
 	const checkExample = "checks: [{metric: ttft, stat: p95, tolerance: 20%, floor: 30ms}]"
@@ -222,4 +229,22 @@ func credentialHeader(canon string) bool {
 		}
 	}
 	return false
+}
+
+// age reads a duration that may be in days ("30d") as well as Go's units ("720h").
+func (p *parser) age(n *yaml.Node, field string) (time.Duration, bool) {
+	if n.Kind == yaml.ScalarNode && strings.HasSuffix(n.Value, "d") {
+		days, err := strconv.ParseFloat(strings.TrimSuffix(n.Value, "d"), 64)
+		if err != nil || days <= 0 || days > 3650 {
+			p.fail(n, field, "%q is not an age; write days or a duration, e.g. %s: 30d", n.Value, key(field))
+			return 0, false
+		}
+		return time.Duration(days * 24 * float64(time.Hour)), true
+	}
+	d, ok := p.duration(n, field, "30d")
+	if ok && d <= 0 {
+		p.fail(n, field, "must be > 0, got %s; e.g. %s: 30d", d, key(field))
+		return 0, false
+	}
+	return d, ok
 }

@@ -96,26 +96,28 @@ func splitLines(data []byte) [][]byte {
 }
 
 func decodeLine(line []byte) (Record, error) {
-	var head struct {
-		Schema string `json:"schema"`
-	}
-	if err := json.Unmarshal(line, &head); err != nil {
-		return Record{}, fmt.Errorf("not a JSON object (%s); skipped: fix or delete the line", clipErr(err))
+	var r Record
+	err := json.Unmarshal(line, &r) // one pass over the line: the common case
+	if err != nil {
+		var head struct {
+			Schema string `json:"schema"`
+		}
+		if herr := json.Unmarshal(line, &head); herr != nil {
+			return Record{}, fmt.Errorf("not a JSON object (%s); skipped: fix or delete the line", clipErr(herr))
+		}
+		r.Schema = head.Schema
 	}
 	switch {
-	case head.Schema == "":
+	case r.Schema == "":
 		return Record{}, errors.New(`no "schema" field: not a latgate history record; skipped`)
-	case head.Schema != Schema:
-		if strings.HasPrefix(head.Schema, "latgate.history/") {
-			return Record{}, fmt.Errorf("schema %q is newer than this latgate reads (%s); skipped: upgrade latgate", Clean(head.Schema), Schema)
+	case r.Schema != Schema:
+		if strings.HasPrefix(r.Schema, "latgate.history/") {
+			return Record{}, fmt.Errorf("schema %q is newer than this latgate reads (%s); skipped: upgrade latgate", Clean(r.Schema), Schema)
 		}
-		return Record{}, fmt.Errorf("schema %q is not a latgate history record; skipped", Clean(head.Schema))
-	}
-	var r Record
-	if err := json.Unmarshal(line, &r); err != nil {
+		return Record{}, fmt.Errorf("schema %q is not a latgate history record; skipped", Clean(r.Schema))
+	case err != nil:
 		return Record{}, fmt.Errorf("malformed record (%s); skipped", clipErr(err))
-	}
-	if r.At.IsZero() {
+	case r.At.IsZero():
 		return Record{}, errors.New(`record has no "at" time; skipped`)
 	}
 	return r, nil

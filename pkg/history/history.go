@@ -38,32 +38,8 @@ type Record struct {
 	Targets    []Target `json:"targets"`
 }
 
-// Runner identifies where a run was measured from: latency depends on it.
-type Runner struct {
-	OS     string `json:"os"`
-	Arch   string `json:"arch"`
-	Name   string `json:"name,omitempty"`
-	Labels string `json:"labels,omitempty"`
-	Region string `json:"region,omitempty"`
-	// Environment is "github-hosted" or "self-hosted" inside Actions.
-	Environment string `json:"environment,omitempty"`
-}
-
-// Same reports whether r and o name the same runner (same OS, arch, name,
-// labels, region and environment).
-func (r Runner) Same(o Runner) bool { return r == o }
-
-// String is a one-line description such as "Linux/X64 runner-3 (eu-west)".
-func (r Runner) String() string {
-	s := r.OS + "/" + r.Arch
-	if r.Name != "" {
-		s += " " + r.Name
-	}
-	if r.Region != "" {
-		s += " (" + r.Region + ")"
-	}
-	return s
-}
+// Runner identifies where a run was measured from (see results.Runner).
+type Runner = results.Runner
 
 // Target is one target's part of a run.
 type Target struct {

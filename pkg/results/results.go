@@ -47,6 +47,33 @@ type File struct {
 	// imports results, owns its type (compare.Recorded).
 }
 
+// Runner identifies where a run was measured from: latency depends on it.
+// The history records it per run, and a baseline the runner it was blessed on.
+type Runner struct {
+	OS     string `json:"os"`
+	Arch   string `json:"arch"`
+	Name   string `json:"name,omitempty"`
+	Labels string `json:"labels,omitempty"`
+	Region string `json:"region,omitempty"`
+	// Environment is "github-hosted" or "self-hosted" inside Actions.
+	Environment string `json:"environment,omitempty"`
+}
+
+// String is a one-line description such as "Linux/X64 runner-3 (eu-west)".
+func (r Runner) String() string {
+	s := r.OS + "/" + r.Arch
+	if r.Name != "" {
+		s += " " + r.Name
+	}
+	if r.Labels != "" {
+		s += " [" + r.Labels + "]"
+	}
+	if r.Region != "" {
+		s += " (" + r.Region + ")"
+	}
+	return s
+}
+
 // Run holds the run settings that change latency and so must match between a
 // baseline and a current run.
 type Run struct {

@@ -7,6 +7,7 @@
 package trend
 
 import (
+	"fmt"
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
@@ -250,7 +251,7 @@ func analyse(records []history.Record, ss SeriesSpec, blessedAt time.Time, opts 
 	}
 	n := len(s.Points)
 	if n < 3 {
-		s.Verdict, s.Why = Insufficient, "fewer than 3 runs"
+		s.Verdict, s.Why = Insufficient, fmt.Sprintf("%d runs: a verdict needs %d", n, 2*opts.MinSegment)
 		return s
 	}
 	x := make([]float64, n)
@@ -304,14 +305,16 @@ func verdict(s Series, n int, opts Options) (Verdict, string) {
 		last = &s.Changes[len(s.Changes)-1]
 	}
 	switch {
+	case n < 2*opts.MinSegment:
+		// Neither a change point nor the noise of the series (which the
+		// drift's interval needs) can be told from fewer runs.
+		return Insufficient, fmt.Sprintf("%d runs: a verdict needs %d", n, 2*opts.MinSegment)
 	case last != nil && last.Regression && !last.Blessed:
 		return Regressed, "regression change point"
 	case s.Drift != nil && s.Drift.Beyond:
 		return Regressed, "drift beyond the tolerance"
 	case last != nil:
 		return Changed, "change point"
-	case n < 2*opts.MinSegment:
-		return Insufficient, "too few runs to place a change"
 	}
 	return OK, "no change"
 }

@@ -1,0 +1,278 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"time"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/latgate/latgate/internal/atomicfile"
+	"github.com/latgate/latgate/pkg/baseline"
+	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/history"
+	"github.com/latgate/latgate/pkg/report"
+	"github.com/latgate/latgate/pkg/results"
+	"github.com/latgate/latgate/pkg/trend"
+)
+
+type trendOptions struct {
+	ConfigPath string
+	History    string
+	Baseline   string
+	Junit      string
+	Markdown   string
+	Window     int
+	Recent     int
+	Chart      int
+	Now        time.Time
+}
+
+const trendExitHelp = `EXIT CODES:
+   0  no regression (or too few runs to tell)
+   1  the newest runs hold a regression change point that the baseline does
+      not have, or have drifted beyond a check's tolerance from the baseline
+   2  usage, config, history or baseline problem`
+
+func trendCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "trend",
+		Usage:     "find change points and slow drift in the run history (the nightly job)",
+		UsageText: "latgate trend [--config latgate.yaml] [--history FILE] [--junit junit.xml] [--markdown trend.md]",
+		Description: `Reads the run history that 'check --history' and 'measure --history' append
+to, and for each target × prompt × gated check (gate.checks) analyses the
+newest runs (--window):
+
+  change points  E-divisive means (Matteson & James 2014, as in Apache Otava)
+                 with a seeded permutation test (199 permutations, p <= 0.01)
+                 and at least 3 runs on each side: each with its run, date,
+                 commit and size with an interval
+  drift          the newest runs (--recent, after the last change point)
+                 against the baseline, with an interval that counts the
+                 run-to-run noise of both sides
+
+A series is REGRESSED when its newest change point is a slowdown beyond the
+check's tolerance (tolerance and floor, as the gate computes them) that
+happened after the baseline was blessed, or when its drift interval is wholly
+beyond the tolerance. A change within the tolerance, or one the baseline
+already has, is reported, not failed. Runs of an edited prompt start a new
+series. Every report says when and where the baseline was blessed and warns
+when it is older than gate.max_baseline_age, or the model, system
+fingerprint, runner or latgate version changed since.
+
+Inside GitHub Actions it also appends the report and a Mermaid line chart of
+the newest runs (--chart) to $GITHUB_STEP_SUMMARY, emits ::error/::warning
+annotations, and writes verdict=<regressed|changed|ok|insufficient> to
+$GITHUB_OUTPUT.
+
+` + trendExitHelp,
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "config", Aliases: []string{"c"}, Value: "latgate.yaml", Usage: "the latgate.yaml whose checks and tolerances apply", TakesFile: true},
+			&ucli.StringFlag{Name: "history", Usage: "the history `FILE` (default: the config's history:)", TakesFile: true},
+			&ucli.StringFlag{Name: "baseline", Aliases: []string{"b"}, Usage: "the baseline `FILE` (default: the config's baseline:)", TakesFile: true},
+			&ucli.StringFlag{Name: "junit", Usage: "write a JUnit XML report to `FILE` (one testcase per series)", TakesFile: true},
+			&ucli.StringFlag{Name: "markdown", Usage: "write the report with its chart as Markdown to `FILE`", TakesFile: true},
+			&ucli.IntFlag{Name: "window", Value: trend.DefaultWindow, Usage: "analyse the newest `N` runs of each series"},
+			&ucli.IntFlag{Name: "recent", Value: trend.DefaultRecent, Usage: "measure the drift from the baseline over the newest `N` runs"},
+			&ucli.IntFlag{Name: "chart", Value: 30, Usage: "chart the newest `N` runs"},
+		},
+		Action: func(c *ucli.Context) error {
+			if c.NArg() > 0 {
+				return usageErr(fmt.Errorf("trend takes no arguments, got %q (did you mean --history %s?)", c.Args().First(), c.Args().First()))
+			}
+			return runTrend(env, trendOptions{
+				ConfigPath: c.String("config"), History: c.String("history"), Baseline: c.String("baseline"),
+				Junit: c.String("junit"), Markdown: c.String("markdown"),
+				Window: c.Int("window"), Recent: c.Int("recent"), Chart: c.Int("chart"), Now: time.Now(),
+			})
+		},
+	}
+}
+
+func runTrend(env Env, opts trendOptions) error {
+	for _, f := range []struct {
+		name     string
+		v, least int
+	}{{"window", opts.Window, 3}, {"recent", opts.Recent, 1}, {"chart", opts.Chart, 2}} {
+		if f.v < f.least {
+			return usageErr(fmt.Errorf("--%s must be at least %d, got %d", f.name, f.least, f.v))
+		}
+	}
+	cfg, err := loadConfig(env, runFlags{ConfigPath: opts.ConfigPath})
+	if err != nil {
+		return err
+	}
+	path := opts.History
+	if path == "" {
+		path = cfg.History
+	}
+	if path == "" {
+		return usageErr(fmt.Errorf("no history to analyse: pass --history FILE, or set history: in %s (check --history FILE writes it)", cfg.Path))
+	}
+	hist, err := history.Read(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return usageErr(fmt.Errorf("no history at %s: run 'latgate check --history %s' (nightly) to start one", path, path))
+	}
+	if err != nil {
+		return usageErr(err)
+	}
+	var warnings []string
+	for i, p := range hist.Problems {
+		if i == 5 {
+			warnings = append(warnings, fmt.Sprintf("%s: %d more malformed lines skipped", path, len(hist.Problems)-5))
+			break
+		}
+		warnings = append(warnings, fmt.Sprintf("%s: %s", path, p))
+	}
+	basePath := cfg.Baseline
+	if opts.Baseline != "" {
+		basePath = opts.Baseline
+	}
+	base, err := baseline.Load(basePath)
+	switch {
+	case errors.Is(err, baseline.ErrNotFound):
+		base = nil
+		warnings = append(warnings, fmt.Sprintf("no baseline at %s: drift from a baseline is not measured (latgate bless writes one)", basePath))
+	case err != nil:
+		return usageErr(err)
+	}
+	spec := trendSpec(cfg, base)
+	rep := trend.Analyze(hist.Records, spec, trend.Options{
+		Window: opts.Window, Recent: opts.Recent, Confidence: cfg.Gate.Confidence, Seed: uint64(cfg.Gate.Seed),
+	})
+	ropts := report.TrendOptions{History: path, Chart: opts.Chart, Now: opts.Now}
+	if base != nil {
+		bp := baseProvenance(base)
+		ropts.Baseline = fmt.Sprintf("%s, %s", basePath, trend.Blessed(bp, opts.Now))
+		fmt.Fprintln(env.Stdout, "baseline "+ropts.Baseline)
+		if n := len(hist.Records); n > 0 {
+			warnings = append(warnings, trend.Staleness(bp, recordProvenance(hist.Records[n-1]), cfg.Gate.MaxBaselineAge, opts.Now)...)
+		}
+	}
+	if err := report.TrendText(env.Stdout, rep, warnings, ropts); err != nil {
+		return err
+	}
+	write := func(path string, render func(io.Writer) error) error {
+		if path == "" {
+			return nil
+		}
+		if err := atomicfile.Write(path, 0o644, render); err != nil {
+			return usageErr(fmt.Errorf("writing %s: %w", path, err))
+		}
+		return nil
+	}
+	if err := write(opts.Junit, func(w io.Writer) error { return report.TrendJUnit(w, rep, warnings, ropts) }); err != nil {
+		return err
+	}
+	if err := write(opts.Markdown, func(w io.Writer) error { return report.TrendMarkdown(w, rep, warnings, ropts) }); err != nil {
+		return err
+	}
+	if env.Getenv("GITHUB_ACTIONS") == "true" {
+		if err := report.TrendAnnotations(env.Stdout, rep, warnings); err != nil {
+			return err
+		}
+		if p := env.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
+			var buf bytes.Buffer
+			if err := report.TrendMarkdown(&buf, rep, warnings, ropts); err != nil {
+				return err
+			}
+			if err := appendFile(p, buf.Bytes()); err != nil {
+				fmt.Fprintf(env.Stderr, "latgate: warning: could not write the job summary: %v\n", err)
+			}
+		}
+		if p := env.Getenv("GITHUB_OUTPUT"); p != "" {
+			if err := appendFile(p, []byte("verdict="+string(rep.Verdict)+"\n")); err != nil {
+				fmt.Fprintf(env.Stderr, "latgate: warning: could not write the step output: %v\n", err)
+			}
+		}
+	}
+	if rep.Verdict == trend.Regressed {
+		return errRegression
+	}
+	return nil
+}
+
+// trendSpec is the config's gated series, each with its tolerance and the
+// baseline's value when the baseline measured the same prompt text.
+func trendSpec(cfg *config.Config, base *baseline.File) trend.Spec {
+	var spec trend.Spec
+	if base != nil {
+		spec.BlessedAt = base.BlessedAt
+	}
+	for _, t := range cfg.Targets {
+		var bt *results.Target
+		if base != nil {
+			for i := range base.Targets {
+				if base.Targets[i].Name == t.Name && base.Targets[i].Region == t.Region {
+					bt = &base.Targets[i]
+				}
+			}
+		}
+		for _, p := range cfg.Prompts {
+			var bp *results.Prompt
+			if bt != nil {
+				for i := range bt.Prompts {
+					if bt.Prompts[i].ID == p.ID && (bt.Prompts[i].Hash == "" || bt.Prompts[i].Hash == p.Hash) {
+						bp = &bt.Prompts[i]
+					}
+				}
+			}
+			for _, c := range cfg.Gate.Checks {
+				tol := cfg.Gate.ToleranceFor(p.ID, c)
+				ss := trend.SeriesSpec{
+					Target: t.Name, Region: t.Region, Prompt: p.ID, PromptHash: p.Hash,
+					Metric: c.Metric, Stat: c.Stat,
+					Tolerance: tol.Rel, FloorMS: float64(tol.Floor) / float64(time.Millisecond),
+				}
+				if bp != nil {
+					if s := bp.Metrics.Get(c.Metric); s != nil && s.N > 0 {
+						ss.Baseline = summaryStat(s, c.Stat)
+					}
+				}
+				spec.Series = append(spec.Series, ss)
+			}
+		}
+	}
+	return spec
+}
+
+func summaryStat(s *results.Summary, stat string) float64 {
+	return history.Stats{N: s.N, P50: s.P50, P95: s.P95, P99: s.P99, Mean: s.Mean}.Stat(stat)
+}
+
+func targetLabel(name, region string) string {
+	if region != "" {
+		return name + "@" + region
+	}
+	return name
+}
+
+func baseProvenance(b *baseline.File) trend.Provenance {
+	p := trend.Provenance{At: b.BlessedAt, Commit: b.GitCommit, Version: b.Version, Runner: b.Runner, Endpoints: map[string]trend.Endpoint{}}
+	for _, t := range b.Targets {
+		p.Endpoints[targetLabel(t.Name, t.Region)] = trend.Endpoint{Models: t.ReturnedModels, Fingerprints: t.SystemFingerprints}
+	}
+	return p
+}
+
+func recordProvenance(r history.Record) trend.Provenance {
+	runner := r.Runner
+	p := trend.Provenance{At: r.At, Commit: r.Commit, Version: r.Version, Runner: &runner, Endpoints: map[string]trend.Endpoint{}}
+	for _, t := range r.Targets {
+		p.Endpoints[targetLabel(t.Name, t.Region)] = trend.Endpoint{Models: t.ReturnedModels, Fingerprints: t.SystemFingerprints}
+	}
+	return p
+}
+
+// resultsProvenance is a run's provenance, for check's staleness warnings.
+func resultsProvenance(env Env, cfg *config.Config, f *results.File) trend.Provenance {
+	runner := sanitizeRunner(runnerIdentity(env), sanitizer(env, cfg))
+	p := trend.Provenance{At: f.FinishedAt, Version: f.Version, Runner: &runner, Endpoints: map[string]trend.Endpoint{}}
+	for _, t := range f.Targets {
+		p.Endpoints[targetLabel(t.Name, t.Region)] = trend.Endpoint{Models: t.ReturnedModels, Fingerprints: t.SystemFingerprints}
+	}
+	return p
+}

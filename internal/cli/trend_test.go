@@ -1,0 +1,277 @@
+package cli
+
+import (
+	"encoding/xml"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/history"
+)
+
+const trendConfig = `baseline: latgate.baseline.json
+history: latgate.history.jsonl
+targets:
+  - name: sim
+    base_url: "sim:fast"
+    model: sim
+    max_tokens: 8
+prompts:
+  - id: greeting
+    messages:
+      - {role: user, content: "Say hello in five words."}
+run:
+  requests: 8
+  warmup: 0
+  concurrency: 4
+gate:
+  max_baseline_age: 30d
+  checks:
+    - {metric: ttft, stat: p50, tolerance: 15%, floor: 1ms}
+`
+
+// TestHistoryThroughCheck: bless, then check and measure with the config's
+// history: each complete run adds one record (runner, commit, models, the
+// summaries); a run that fails its budget adds none; the API key is in no
+// record.
+func TestHistoryThroughCheck(t *testing.T) {
+	const key = "sk-HISTORY-SENTINEL-123456"
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, trendConfig)
+	env := map[string]string{"OPENAI_API_KEY": key, "RUNNER_OS": "Linux", "RUNNER_ARCH": "X64", "RUNNER_NAME": "runner " + key, "GITHUB_SHA": "abc123"}
+	if code, out, errs := run(t, env, "bless", "--config", cfg, "--quiet"); code != ExitPass {
+		t.Fatalf("bless exit %d\n%s\n%s", code, out, errs)
+	}
+	if code, out, errs := run(t, env, "check", "--config", cfg, "--quiet"); code != ExitPass {
+		t.Fatalf("check exit %d\n%s\n%s", code, out, errs)
+	} else if !strings.Contains(errs, "history: run added to") || !strings.Contains(out, "blessed ") {
+		t.Errorf("check says nothing of the history or the bless:\nstdout:\n%s\nstderr:\n%s", out, errs)
+	}
+	if code, _, errs := run(t, env, "measure", "--config", cfg, "--quiet"); code != ExitPass {
+		t.Fatalf("measure exit %d\n%s", code, errs)
+	}
+	if code, _, _ := run(t, env, "measure", "--config", cfg, "--quiet", "--base-url", "sim:fast?fault=500"); code != ExitMeasurement {
+		t.Fatalf("a failing run: exit %d, want 3", code)
+	}
+	hpath := filepath.Join(dir, "latgate.history.jsonl")
+	h, err := history.Read(hpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Records) != 2 || len(h.Problems) != 0 {
+		t.Fatalf("%d records, %d problems; want 2 records (check, measure; not the failed run)", len(h.Records), len(h.Problems))
+	}
+	r := h.Records[0]
+	if r.Command != "check" || r.Verdict == "" || r.Commit != "abc123" || r.Runner.OS != "Linux" || r.Targets[0].Prompts[0].Metrics["ttft"].N != 8 {
+		t.Errorf("record: %+v", r)
+	}
+	data, _ := os.ReadFile(hpath)
+	base, _ := os.ReadFile(filepath.Join(dir, "latgate.baseline.json"))
+	for name, b := range map[string][]byte{"history": data, "baseline": base} {
+		if strings.Contains(string(b), "SENTINEL") {
+			t.Errorf("the API key is in the %s", name)
+		}
+	}
+	if !strings.Contains(string(base), `"runner"`) {
+		t.Error("bless recorded no runner in the baseline")
+	}
+	// trend on two runs: too few for a verdict, exit 0.
+	code, out, errs := run(t, env, "trend", "--config", cfg)
+	if code != ExitPass || !strings.Contains(out, "not enough runs") {
+		t.Errorf("trend exit %d\n%s\n%s", code, out, errs)
+	}
+	// --history-keep trims.
+	if code, _, errs := run(t, env, "measure", "--config", cfg, "--quiet", "--history-keep", "1"); code != ExitPass {
+		t.Fatalf("measure exit %d\n%s", code, errs)
+	}
+	if h, _ := history.Read(hpath); len(h.Records) != 1 {
+		t.Errorf("--history-keep 1 left %d records", len(h.Records))
+	}
+}
+
+// nightlyHistory writes a history of nights for the trend config's series,
+// TTFT P50 around 100 ms × scale(night) with 3% noise.
+func nightlyHistory(t *testing.T, cfgPath, path string, nights int, scale func(night int) float64) {
+	t.Helper()
+	cfg, err := config.Load(cfgPath, config.Options{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	start := time.Now().UTC().AddDate(0, 0, -nights)
+	for k := 1; k <= nights; k++ {
+		v := 100 * scale(k) * math.Exp(0.03*rng.NormFloat64())
+		r := history.Record{
+			Schema: history.Schema, At: start.AddDate(0, 0, k), Commit: "commit" + string(rune('a'+k%26)), Command: "check",
+			Runner: history.Runner{OS: "Linux", Arch: "X64"}, Version: Version,
+			Targets: []history.Target{{Name: "sim", Model: "sim", ReturnedModels: []string{"sim"}, Prompts: []history.Prompt{{
+				ID: "greeting", Hash: cfg.Prompts[0].Hash, Metrics: map[string]history.Stats{"ttft": {N: 60, P50: v, P95: 1.5 * v}},
+			}}}},
+		}
+		if _, err := history.Append(path, r, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// writeBaseline blesses a baseline whose TTFT P50 is about 100 ms, blessed
+// a given time ago, by running bless on the simulator with a fixed TTFT.
+func writeTrendBaseline(t *testing.T, dir, cfg string) {
+	t.Helper()
+	if code, out, errs := run(t, nil, "bless", "--config", cfg, "--quiet", "--base-url", "sim:fast?ttft=100ms&ttft_sigma=0"); code != ExitPass {
+		t.Fatalf("bless exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// ageBaseline sets the baseline's blessed_at days ago (the file is the test's).
+func ageBaseline(t *testing.T, path string, days int) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().UTC().AddDate(0, 0, -days).Format(time.RFC3339)
+	lines := strings.Split(string(data), "\n")
+	for i, l := range lines {
+		if strings.Contains(l, `"blessed_at"`) {
+			lines[i] = `  "blessed_at": "` + old + `",`
+		}
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestTrendCommand(t *testing.T) {
+	step := func(k int) float64 {
+		if k >= 15 {
+			return 1.3
+		}
+		return 1
+	}
+	flat := func(int) float64 { return 1 }
+	tests := []struct {
+		name     string
+		scale    func(int) float64
+		baseline bool
+		extra    string // appended to the history file
+		code     int
+		stdout   []string
+	}{
+		{"step", step, true, "", ExitRegression, []string{"FAIL: sim/greeting ttft p50: slower from a change point, +3", "at run 15 of 24", "REGRESSED"}},
+		{"flat", flat, true, "", ExitPass, []string{"ok: no regression", "1 ok"}},
+		{"no baseline", step, false, "", ExitRegression, []string{"warning: no baseline at", "no baseline"}},
+		{"malformed line", flat, true, "{not json\n", ExitPass, []string{"line 25: not a JSON object", "ok: no regression"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := writeConfig(t, dir, trendConfig)
+			if tt.baseline {
+				writeTrendBaseline(t, dir, cfg)
+				ageBaseline(t, filepath.Join(dir, "latgate.baseline.json"), 25) // before the first night
+			}
+			hpath := filepath.Join(dir, "latgate.history.jsonl")
+			nightlyHistory(t, cfg, hpath, 24, tt.scale)
+			if tt.extra != "" {
+				f, _ := os.OpenFile(hpath, os.O_APPEND|os.O_WRONLY, 0)
+				f.WriteString(tt.extra)
+				f.Close()
+			}
+			junit, md, summary, output := filepath.Join(dir, "trend.xml"), filepath.Join(dir, "trend.md"), filepath.Join(dir, "summary.md"), filepath.Join(dir, "output")
+			env := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary, "GITHUB_OUTPUT": output}
+			code, out, errs := run(t, env, "trend", "--config", cfg, "--junit", junit, "--markdown", md)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, out, errs)
+			}
+			for _, want := range tt.stdout {
+				if !strings.Contains(out, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, out)
+				}
+			}
+			mdText, _ := os.ReadFile(md)
+			sum, _ := os.ReadFile(summary)
+			for name, b := range map[string][]byte{"markdown": mdText, "job summary": sum} {
+				if !strings.Contains(string(b), "xychart-beta") {
+					t.Errorf("%s has no chart:\n%s", name, b)
+				}
+			}
+			outputs, _ := os.ReadFile(output)
+			var doc struct {
+				Suites []struct {
+					Cases []struct {
+						Name    string    `xml:"name,attr"`
+						Failure *struct{} `xml:"failure"`
+					} `xml:"testcase"`
+				} `xml:"testsuite"`
+			}
+			data, _ := os.ReadFile(junit)
+			if err := xml.Unmarshal(data, &doc); err != nil || len(doc.Suites) != 1 || len(doc.Suites[0].Cases) != 1 {
+				t.Fatalf("JUnit: %v\n%s", err, data)
+			}
+			failed := doc.Suites[0].Cases[0].Failure != nil
+			if failed != (tt.code == ExitRegression) {
+				t.Errorf("JUnit failure %v for exit %d", failed, tt.code)
+			}
+			if tt.code == ExitRegression {
+				if !strings.Contains(out, "::error title=latency trend") || !strings.Contains(string(outputs), "verdict=regressed") {
+					t.Errorf("no annotation or verdict output:\n%s\n%s", out, outputs)
+				}
+				if !strings.Contains(string(mdText), `"15 change"`) {
+					t.Errorf("the chart does not mark the change at run 15:\n%s", mdText)
+				}
+			}
+		})
+	}
+}
+
+func TestTrendBadInput(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, trendConfig)
+	noHistory := writeConfig(t, t.TempDir(), strings.Replace(trendConfig, "history: latgate.history.jsonl\n", "", 1))
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"missing history", []string{"--config", cfg}, "no history at " + filepath.Join(dir, "latgate.history.jsonl") + ": run 'latgate check --history"},
+		{"no history configured", []string{"--config", noHistory}, "no history to analyse: pass --history FILE"},
+		{"bad window", []string{"--config", cfg, "--window", "1"}, "--window must be at least 3"},
+		{"history is a directory", []string{"--config", cfg, "--history", dir}, "not a regular file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := run(t, nil, append([]string{"trend"}, tt.args...)...)
+			if code != ExitUsage || !strings.Contains(errs, tt.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q\n%s", code, errs, tt.want, out)
+			}
+		})
+	}
+}
+
+// TestStaleBaselineWarnings: an old baseline, another model and another
+// runner are each named in check's report.
+func TestStaleBaselineWarnings(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, trendConfig)
+	env := map[string]string{"RUNNER_OS": "Linux", "RUNNER_ARCH": "X64", "RUNNER_NAME": "runner-1"}
+	if code, out, errs := run(t, env, "bless", "--config", cfg, "--quiet"); code != ExitPass {
+		t.Fatalf("bless exit %d\n%s\n%s", code, out, errs)
+	}
+	ageBaseline(t, filepath.Join(dir, "latgate.baseline.json"), 45)
+	env["RUNNER_NAME"] = "runner-2"
+	code, out, errs := run(t, env, "check", "--config", cfg, "--quiet")
+	if code != ExitPass {
+		t.Fatalf("check exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{"(45 days ago)", "older than gate.max_baseline_age (30d)", "measured on Linux/X64 runner-2, but the baseline on Linux/X64 runner-1"} {
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
+			t.Errorf("check's report lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -1,0 +1,391 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jstemmer/go-junit-report/v2/junit"
+
+	"github.com/latgate/latgate/pkg/trend"
+)
+
+// TrendOptions tune the renderings of a trend analysis.
+type TrendOptions struct {
+	// History names the history file; Runs is how many records it held.
+	History string
+	// Chart is how many of the newest runs a chart shows (default 30).
+	Chart int
+	// Now dates the report ("3 days ago"); zero leaves ages out.
+	Now time.Time
+	// Baseline says when and where the baseline was blessed ("" for none).
+	Baseline string
+}
+
+func (o TrendOptions) chart() int {
+	if o.Chart <= 0 {
+		return 30
+	}
+	return o.Chart
+}
+
+func seriesWhere(s trend.Series) string {
+	t := s.Target
+	if s.Region != "" {
+		t += "@" + s.Region
+	}
+	return t + "/" + s.Prompt + " " + s.Metric + " " + s.Stat
+}
+
+// runDate is a run's date as reports show it.
+func runDate(t time.Time) string { return t.UTC().Format("2006-01-02") }
+
+func shortCommit(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	return c
+}
+
+// changeText describes a change point: "+31% [+22%, +40%] at run 15 (2026-11-15, c0ffee)".
+func changeText(s trend.Series, c trend.Change) string {
+	where := fmt.Sprintf("run %d of %d (%s", c.Index+1, len(s.Points), runDate(c.At))
+	if c.Commit != "" {
+		where += ", " + shortCommit(c.Commit)
+	}
+	return fmt.Sprintf("%s [%s, %s] at %s)", pct(c.Ratio), pct(c.Lo), pct(c.Hi), where)
+}
+
+func pct(r float64) string {
+	if math.IsNaN(r) || math.IsInf(r, 0) {
+		return "?"
+	}
+	v := 100 * (r - 1)
+	if math.Abs(v) < 0.05 {
+		return "+0.0%"
+	}
+	if math.Abs(v) < 10 {
+		return fmt.Sprintf("%+.1f%%", v)
+	}
+	return fmt.Sprintf("%+.0f%%", v)
+}
+
+func driftText(d *trend.Drift) string {
+	if d == nil {
+		return "no baseline"
+	}
+	return fmt.Sprintf("%s [%s, %s]", pct(d.Ratio), pct(d.Lo), pct(d.Hi))
+}
+
+// why is a series' verdict in words.
+func why(s trend.Series) string {
+	switch s.Verdict {
+	case trend.Regressed:
+		if n := len(s.Changes); n > 0 && s.Changes[n-1].Regression && !s.Changes[n-1].Blessed {
+			c := s.Changes[n-1]
+			return fmt.Sprintf("%s: slower from a change point, %s, beyond the %s tolerance", seriesWhere(s), changeText(s, c), pct(c.Limit))
+		}
+		d := s.Drift
+		return fmt.Sprintf("%s: the newest %d runs are %s from the baseline (%s → %s), beyond the %s tolerance",
+			seriesWhere(s), d.Runs, driftText(d), Millis(d.Baseline), Millis(d.Current), pct(d.Limit))
+	case trend.Changed:
+		c := s.Changes[len(s.Changes)-1]
+		note := "within the tolerance"
+		if c.Blessed {
+			note = "before the baseline was blessed"
+		}
+		return fmt.Sprintf("%s: change %s, %s", seriesWhere(s), changeText(s, c), note)
+	case trend.Insufficient:
+		return seriesWhere(s) + ": " + s.Why
+	}
+	return seriesWhere(s) + ": no change"
+}
+
+// TrendText writes the trend analysis for a terminal or a CI log: one row
+// per series, the warnings, and a final line with the verdict.
+func TrendText(w io.Writer, rep trend.Report, warnings []string, opts TrendOptions) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintln(ew, trendHead(rep, opts))
+	if len(rep.Series) > 0 {
+		fmt.Fprintln(ew)
+		rows := [][]string{{"target", "prompt", "check", "runs", "newest", "vs baseline", "last change point", "verdict"}}
+		for _, s := range rep.Series {
+			newest, last := "–", "none"
+			if n := len(s.Points); n > 0 {
+				newest = Millis(s.Points[n-1].Value)
+			}
+			if n := len(s.Changes); n > 0 {
+				last = changeText(s, s.Changes[n-1])
+			}
+			t := s.Target
+			if s.Region != "" {
+				t += "@" + s.Region
+			}
+			v := string(s.Verdict)
+			if s.Verdict == trend.Regressed {
+				v = strings.ToUpper(v)
+			}
+			rows = append(rows, []string{t, s.Prompt, s.Metric + " " + s.Stat, strconv.Itoa(len(s.Points)), newest, driftText(s.Drift), last, v})
+		}
+		alignRight(rows, 3)
+		alignRight(rows, 4)
+		if err := table(ew, rows); err != nil {
+			return err
+		}
+	}
+	if len(warnings) > 0 {
+		fmt.Fprintln(ew)
+		for _, warn := range warnings {
+			fmt.Fprintln(ew, wrap("warning: "+warn, lineWidth, "         "))
+		}
+	}
+	fmt.Fprintf(ew, "\n%s\n", trendOutcome(rep))
+	return ew.err
+}
+
+func trendHead(rep trend.Report, opts TrendOptions) string {
+	o := rep.Options
+	src := "the history"
+	if opts.History != "" {
+		src = opts.History
+	}
+	return fmt.Sprintf("trend of %s: %s, the newest %d analysed per series; change points by E-divisive means (%d permutations, p ≤ %g, ≥ %d runs a side), drift = the newest %d runs vs the baseline, %s intervals",
+		src, plural(rep.Runs, "run", "runs"), o.Window, o.Permutations, o.Alpha, o.MinSegment, o.Recent, confPct(o.Confidence))
+}
+
+// trendOutcome is the final line: "FAIL: …", "ok: …" or "no verdict: …".
+func trendOutcome(rep trend.Report) string {
+	var reg, changed, ok, few []trend.Series
+	for _, s := range rep.Series {
+		switch s.Verdict {
+		case trend.Regressed:
+			reg = append(reg, s)
+		case trend.Changed:
+			changed = append(changed, s)
+		case trend.OK:
+			ok = append(ok, s)
+		default:
+			few = append(few, s)
+		}
+	}
+	counts := fmt.Sprintf("%d regressed, %d changed, %d ok, %d with too few runs", len(reg), len(changed), len(ok), len(few))
+	switch {
+	case len(reg) > 0:
+		lead := reg[0]
+		if h := rep.Headline; h != nil {
+			if s, c := h.Get(rep); c.Regression && !c.Blessed {
+				lead = s
+			}
+		}
+		return "FAIL: " + why(lead) + " (" + counts + ")"
+	case len(rep.Series) == 0 || len(few) == len(rep.Series):
+		return "ok: not enough runs for a verdict yet (" + counts + ")"
+	}
+	return "ok: no regression (" + counts + ")"
+}
+
+// TrendMarkdown writes the analysis as Markdown: the outcome, a chart of
+// the headline series, a table and the warnings.
+func TrendMarkdown(w io.Writer, rep trend.Report, warnings []string, opts TrendOptions) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "## latgate trend\n\n**%s**\n\n", mdEscape(trendOutcome(rep)))
+	if opts.Baseline != "" {
+		fmt.Fprintf(ew, "Baseline: %s\n\n", mdEscape(opts.Baseline))
+	}
+	if s, ok := chartSeries(rep); ok {
+		TrendChart(ew, s, opts.chart())
+	}
+	if len(rep.Series) > 0 {
+		fmt.Fprintln(ew, "| target | prompt | check | runs | newest | vs baseline | last change point | verdict |")
+		fmt.Fprintln(ew, "|---|---|---|--:|--:|---|---|---|")
+		for _, s := range rep.Series {
+			newest, last := "–", "none"
+			if n := len(s.Points); n > 0 {
+				newest = Millis(s.Points[n-1].Value)
+			}
+			if n := len(s.Changes); n > 0 {
+				last = changeText(s, s.Changes[n-1])
+			}
+			v := string(s.Verdict)
+			if s.Verdict == trend.Regressed {
+				v = "**" + strings.ToUpper(v) + "**"
+			}
+			fmt.Fprintf(ew, "| %s | %s | %s %s | %d | %s | %s | %s | %s |\n", mdEscape(s.Target), mdEscape(s.Prompt), s.Metric, s.Stat,
+				len(s.Points), newest, driftText(s.Drift), mdEscape(last), v)
+		}
+		fmt.Fprintln(ew)
+	}
+	for _, warn := range warnings {
+		fmt.Fprintf(ew, "- ⚠️ %s\n", mdEscape(warn))
+	}
+	if len(warnings) > 0 {
+		fmt.Fprintln(ew)
+	}
+	fmt.Fprintf(ew, "<sub>%s</sub>\n", mdEscape(trendHead(rep, opts)))
+	return ew.err
+}
+
+// chartSeries picks the series to chart: the headline's, else the first
+// with points.
+func chartSeries(rep trend.Report) (trend.Series, bool) {
+	if h := rep.Headline; h != nil {
+		s, _ := h.Get(rep)
+		return s, true
+	}
+	for _, s := range rep.Series {
+		if len(s.Points) >= 2 {
+			return s, true
+		}
+	}
+	return trend.Series{}, false
+}
+
+// TrendChart writes a Mermaid xychart-beta line chart of the newest n runs
+// of s: the runs' values, the level of each segment between change points
+// (a step where a change is), and the baseline's tolerance limit when there
+// is a baseline. Mermaid's xychart has no markers or legend, so the title
+// names the lines and a change point's run is labelled "N change".
+func TrendChart(w io.Writer, s trend.Series, n int) {
+	pts := s.Points
+	from := max(0, len(pts)-n)
+	if len(pts)-from < 2 {
+		return
+	}
+	level := make([]float64, len(pts))
+	bounds := []int{0}
+	for _, c := range s.Changes {
+		bounds = append(bounds, c.Index)
+	}
+	bounds = append(bounds, len(pts))
+	for k := 0; k+1 < len(bounds); k++ {
+		lo, hi := bounds[k], bounds[k+1]
+		sum := 0.0
+		for _, p := range pts[lo:hi] {
+			sum += math.Log(p.Value)
+		}
+		g := math.Exp(sum / float64(hi-lo))
+		for i := lo; i < hi; i++ {
+			level[i] = g
+		}
+	}
+	var labels, vals, levels, limit []string
+	top := 0.0
+	for i := from; i < len(pts); i++ {
+		label := strconv.Itoa(i + 1)
+		if slices.ContainsFunc(s.Changes, func(c trend.Change) bool { return c.Index == i }) {
+			label += " change"
+		}
+		labels = append(labels, `"`+label+`"`)
+		vals = append(vals, mermaidNumber(pts[i].Value))
+		levels = append(levels, mermaidNumber(level[i]))
+		top = max(top, pts[i].Value)
+	}
+	lines := "runs, segment means"
+	if s.Drift != nil {
+		lim := s.Drift.Baseline * s.Drift.Limit
+		for range vals {
+			limit = append(limit, mermaidNumber(lim))
+		}
+		top = max(top, lim)
+		lines += ", baseline tolerance limit"
+	}
+	title := seriesWhere(s)
+	fmt.Fprint(w, "```mermaid\nxychart-beta\n")
+	fmt.Fprintf(w, "    title %s\n", mermaidString(title, 60, fmt.Sprintf(" (ms), last %d runs: %s", len(vals), lines)))
+	fmt.Fprintf(w, "    x-axis %q [%s]\n", "run", strings.Join(labels, ", "))
+	fmt.Fprintf(w, "    y-axis \"%s %s (ms)\" 0 --> %s\n", s.Metric, s.Stat, mermaidNumber(niceCeil(1.1*top)))
+	fmt.Fprintf(w, "    line [%s]\n", strings.Join(vals, ", "))
+	fmt.Fprintf(w, "    line [%s]\n", strings.Join(levels, ", "))
+	if len(limit) > 0 {
+		fmt.Fprintf(w, "    line [%s]\n", strings.Join(limit, ", "))
+	}
+	fmt.Fprint(w, "```\n\n")
+}
+
+// TrendAnnotations writes GitHub workflow commands: an ::error per
+// regressed series, a ::warning per warning and per change point within the
+// tolerance, at most 10 of each.
+func TrendAnnotations(w io.Writer, rep trend.Report, warnings []string) error {
+	ew := &errWriter{w: w}
+	var errs, warns []string
+	for _, s := range rep.Series {
+		switch s.Verdict {
+		case trend.Regressed:
+			errs = append(errs, "::error title="+escapeProperty("latency trend: "+seriesWhere(s))+"::"+escapeData(why(s)))
+		case trend.Changed:
+			warns = append(warns, "::warning title="+escapeProperty("latency change: "+seriesWhere(s))+"::"+escapeData(why(s)))
+		}
+	}
+	for _, warn := range warnings {
+		warns = append(warns, "::warning title=latgate trend::"+escapeData(warn))
+	}
+	for _, l := range errs[:min(len(errs), maxAnnotations)] {
+		fmt.Fprintln(ew, l)
+	}
+	for _, l := range warns[:min(len(warns), maxAnnotations)] {
+		fmt.Fprintln(ew, l)
+	}
+	if n := len(errs) + len(warns) - len(errs[:min(len(errs), maxAnnotations)]) - len(warns[:min(len(warns), maxAnnotations)]); n > 0 {
+		fmt.Fprintf(ew, "::notice title=latgate trend::%d more not annotated: see the trend report in the log\n", n)
+	}
+	return ew.err
+}
+
+// TrendJUnit writes the analysis as JUnit XML: one testsuite
+// "latgate.trend", one testcase per series named "<target> <prompt> <metric>
+// <stat>"; a regressed series is a <failure>, one with too few runs
+// <skipped>.
+func TrendJUnit(w io.Writer, rep trend.Report, warnings []string, opts TrendOptions) error {
+	suite := junit.Testsuite{Name: "latgate.trend"}
+	for _, s := range rep.Series {
+		name := strings.Join([]string{s.Target, s.Prompt, s.Metric, s.Stat}, " ")
+		if s.Region != "" {
+			name = strings.Join([]string{s.Target + "@" + s.Region, s.Prompt, s.Metric, s.Stat}, " ")
+		}
+		tc := junit.Testcase{Name: name, Classname: suite.Name, Time: "0.000"}
+		switch s.Verdict {
+		case trend.Regressed:
+			tc.Failure = &junit.Result{Message: why(s), Type: "regression", Data: seriesDetail(s)}
+		case trend.Insufficient:
+			tc.Skipped = &junit.Result{Message: why(s)}
+		default:
+			tc.SystemOut = &junit.Output{Data: why(s) + "\n" + seriesDetail(s)}
+		}
+		suite.AddTestcase(tc)
+	}
+	var out strings.Builder
+	if opts.Baseline != "" {
+		out.WriteString("baseline: " + opts.Baseline + "\n")
+	}
+	for _, warn := range warnings {
+		out.WriteString("warning: " + warn + "\n")
+	}
+	if out.Len() > 0 {
+		suite.SystemOut = &junit.Output{Data: out.String()}
+	}
+	suite.Time = "0.000"
+	suites := junit.Testsuites{Name: "latgate", Time: "0.000"}
+	suites.AddSuite(suite)
+	if _, err := io.WriteString(w, xmlHeader); err != nil {
+		return err
+	}
+	return suites.WriteXML(w)
+}
+
+const xmlHeader = `<?xml version="1.0" encoding="UTF-8"?>` + "\n"
+
+// seriesDetail lists a series' change points and drift, one per line.
+func seriesDetail(s trend.Series) string {
+	var b strings.Builder
+	for _, c := range s.Changes {
+		fmt.Fprintf(&b, "change point: %s, %s → %s, p = %.3f\n", changeText(s, c), Millis(c.Before), Millis(c.After), c.P)
+	}
+	if d := s.Drift; d != nil {
+		fmt.Fprintf(&b, "vs baseline: %s (%s → %s over the newest %d runs), tolerance %s\n", driftText(d), Millis(d.Baseline), Millis(d.Current), d.Runs, pct(d.Limit))
+	}
+	return b.String()
+}

@@ -1,0 +1,118 @@
+package trend
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/latgate/latgate/pkg/results"
+)
+
+// Provenance is what a baseline or a run says about where and with what it
+// measured.
+type Provenance struct {
+	At      time.Time
+	Commit  string
+	Version string
+	// Runner is nil when unknown (a baseline blessed before runners were
+	// recorded, or blessed --from a results file).
+	Runner *results.Runner
+	// Endpoints are per target label ("name" or "name@region") what the
+	// endpoint said it was.
+	Endpoints map[string]Endpoint
+}
+
+// Endpoint is what an endpoint returned about itself.
+type Endpoint struct {
+	Models, Fingerprints []string
+}
+
+// Blessed describes when and where a baseline was blessed, for the head of
+// every report: "blessed 2026-11-01 (23 days ago) at commit c0ffee on Linux/X64 runner-1".
+func Blessed(b Provenance, now time.Time) string {
+	s := "blessed " + b.At.UTC().Format("2006-01-02 15:04 MST")
+	if !now.IsZero() {
+		s += " (" + Age(now.Sub(b.At)) + ")"
+	}
+	if b.Commit != "" {
+		s += " at commit " + short(b.Commit)
+	}
+	if b.Runner != nil {
+		s += " on " + b.Runner.String()
+	}
+	if b.Version != "" {
+		s += " by latgate " + b.Version
+	}
+	return s
+}
+
+// Age says how long ago in words: "5 hours ago", "23 days ago".
+func Age(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "in the future: check the clock"
+	case d < 2*time.Hour:
+		return fmt.Sprintf("%d minutes ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%d hours ago", int(d.Hours()))
+	}
+	return fmt.Sprintf("%d days ago", int(math.Floor(d.Hours()/24)))
+}
+
+func short(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	return c
+}
+
+// Staleness returns the warnings that the baseline may no longer describe
+// the endpoint a run measured: older than maxAge (0: no limit); another
+// returned model or system fingerprint; another runner; another latgate
+// version. cur is the newest run; its zero fields are not compared.
+func Staleness(base, cur Provenance, maxAge time.Duration, now time.Time) []string {
+	var out []string
+	if maxAge > 0 && !now.IsZero() && now.Sub(base.At) > maxAge {
+		out = append(out, fmt.Sprintf("the baseline is stale: %s, older than gate.max_baseline_age (%s); re-bless it (latgate bless) so the gate compares with today's endpoint",
+			Blessed(base, now), days(maxAge)))
+	}
+	labels := make([]string, 0, len(cur.Endpoints))
+	for l := range cur.Endpoints {
+		labels = append(labels, l)
+	}
+	slices.Sort(labels)
+	for _, l := range labels {
+		c, b := cur.Endpoints[l], base.Endpoints[l]
+		if len(c.Models) > 0 && len(b.Models) > 0 && !slices.Equal(sorted(c.Models), sorted(b.Models)) {
+			out = append(out, fmt.Sprintf("target %s: the endpoint now returns model %s, the baseline was blessed with %s: another model build may change latency; re-bless once the change is understood",
+				l, strings.Join(sorted(c.Models), ", "), strings.Join(sorted(b.Models), ", ")))
+		}
+		if len(c.Fingerprints) > 0 && len(b.Fingerprints) > 0 && !slices.Equal(sorted(c.Fingerprints), sorted(b.Fingerprints)) {
+			out = append(out, fmt.Sprintf("target %s: the system fingerprint changed since bless (%s → %s): the provider changed its serving system",
+				l, strings.Join(sorted(b.Fingerprints), ", "), strings.Join(sorted(c.Fingerprints), ", ")))
+		}
+	}
+	if base.Runner != nil && cur.Runner != nil && *base.Runner != *cur.Runner {
+		out = append(out, fmt.Sprintf("measured on %s, but the baseline on %s: latency depends on where it is measured from; bless and check from the same kind of runner",
+			cur.Runner, base.Runner))
+	}
+	if base.Version != "" && cur.Version != "" && base.Version != cur.Version {
+		out = append(out, fmt.Sprintf("latgate %s measured this, the baseline was blessed by latgate %s", cur.Version, base.Version))
+	}
+	return out
+}
+
+func sorted(s []string) []string {
+	c := slices.Clone(s)
+	slices.Sort(c)
+	return slices.Compact(c)
+}
+
+func days(d time.Duration) string {
+	if d%(24*time.Hour) == 0 {
+		return fmt.Sprintf("%dd", d/(24*time.Hour))
+	}
+	return d.String()
+}
