@@ -3,7 +3,7 @@
 # of `latgate check --history` whose latency scale carries ±5% noise and
 # steps up 30% from night 15, then `latgate trend`. Prints trend's report and
 # writes its Markdown (with the chart) to $OUT (default: nightly-demo.md).
-# Loopback only; about two minutes. Usage: bash scripts/nightly-demo.sh
+# Loopback only; about five minutes. Usage: bash scripts/nightly-demo.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-nightly-demo.md}
@@ -12,7 +12,7 @@ trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/latgate" ./cmd/latgate
 cp examples/latgate.yaml "$tmp/latgate.yaml"
 lg() { "$tmp/latgate" "$@"; }
-flags=(--config "$tmp/latgate.yaml" --quiet --requests 20)
+flags=(--config "$tmp/latgate.yaml" --quiet)
 lg bless "${flags[@]}" --base-url 'sim:default?seed=1000' >/dev/null
 for night in $(seq 1 24); do
 	# the night's scale: ×1.3 from night 15, times lognormal noise σ 5% (seeded)

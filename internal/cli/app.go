@@ -215,6 +215,7 @@ Start with:  latgate check --config examples/latgate.yaml
 			measureCommand(env),
 			mergeCommand(env),
 			trendCommand(env),
+			tuneCommand(env),
 			initCommand(env),
 			selftestCommand(env),
 			simCommand(env),

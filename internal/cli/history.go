@@ -3,12 +3,11 @@ package cli
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"runtime"
-	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/latgate/latgate/internal/sanitize"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/history"
 	"github.com/latgate/latgate/pkg/results"
@@ -115,26 +114,13 @@ func sanitizeRunner(r history.Runner, san func(string) string) history.Runner {
 	return r
 }
 
-// sanitizer redacts, from any text about to be stored, the credentials
-// this config can send: every target's API key and the password of a base
-// URL's user:pass@. It is the one place history text is redacted; the
-// sanitiser of issue #10 (hostile endpoint text) belongs here when it lands.
+// sanitizer is the one place history text passes through the project's
+// sanitiser: every credential form this config sends is redacted, and the
+// text made one printable line of bounded length.
 func sanitizer(env Env, cfg *config.Config) func(string) string {
-	var secrets []string
+	r := sanitize.NewRedactor()
 	for _, t := range cfg.Targets {
-		if k := env.Getenv(t.APIKeyEnv); len(k) >= 4 {
-			secrets = append(secrets, k)
-		}
-		if u, err := url.Parse(t.BaseURL); err == nil && u.User != nil {
-			if pass, ok := u.User.Password(); ok && len(pass) >= 4 {
-				secrets = append(secrets, pass)
-			}
-		}
+		r.Add(sanitize.Credentials(env.Getenv(t.APIKeyEnv), t.BaseURL)...)
 	}
-	return func(s string) string {
-		for _, k := range secrets {
-			s = strings.ReplaceAll(s, k, "[REDACTED]")
-		}
-		return s
-	}
+	return func(s string) string { return sanitize.Field(r, s, 400) }
 }

@@ -160,9 +160,14 @@ func TestSecretsNeverLeak(t *testing.T) {
 
 	// A working endpoint that sometimes echoes: measure, bless, check.
 	echo := faultConfig(t, mkdir(t, inputs, "echo"), withCreds(echoServer(t, false)), 60, 4)
-	step("measure", ghaEnv(sentinelKey), ExitPass, "measure", "--config", echo, "--quiet", "--out", filepath.Join(dir, "measure.json"))
+	hist := filepath.Join(dir, "history.jsonl")
+	histEnv := ghaEnv(sentinelKey)
+	histEnv["RUNNER_NAME"] = "runner " + sentinelKey // the environment is outside text too
+	step("measure", histEnv, ExitPass, "measure", "--config", echo, "--quiet", "--out", filepath.Join(dir, "measure.json"), "--history", hist)
 	step("bless", ghaEnv(sentinelKey), ExitPass, "bless", "--config", echo, "--quiet", "--baseline", filepath.Join(dir, "echo.baseline.json"))
-	step("check", ghaEnv(sentinelKey), ExitPass, append([]string{"check", "--config", echo, "--baseline", filepath.Join(dir, "echo.baseline.json")}, flags("check")...)...)
+	step("check", histEnv, ExitPass, append([]string{"check", "--config", echo, "--baseline", filepath.Join(dir, "echo.baseline.json"), "--history", hist}, flags("check")...)...)
+	step("trend", histEnv, ExitPass, "trend", "--config", echo, "--baseline", filepath.Join(dir, "echo.baseline.json"), "--history", hist,
+		"--junit", filepath.Join(dir, "trend.junit.xml"), "--markdown", filepath.Join(dir, "trend.md"))
 	if f, err := results.Read(filepath.Join(dir, "check.results.json")); err != nil {
 		t.Error(err)
 	} else if bc := f.Targets[0].ByClass; bc[results.ErrServer] == 0 || bc[results.ErrStreamErr] == 0 {
@@ -200,7 +205,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 	step("flag error", ghaEnv(sentinelKey), ExitUsage, "measure", "--config", simCfg, "--base-url", "ftp://"+sentinelUser+":"+sentinelPass+"@127.0.0.1/v1")
 
 	out.addFiles(t, dir)
-	for _, f := range []string{"summary.md", "output.txt", "check.junit.xml", "check.md", "echo.baseline.json", "auth.json"} {
+	for _, f := range []string{"summary.md", "output.txt", "check.junit.xml", "check.md", "echo.baseline.json", "auth.json", "history.jsonl", "trend.md", "trend.junit.xml"} {
 		if _, ok := out[filepath.Join(dir, f)]; !ok {
 			t.Errorf("%s was not written; the test would not check it", f)
 		}

@@ -101,44 +101,11 @@ func runTrend(env Env, opts trendOptions) error {
 			return usageErr(fmt.Errorf("--%s must be at least %d, got %d", f.name, f.least, f.v))
 		}
 	}
-	cfg, err := loadConfig(env, runFlags{ConfigPath: opts.ConfigPath})
+	in, err := loadHistoryInputs(env, opts.ConfigPath, opts.History, opts.Baseline)
 	if err != nil {
 		return err
 	}
-	path := opts.History
-	if path == "" {
-		path = cfg.History
-	}
-	if path == "" {
-		return usageErr(fmt.Errorf("no history to analyse: pass --history FILE, or set history: in %s (check --history FILE writes it)", cfg.Path))
-	}
-	hist, err := history.Read(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return usageErr(fmt.Errorf("no history at %s: run 'latgate check --history %s' (nightly) to start one", path, path))
-	}
-	if err != nil {
-		return usageErr(err)
-	}
-	var warnings []string
-	for i, p := range hist.Problems {
-		if i == 5 {
-			warnings = append(warnings, fmt.Sprintf("%s: %d more malformed lines skipped", path, len(hist.Problems)-5))
-			break
-		}
-		warnings = append(warnings, fmt.Sprintf("%s: %s", path, p))
-	}
-	basePath := cfg.Baseline
-	if opts.Baseline != "" {
-		basePath = opts.Baseline
-	}
-	base, err := baseline.Load(basePath)
-	switch {
-	case errors.Is(err, baseline.ErrNotFound):
-		base = nil
-		warnings = append(warnings, fmt.Sprintf("no baseline at %s: drift from a baseline is not measured (latgate bless writes one)", basePath))
-	case err != nil:
-		return usageErr(err)
-	}
+	cfg, hist, base, path, basePath, warnings := in.cfg, in.hist, in.base, in.path, in.basePath, in.warnings
 	spec := trendSpec(cfg, base)
 	rep := trend.Analyze(hist.Records, spec, trend.Options{
 		Window: opts.Window, Recent: opts.Recent, Confidence: cfg.Gate.Confidence, Seed: uint64(cfg.Gate.Seed),
@@ -147,7 +114,6 @@ func runTrend(env Env, opts trendOptions) error {
 	if base != nil {
 		bp := baseProvenance(base)
 		ropts.Baseline = fmt.Sprintf("%s, %s", basePath, trend.Blessed(bp, opts.Now))
-		fmt.Fprintln(env.Stdout, "baseline "+ropts.Baseline)
 		if n := len(hist.Records); n > 0 {
 			warnings = append(warnings, trend.Staleness(bp, recordProvenance(hist.Records[n-1]), cfg.Gate.MaxBaselineAge, opts.Now)...)
 		}
@@ -171,7 +137,7 @@ func runTrend(env Env, opts trendOptions) error {
 		return err
 	}
 	if env.Getenv("GITHUB_ACTIONS") == "true" {
-		if err := report.TrendAnnotations(env.Stdout, rep, warnings); err != nil {
+		if err := report.TrendAnnotations(env.commandWriter(), rep, warnings); err != nil {
 			return err
 		}
 		if p := env.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
@@ -193,6 +159,59 @@ func runTrend(env Env, opts trendOptions) error {
 		return errRegression
 	}
 	return nil
+}
+
+// historyInputs is what trend and tune read: the config, the history and
+// the baseline (nil when there is none), with the warnings reading them gave.
+type historyInputs struct {
+	cfg            *config.Config
+	hist           *history.File
+	base           *baseline.File
+	path, basePath string
+	warnings       []string
+}
+
+func loadHistoryInputs(env Env, configPath, historyPath, baselinePath string) (historyInputs, error) {
+	var in historyInputs
+	cfg, err := loadConfig(env, runFlags{ConfigPath: configPath})
+	if err != nil {
+		return in, err
+	}
+	path := historyPath
+	if path == "" {
+		path = cfg.History
+	}
+	if path == "" {
+		return in, usageErr(fmt.Errorf("no history to analyse: pass --history FILE, or set history: in %s (check --history FILE writes it)", cfg.Path))
+	}
+	hist, err := history.Read(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return in, usageErr(fmt.Errorf("no history at %s: run 'latgate check --history %s' (nightly) to start one", path, path))
+	}
+	if err != nil {
+		return in, usageErr(err)
+	}
+	var warnings []string
+	for i, p := range hist.Problems {
+		if i == 5 {
+			warnings = append(warnings, fmt.Sprintf("%s: %d more malformed lines skipped", path, len(hist.Problems)-5))
+			break
+		}
+		warnings = append(warnings, fmt.Sprintf("%s: %s", path, p))
+	}
+	basePath := cfg.Baseline
+	if baselinePath != "" {
+		basePath = baselinePath
+	}
+	base, err := baseline.Load(basePath)
+	switch {
+	case errors.Is(err, baseline.ErrNotFound):
+		base = nil
+		warnings = append(warnings, fmt.Sprintf("no baseline at %s: drift from a baseline is not measured (latgate bless writes one)", basePath))
+	case err != nil:
+		return in, usageErr(err)
+	}
+	return historyInputs{cfg: cfg, hist: hist, base: base, path: path, basePath: basePath, warnings: warnings}, nil
 }
 
 // trendSpec is the config's gated series, each with its tolerance and the

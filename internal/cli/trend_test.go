@@ -275,3 +275,33 @@ func TestStaleBaselineWarnings(t *testing.T) {
 		}
 	}
 }
+
+func TestTuneCommand(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, trendConfig)
+	hpath := filepath.Join(dir, "latgate.history.jsonl")
+	nightlyHistory(t, cfg, hpath, 5, func(int) float64 { return 1 })
+	code, _, errs := run(t, nil, "tune", "--config", cfg)
+	if code != ExitUsage || !strings.Contains(errs, "not enough history to tune") {
+		t.Errorf("5 runs: exit %d, %s", code, errs)
+	}
+	nightlyHistory(t, cfg, hpath, 20, func(int) float64 { return 1 })
+	code, out, errs := run(t, nil, "tune", "--config", cfg, "--false-alarm", "2%")
+	if code != ExitPass {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{"gate:\n  checks:\n    - {metric: ttft, stat: p50, tolerance: ", "in 2.0% of runs", "# σ "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// The snippet is valid config: pasted in, it loads.
+	snippet := out[strings.Index(out, "gate:"):]
+	body := strings.Replace(trendConfig, "gate:\n  max_baseline_age: 30d\n  checks:\n    - {metric: ttft, stat: p50, tolerance: 15%, floor: 1ms}\n", snippet, 1)
+	if _, err := config.Parse([]byte(body), "tuned.yaml", config.Options{Getenv: func(string) string { return "" }}); err != nil {
+		t.Errorf("the snippet does not load: %v\n%s", err, body)
+	}
+	if code, _, errs := run(t, nil, "tune", "--config", cfg, "--false-alarm", "70%"); code != ExitUsage || !strings.Contains(errs, "below 50%") {
+		t.Errorf("bad rate: exit %d %s", code, errs)
+	}
+}

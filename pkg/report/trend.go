@@ -110,6 +110,9 @@ func why(s trend.Series) string {
 func TrendText(w io.Writer, rep trend.Report, warnings []string, opts TrendOptions) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintln(ew, trendHead(rep, opts))
+	if opts.Baseline != "" {
+		fmt.Fprintln(ew, "baseline "+opts.Baseline)
+	}
 	if len(rep.Series) > 0 {
 		fmt.Fprintln(ew)
 		rows := [][]string{{"target", "prompt", "check", "runs", "newest", "vs baseline", "last change point", "verdict"}}
@@ -177,7 +180,7 @@ func trendOutcome(rep trend.Report) string {
 	case len(reg) > 0:
 		lead := reg[0]
 		if h := rep.Headline; h != nil {
-			if s, c := h.Get(rep); c.Regression && !c.Blessed {
+			if s, _ := h.Get(rep); s.Verdict == trend.Regressed {
 				lead = s
 			}
 		}

@@ -109,3 +109,7 @@ func specFor(bless history.Record) Spec {
 	}
 	return spec
 }
+
+func statOf(s *results.Summary, stat string) float64 {
+	return history.Stats{N: s.N, P50: s.P50, P95: s.P95, P99: s.P99, Mean: s.Mean}.Stat(stat)
+}

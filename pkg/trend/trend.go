@@ -188,8 +188,8 @@ type Report struct {
 	// Runs is how many records the history held, Used how many were analysed.
 	Runs int
 	// Headline is the change the report leads with (nil: none): the clearest
-	// regression change point the baseline does not have, else the clearest
-	// change point. One step of the endpoint shows in many series; their
+	// change point that fails its series (the newest of the series, a
+	// regression the baseline does not have), else the clearest change point. One step of the endpoint shows in many series; their
 	// placements differ by a run or two, the headline's is the best placed.
 	Headline *Headline
 	Warnings []string
@@ -325,8 +325,8 @@ func headline(series []Series) *Headline {
 	for i, s := range series {
 		for j, c := range s.Changes {
 			rank := 1
-			if c.Regression && !c.Blessed {
-				rank = 2
+			if j == len(s.Changes)-1 && c.Regression && !c.Blessed && s.Verdict == Regressed {
+				rank = 2 // the change that fails its series
 			}
 			if rank > bestRank || rank == bestRank && c.Z > bestZ {
 				best, bestRank, bestZ = &Headline{i, j}, rank, c.Z

@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/latgate/latgate/pkg/report"
+	"github.com/latgate/latgate/pkg/trend"
+)
+
+type tuneOptions struct {
+	ConfigPath string
+	History    string
+	Window     int
+	FalseAlarm string
+}
+
+const tuneExitHelp = `EXIT CODES:
+   0  the proposal was printed
+   2  usage, config or history problem, or no series has enough runs (8)`
+
+func tuneCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "tune",
+		Usage:     "propose tolerances and floors from the run-to-run variation in the history",
+		UsageText: "latgate tune [--config latgate.yaml] [--history FILE] [--false-alarm 1%]",
+		Description: `Estimates, for each target × prompt × gated check, how much the statistic
+varies from run to run on an unchanged endpoint (time of day, provider load),
+from the history that 'check --history' keeps (at least 8 runs; 20 or more
+give steadier estimates), and prints a YAML snippet for latgate.yaml:
+gate.checks with a tolerance and floor per check, and gate.overrides for the
+prompts that vary more. Each line says the variation it was learnt from and
+the false-alarm rate per run of the tolerance you have now and of the one
+proposed (--false-alarm, default 1%). The rates count run-to-run variation
+on both sides (the baseline is one run too); the gate also needs its
+interval to clear the tolerance, so real rates are lower.
+
+` + tuneExitHelp,
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "config", Aliases: []string{"c"}, Value: "latgate.yaml", Usage: "the latgate.yaml whose checks to tune", TakesFile: true},
+			&ucli.StringFlag{Name: "history", Usage: "the history `FILE` (default: the config's history:)", TakesFile: true},
+			&ucli.IntFlag{Name: "window", Value: trend.DefaultWindow, Usage: "learn from the newest `N` runs of each series"},
+			&ucli.StringFlag{Name: "false-alarm", Value: "1%", Usage: "the false-alarm `RATE` per check and run to propose tolerances for"},
+		},
+		Action: func(c *ucli.Context) error {
+			if c.NArg() > 0 {
+				return usageErr(fmt.Errorf("tune takes no arguments, got %q", c.Args().First()))
+			}
+			return runTune(env, tuneOptions{ConfigPath: c.String("config"), History: c.String("history"), Window: c.Int("window"), FalseAlarm: c.String("false-alarm")})
+		},
+	}
+}
+
+func runTune(env Env, opts tuneOptions) error {
+	rate, err := parseRate(opts.FalseAlarm)
+	if err != nil {
+		return usageErr(fmt.Errorf("--false-alarm: %w", err))
+	}
+	if opts.Window < trend.MinTuneRuns {
+		return usageErr(fmt.Errorf("--window must be at least %d, got %d", trend.MinTuneRuns, opts.Window))
+	}
+	in, err := loadHistoryInputs(env, opts.ConfigPath, opts.History, "")
+	if err != nil {
+		return err
+	}
+	rep := trend.Tune(in.hist.Records, trendSpec(in.cfg, in.base), trend.TuneOptions{Window: opts.Window, FalseAlarm: rate})
+	for _, w := range in.warnings {
+		if !strings.HasPrefix(w, "no baseline at") { // tune needs no baseline
+			fmt.Fprintf(env.Stderr, "latgate: warning: %s\n", w)
+		}
+	}
+	if len(rep.Proposals) == 0 {
+		return usageErr(fmt.Errorf("not enough history to tune: %s has %d runs, each series needs at least %d", in.path, len(in.hist.Records), trend.MinTuneRuns))
+	}
+	return report.TuneYAML(env.Stdout, rep, in.path)
+}
+
+// parseRate reads "1%" or "0.01": a rate strictly between 0 and 50%.
+func parseRate(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	pct := strings.HasSuffix(t, "%")
+	v, err := strconv.ParseFloat(strings.TrimSuffix(t, "%"), 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a rate; write e.g. 1%% or 0.01", s)
+	}
+	if pct {
+		v /= 100
+	}
+	if !(v > 0 && v < 0.5) {
+		return 0, fmt.Errorf("%s must be above 0%% and below 50%%", s)
+	}
+	return v, nil
+}

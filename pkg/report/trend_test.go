@@ -1,0 +1,126 @@
+package report
+
+import (
+	"bytes"
+	"encoding/xml"
+	"io"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/latgate/latgate/pkg/history"
+	"github.com/latgate/latgate/pkg/trend"
+)
+
+// trendReport analyses a seeded 24-run history of two prompts: "greeting"
+// 30% slower from run 15, "summarize" flat; the baseline was blessed before
+// the first run.
+func trendReport() trend.Report {
+	recs, spec := trendInput()
+	return trend.Analyze(recs, spec, trend.Options{Seed: 1})
+}
+
+func trendInput() ([]history.Record, trend.Spec) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	t0 := time.Date(2026, 11, 1, 3, 0, 0, 0, time.UTC)
+	var recs []history.Record
+	for k := 1; k <= 24; k++ {
+		r := history.Record{Schema: history.Schema, At: t0.AddDate(0, 0, k-1), Commit: "0123456789abcdef" + string(rune('a'+k%26)),
+			Targets: []history.Target{{Name: "primary"}}}
+		for _, p := range []string{"greeting", "summarize"} {
+			scale := 1.0
+			if p == "greeting" && k >= 15 {
+				scale = 1.3
+			}
+			v := 120 * scale * math.Exp(0.04*rng.NormFloat64())
+			r.Targets[0].Prompts = append(r.Targets[0].Prompts, history.Prompt{ID: p, Metrics: map[string]history.Stats{"ttft": {N: 60, P50: v, P95: 1.5 * v}}})
+		}
+		recs = append(recs, r)
+	}
+	spec := trend.Spec{BlessedAt: t0.Add(-time.Hour)}
+	for _, p := range []string{"greeting", "summarize"} {
+		spec.Series = append(spec.Series, trend.SeriesSpec{Target: "primary", Prompt: p, Metric: "ttft", Stat: "p50", Tolerance: 0.15, FloorMS: 20, Baseline: 120})
+	}
+	return recs, spec
+}
+
+func TestTrendGolden(t *testing.T) {
+	rep := trendReport()
+	warnings := []string{"the baseline is stale: blessed 2026-10-31 (30 days ago)"}
+	opts := TrendOptions{History: "latgate.history.jsonl", Chart: 20, Baseline: "latgate.baseline.json, blessed 2026-10-31 02:00 UTC at commit abc on Linux/X64 runner-1"}
+	tests := []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{"trend.txt", func(w io.Writer) error { return TrendText(w, rep, warnings, opts) }},
+		{"trend.md", func(w io.Writer) error { return TrendMarkdown(w, rep, warnings, opts) }},
+		{"trend_junit.xml", func(w io.Writer) error { return TrendJUnit(w, rep, warnings, opts) }},
+		{"trend_annotations.txt", func(w io.Writer) error { return TrendAnnotations(w, rep, warnings) }},
+		{"tune.yaml", func(w io.Writer) error {
+			recs, spec := trendInput()
+			return TuneYAML(w, trend.Tune(recs, spec, trend.TuneOptions{}), "latgate.history.jsonl")
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := tt.write(&buf); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tt.name, buf.Bytes())
+		})
+	}
+	if rep.Verdict != trend.Regressed {
+		t.Fatalf("verdict %s: the golden files would not show a regression", rep.Verdict)
+	}
+}
+
+func TestTrendChart(t *testing.T) {
+	rep := trendReport()
+	s, _ := rep.Headline.Get(rep)
+	var buf bytes.Buffer
+	TrendChart(&buf, s, 12)
+	chart := buf.String()
+	for _, want := range []string{"xychart-beta", `"15 change"`, `x-axis "run" ["13", "14", "15 change"`, "last 12 runs"} {
+		if !strings.Contains(chart, want) {
+			t.Errorf("chart lacks %q:\n%s", want, chart)
+		}
+	}
+	if n := strings.Count(chart, "    line ["); n != 3 {
+		t.Errorf("%d lines, want 3 (runs, segment means, tolerance limit)", n)
+	}
+	// Every line has one value per run.
+	for _, l := range strings.Split(chart, "\n") {
+		if strings.HasPrefix(l, "    line [") && strings.Count(l, ",") != 11 {
+			t.Errorf("line with %d values, want 12: %s", strings.Count(l, ",")+1, l)
+		}
+	}
+}
+
+func TestTrendJUnitParses(t *testing.T) {
+	var buf bytes.Buffer
+	if err := TrendJUnit(&buf, trendReport(), nil, TrendOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Suites []struct {
+			Name  string `xml:"name,attr"`
+			Cases []struct {
+				Name    string    `xml:"name,attr"`
+				Failure *struct{} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Suites) != 1 || len(doc.Suites[0].Cases) != 2 {
+		t.Fatalf("%+v", doc)
+	}
+	c := doc.Suites[0].Cases
+	if c[0].Name != "primary greeting ttft p50" || c[0].Failure == nil || c[1].Failure != nil {
+		t.Errorf("cases %+v: want greeting failed, summarize not", c)
+	}
+}
