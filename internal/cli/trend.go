@@ -66,7 +66,9 @@ fingerprint, runner or latgate version changed since.
 Inside GitHub Actions it also appends the report and a Mermaid line chart of
 the newest runs (--chart) to $GITHUB_STEP_SUMMARY, emits ::error/::warning
 annotations, and writes verdict=<regressed|changed|ok|insufficient> to
-$GITHUB_OUTPUT.
+$GITHUB_OUTPUT; on a regression also issue-key=<target>/<when the baseline was
+blessed>, the same for every night until the baseline is blessed again (the
+example workflow keeps one issue per key), and issue-title=.
 
 ` + trendExitHelp,
 		Flags: []ucli.Flag{
@@ -150,7 +152,11 @@ func runTrend(env Env, opts trendOptions) error {
 			}
 		}
 		if p := env.Getenv("GITHUB_OUTPUT"); p != "" {
-			if err := appendFile(p, []byte("verdict="+string(rep.Verdict)+"\n")); err != nil {
+			out := "verdict=" + string(rep.Verdict) + "\n"
+			if key, title, ok := issueKey(rep, base); ok {
+				out += "issue-key=" + key + "\nissue-title=" + title + "\n"
+			}
+			if err := appendFile(p, []byte(out)); err != nil {
 				fmt.Fprintf(env.Stderr, "latgate: warning: could not write the step output: %v\n", err)
 			}
 		}
@@ -212,6 +218,35 @@ func loadHistoryInputs(env Env, configPath, historyPath, baselinePath string) (h
 		return in, usageErr(err)
 	}
 	return historyInputs{cfg: cfg, hist: hist, base: base, path: path, basePath: basePath, warnings: warnings}, nil
+}
+
+// issueKey names the regression a report holds, stably from night to night:
+// the failing target (the headline's, else the first regressed series') and
+// when the baseline was blessed. A change point's own run can move by a run
+// or two as nights accrue, so it is not part of the key; a new baseline
+// starts a new key. Target names and regions are [A-Za-z0-9._-].
+func issueKey(rep trend.Report, base *baseline.File) (key, title string, ok bool) {
+	if rep.Verdict != trend.Regressed {
+		return "", "", false
+	}
+	var lead *trend.Series
+	for i := range rep.Series {
+		if rep.Series[i].Verdict == trend.Regressed {
+			lead = &rep.Series[i]
+			break
+		}
+	}
+	if h := rep.Headline; h != nil {
+		if s, _ := h.Get(rep); s.Verdict == trend.Regressed {
+			lead = &s
+		}
+	}
+	blessed := "no-baseline"
+	if base != nil {
+		blessed = base.BlessedAt.UTC().Format(time.RFC3339)
+	}
+	label := targetLabel(lead.Target, lead.Region)
+	return label + "/" + blessed, history.Clean(fmt.Sprintf("latgate: latency regression on %s (%s %s %s)", label, lead.Prompt, lead.Metric, lead.Stat)), true
 }
 
 // trendSpec is the config's gated series, each with its tolerance and the

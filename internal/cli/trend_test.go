@@ -219,7 +219,8 @@ func TestTrendCommand(t *testing.T) {
 				t.Errorf("JUnit failure %v for exit %d", failed, tt.code)
 			}
 			if tt.code == ExitRegression {
-				if !strings.Contains(out, "::error title=latency trend") || !strings.Contains(string(outputs), "verdict=regressed") {
+				if !strings.Contains(out, "::error title=latency trend") || !strings.Contains(string(outputs), "verdict=regressed\nissue-key=sim/") ||
+					!strings.Contains(string(outputs), "issue-title=latgate: latency regression on sim (greeting ttft p50)") {
 					t.Errorf("no annotation or verdict output:\n%s\n%s", out, outputs)
 				}
 				if !strings.Contains(string(mdText), `"15 change"`) {

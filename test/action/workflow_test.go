@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +21,9 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/latgate/latgate/internal/workflow"
+	"github.com/latgate/latgate/pkg/baseline"
+	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/history"
 )
 
 // This file runs the jobs of the workflow that `latgate init` writes
@@ -98,32 +103,50 @@ type jobRun struct {
 }
 
 // fakeGH is `gh api` for the three calls the comment step makes, over a
-// JSON array of comments in $FAKE_GH_STATE; --jq filters run through jq.
+// JSON array of comments in $FAKE_GH_STATE, and for the three the nightly
+// issue step makes, over a JSON array of issues in $FAKE_GH_STATE.issues
+// (each with its comments); --jq filters run through jq.
 const fakeGH = `#!/usr/bin/env bash
 set -euo pipefail
 echo "gh $*" >> "$FAKE_GH_LOG"
 [[ -n "${GH_TOKEN:-}" ]] || { echo "gh: GH_TOKEN is empty" >&2; exit 4; }
 [[ "$1" == api ]] || { echo "fake gh: only api" >&2; exit 1; }
 shift
-method=GET jq_filter="" path="" body=""
+method=GET jq_filter="" path="" body="" title=""
 while (($#)); do
   case "$1" in
     --method) method=$2; shift 2 ;;
     --paginate) shift ;;
     --jq) jq_filter=$2; shift 2 ;;
     -F) body=${2#body=@}; shift 2 ;;
+    -f) title=${2#title=}; shift 2 ;;
     *) path=$1; shift ;;
   esac
 done
 state=$FAKE_GH_STATE
 [[ -s "$state" ]] || echo '[]' > "$state"
+issues=$FAKE_GH_STATE.issues
+[[ -s "$issues" ]] || echo '[]' > "$issues"
+num=${path#repos/*/*/issues/}
+num=${num%%/*}
 case "$method $path" in
+  "GET repos/"*"/issues?"*)
+    if [[ -n "$jq_filter" ]]; then jq -r "$jq_filter" "$issues"; else cat "$issues"; fi ;;
+  "POST repos/"*/issues)
+    n=$(( $(jq length "$issues") + 1 ))
+    jq --arg title "$title" --arg body "$(cat "$body")" --argjson n "$n" '. + [{number: $n, title: $title, body: $body, comments: []}]' "$issues" > "$issues.new"
+    mv "$issues.new" "$issues" ;;
+  "POST repos/"*/issues/*/comments)
+    if [[ $(jq --argjson n "$num" 'map(select(.number == $n)) | length' "$issues") == 1 ]]; then
+      jq --arg body "$(cat "$body")" --argjson n "$num" 'map(if .number == $n then .comments += [$body] else . end)' "$issues" > "$issues.new"
+      mv "$issues.new" "$issues"
+    else
+      id=$(( $(jq length "$state") + 1000 ))
+      jq --arg body "$(cat "$body")" --argjson id "$id" '. + [{id: $id, user: {login: "github-actions[bot]"}, body: $body}]' "$state" > "$state.new"
+      mv "$state.new" "$state"
+    fi ;;
   "GET repos/"*/issues/*/comments)
     if [[ -n "$jq_filter" ]]; then jq -r "$jq_filter" "$state"; else cat "$state"; fi ;;
-  "POST repos/"*/issues/*/comments)
-    id=$(( $(jq length "$state") + 1000 ))
-    jq --arg body "$(cat "$body")" --argjson id "$id" '. + [{id: $id, user: {login: "github-actions[bot]"}, body: $body}]' "$state" > "$state.new"
-    mv "$state.new" "$state" ;;
   "PATCH repos/"*/issues/comments/*)
     id=${path##*/}
     jq --arg body "$(cat "$body")" --argjson id "$id" 'map(if .id == $id then .body = $body else . end)' "$state" > "$state.new"
@@ -536,6 +559,100 @@ func (j *jobRun) comments() []string {
 	return bodies
 }
 
+// seedHistory appends nights of history to ws/.latgate-history for the
+// test config's series (target sim, prompt hello, TTFT P50 and P95), built
+// from the baseline's values: factor× slower from night step on, with 2%
+// night-to-night noise (seeded).
+func seedHistory(t *testing.T, ws string, nights, step int, factor float64) {
+	t.Helper()
+	cfg, err := config.Load(filepath.Join(ws, "latgate.yaml"), config.Options{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := baseline.Load(cfg.Baseline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ttft := base.Targets[0].Prompts[0].Metrics.TTFT
+	rng := rand.New(rand.NewPCG(1, 2))
+	path := filepath.Join(ws, ".latgate-history", "latgate.history.jsonl")
+	for k := 1; k <= nights; k++ {
+		f := math.Exp(0.02 * rng.NormFloat64())
+		if k >= step {
+			f *= factor
+		}
+		r := history.Record{
+			Schema: history.Schema, At: time.Now().UTC().Add(time.Duration(k) * time.Minute), Commit: fmt.Sprintf("c%03d", k), Command: "check",
+			Runner: history.Runner{OS: "Linux", Arch: "X64"},
+			Targets: []history.Target{{Name: "sim", Model: "sim", Prompts: []history.Prompt{{ID: "hello", Hash: cfg.Prompts[0].Hash,
+				Metrics: map[string]history.Stats{"ttft": {N: 60, P50: ttft.P50 * f, P95: ttft.P95 * f}}}}}},
+		}
+		if _, err := history.Append(path, r, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// issues is what the fake gh holds of the repository's issues.
+type fakeIssue struct {
+	Number   int
+	Title    string
+	Body     string
+	Comments []string
+}
+
+func (j *jobRun) issues() []fakeIssue {
+	j.t.Helper()
+	data, err := os.ReadFile(j.ghState + ".issues")
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		j.t.Fatal(err)
+	}
+	var out []fakeIssue
+	if err := json.Unmarshal(data, &out); err != nil {
+		j.t.Fatalf("%s: %v\n%s", j.ghState+".issues", err, data)
+	}
+	return out
+}
+
+// git runs git in dir (the process's directory when dir is "").
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=test", "-c", "user.email=test@example.invalid", "-c", "init.defaultBranch=main"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(baseEnv(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// historyRemote stands in for the nightly job's "Check out the history
+// branch" step (the runner here records uses: steps without running them):
+// a bare repository with one commit on main as origin, cloned into
+// ws/.latgate-history. It returns the bare repository.
+func historyRemote(t *testing.T, ws string) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	origin := filepath.Join(t.TempDir(), "origin.git")
+	git(t, "", "init", "--quiet", "--bare", origin)
+	seed := t.TempDir()
+	git(t, seed, "init", "--quiet")
+	if err := os.WriteFile(filepath.Join(seed, "README.md"), []byte("app\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, seed, "add", "README.md")
+	git(t, seed, "commit", "--quiet", "-m", "app")
+	git(t, seed, "push", "--quiet", origin, "HEAD:main")
+	git(t, "", "clone", "--quiet", origin, filepath.Join(ws, ".latgate-history"))
+	return origin
+}
+
 // requireCheckFlag skips the test unless this tree's check has flag.
 func requireCheckFlag(t *testing.T, flag string) {
 	t.Helper()
@@ -738,6 +855,7 @@ func TestWorkflowJobs(t *testing.T) {
 		requireCheckFlag(t, "--require-baseline")
 
 		ws := newWorkspace(t) // the baseline is lost
+		historyRemote(t, ws)
 		ev.extraArgs = "--quiet"
 		j := newJobRun(t, wf, "nightly", ev, ws)
 		if !j.run(ctx) {
@@ -760,6 +878,74 @@ func TestWorkflowJobs(t *testing.T) {
 		keep := j.step("Keep the results")
 		if keep.skipped || !strings.Contains(keep.with["path"], "results.json") {
 			t.Errorf("the nightly results are not kept: %+v", keep)
+		}
+	})
+
+	t.Run("nightly: history on its branch, trend, one issue per change", func(t *testing.T) {
+		ev := event{name: "schedule", repo: thisRepo, sha: "dddddddddddd", secrets: key, runID: 4000, extraArgs: "--quiet"}
+		ws := newWorkspace(t)
+		origin := historyRemote(t, ws)
+		blessInto(ctx, t, ws)
+		night := func() *jobRun {
+			t.Helper()
+			// A fresh checkout each night, as the runner's would be.
+			if err := os.RemoveAll(filepath.Join(ws, ".latgate-history")); err != nil {
+				t.Fatal(err)
+			}
+			git(t, "", "clone", "--quiet", origin, filepath.Join(ws, ".latgate-history"))
+			ev.runID++
+			j := newJobRun(t, wf, "nightly", ev, ws)
+			j.run(ctx)
+			return j
+		}
+		branchLines := func() int {
+			return strings.Count(git(t, "", "--git-dir", origin, "show", "latgate-history:latgate.history.jsonl"), "\n")
+		}
+
+		// The first night starts the branch; one run is too few for a verdict.
+		j := night()
+		if j.failed {
+			t.Fatalf("the first nightly run failed:\n%s", j.log.String())
+		}
+		if n := branchLines(); n != 1 {
+			t.Fatalf("the history branch has %d runs after the first night, want 1", n)
+		}
+		if tr := j.step("latgate trend"); tr.skipped || !strings.Contains(tr.outputs["_stdout"], "not enough runs") {
+			t.Errorf("trend on one run: %+v", tr)
+		}
+		if is := j.issues(); len(is) != 0 {
+			t.Errorf("issues after a quiet night: %+v", is)
+		}
+
+		// 24 earlier nights, TTFT twice as slow from the 15th, pushed to the
+		// branch as if measured; the next two nights fail with one issue.
+		seedHistory(t, ws, 24, 15, 2)
+		hist := filepath.Join(ws, ".latgate-history")
+		git(t, hist, "add", "latgate.history.jsonl")
+		git(t, hist, "commit", "--quiet", "-m", "earlier nights")
+		git(t, hist, "push", "--quiet", "origin", "HEAD:latgate-history")
+		for i := 1; i <= 2; i++ {
+			j = night()
+			tr := j.step("latgate trend")
+			if !j.failed || tr.outcome != "failure" || tr.outputs["verdict"] != "regressed" {
+				t.Fatalf("night %d after the step: failed %t, trend %+v\n%s", i, j.failed, tr, j.log.String())
+			}
+			if !strings.Contains(j.summary(), "xychart-beta") || !strings.Contains(j.summary(), "change") {
+				t.Errorf("the job summary has no trend chart:\n%s", j.summary())
+			}
+			if n := branchLines(); n != 26+i-1 {
+				t.Errorf("night %d: the branch has %d runs, want %d", i, n, 26+i-1)
+			}
+			is := j.issues()
+			if len(is) != 1 {
+				t.Fatalf("night %d: %d issues, want exactly 1: %+v", i, len(is), is)
+			}
+			if !strings.HasPrefix(is[0].Body, "<!-- latgate-trend: sim/") || !strings.Contains(is[0].Title, "latency regression on sim") {
+				t.Errorf("the issue: %+v", is[0])
+			}
+			if len(is[0].Comments) != i-1 {
+				t.Errorf("night %d: the issue has %d comments, want %d", i, len(is[0].Comments), i-1)
+			}
 		}
 	})
 }
