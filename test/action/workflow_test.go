@@ -886,6 +886,7 @@ func TestWorkflowJobs(t *testing.T) {
 		ws := newWorkspace(t)
 		origin := historyRemote(t, ws)
 		blessInto(ctx, t, ws)
+		var prev *jobRun
 		night := func() *jobRun {
 			t.Helper()
 			// A fresh checkout each night, as the runner's would be.
@@ -895,7 +896,16 @@ func TestWorkflowJobs(t *testing.T) {
 			git(t, "", "clone", "--quiet", origin, filepath.Join(ws, ".latgate-history"))
 			ev.runID++
 			j := newJobRun(t, wf, "nightly", ev, ws)
+			// The repository's issues outlive a run: carry them over.
+			if prev != nil {
+				if data, err := os.ReadFile(prev.ghState + ".issues"); err == nil {
+					if err := os.WriteFile(j.ghState+".issues", data, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
 			j.run(ctx)
+			prev = j
 			return j
 		}
 		branchLines := func() int {
