@@ -3,6 +3,7 @@ package trend
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -71,7 +72,8 @@ func short(c string) string {
 // Staleness returns the warnings that the baseline may no longer describe
 // the endpoint a run measured: older than maxAge (0: no limit); another
 // returned model or system fingerprint; another runner; another latgate
-// version. cur is the newest run; its zero fields are not compared.
+// release version (development builds are not compared). cur is the newest
+// run; its zero fields are not compared.
 func Staleness(base, cur Provenance, maxAge time.Duration, now time.Time) []string {
 	var out []string
 	if maxAge > 0 && !now.IsZero() && now.Sub(base.At) > maxAge {
@@ -98,11 +100,18 @@ func Staleness(base, cur Provenance, maxAge time.Duration, now time.Time) []stri
 		out = append(out, fmt.Sprintf("measured on %s, but the baseline on %s: latency depends on where it is measured from; bless and check from the same kind of runner",
 			cur.Runner, base.Runner))
 	}
-	if base.Version != "" && cur.Version != "" && base.Version != cur.Version {
+	if release(base.Version) && release(cur.Version) && base.Version != cur.Version {
 		out = append(out, fmt.Sprintf("latgate %s measured this, the baseline was blessed by latgate %s", cur.Version, base.Version))
 	}
 	return out
 }
+
+// releaseRE matches a release version (v1.2.3, v1.2.3-rc.1): development
+// builds ("(devel)", "v0.1.0-dev", pseudo-versions) differ by nature, and
+// saying so on every run would bury the warnings that matter.
+var releaseRE = regexp.MustCompile(`^v\d+\.\d+\.\d+(-(rc|beta|alpha)\.?\d+)?$`)
+
+func release(v string) bool { return releaseRE.MatchString(v) }
 
 func sorted(s []string) []string {
 	c := slices.Clone(s)
