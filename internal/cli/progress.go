@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latgate/latgate/internal/numfmt"
 	"github.com/latgate/latgate/pkg/measure"
-	"github.com/latgate/latgate/pkg/report"
 	"github.com/latgate/latgate/pkg/stats"
 )
 
@@ -113,7 +113,7 @@ func (p *progress) status(ev measure.Progress, now time.Time) string {
 	if len(p.ttft) > 0 {
 		sorted := slices.Clone(p.ttft)
 		slices.Sort(sorted)
-		parts = append(parts, "TTFT P50 "+report.Millis(stats.Quantile(sorted, 0.5)))
+		parts = append(parts, "TTFT P50 "+numfmt.Millis(stats.Quantile(sorted, 0.5)))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/latgate/latgate/internal/sanitize"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/measure"
 	"github.com/latgate/latgate/pkg/sim"
@@ -71,7 +72,7 @@ func endpoints(ctx context.Context, env Env, cfg *config.Config) (eps []measure.
 func checkURL(t config.Target) error {
 	u, err := url.Parse(t.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("target %q: base_url %q is not an http(s) URL (e.g. http://127.0.0.1:11434/v1), nor \"sim\"", t.Name, measure.RedactURL(t.BaseURL))
+		return fmt.Errorf("target %q: base_url %q is not an http(s) URL (e.g. http://127.0.0.1:11434/v1), nor \"sim\"", t.Name, sanitize.URL(t.BaseURL))
 	}
 	return nil
 }

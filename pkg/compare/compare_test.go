@@ -440,21 +440,3 @@ func TestLostMetricWarns(t *testing.T) {
 		t.Errorf("no warning about the lost metric: %q", r.Warnings)
 	}
 }
-
-func TestPctBeside(t *testing.T) {
-	tests := []struct {
-		r, ref float64
-		want   string
-	}{
-		{1.254, 1.25, "+25.4%"}, // would print as the tolerance itself
-		{1.246, 1.25, "+24.6%"},
-		{1.25, 1.25, "+25%"},      // equal: no decimals needed
-		{1.38, 1.25, "+38%"},      // clearly apart
-		{0.9996, 1.0001, "+0.0%"}, // no negative zero
-	}
-	for _, tt := range tests {
-		if got := PctBeside(tt.r, tt.ref); got != tt.want {
-			t.Errorf("PctBeside(%v, %v) = %q, want %q", tt.r, tt.ref, got, tt.want)
-		}
-	}
-}

@@ -3,6 +3,8 @@ package compare
 import (
 	"fmt"
 	"math"
+
+	"github.com/latgate/latgate/internal/numfmt"
 )
 
 // Summary returns the verdict of c as one sentence in the style of the text
@@ -23,17 +25,17 @@ func (c Check) Summary() string {
 	case c.Baseline <= 0:
 		return fmt.Sprintf("baseline %s is 0 ms, so no ratio can be formed %s", c.Stat, values)
 	}
-	change := fmt.Sprintf("%s [%s%% CI %s, %s]", Pct(c.Ratio), fmtConf(c.Confidence), PctBeside(c.Lo, c.bound()), PctBeside(c.Hi, c.bound()))
+	change := fmt.Sprintf("%s [%s%% CI %s, %s]", numfmt.Pct(c.Ratio), fmtConf(c.Confidence), numfmt.PctBeside(c.Lo, c.bound()), numfmt.PctBeside(c.Hi, c.bound()))
 	if !c.resolved() {
 		have, need, unit := c.unresolved()
 		return fmt.Sprintf("%s unresolved: %s needs at least %d %s per side, have %d %s", change, c.Stat, need, unit, have, values)
 	}
 	if c.Verdict == Inconclusive && c.Lo == 0 && c.Hi == 0 {
-		return fmt.Sprintf("%s, interval unbounded: some resamples have a zero baseline %s", Pct(c.Ratio), values)
+		return fmt.Sprintf("%s, interval unbounded: some resamples have a zero baseline %s", numfmt.Pct(c.Ratio), values)
 	}
-	tol := Pct(c.Threshold)
+	tol := numfmt.Pct(c.Threshold)
 	if c.Verdict == Improved {
-		tol = Pct(1 / c.Threshold)
+		tol = numfmt.Pct(1 / c.Threshold)
 	}
 	tol += " tolerance"
 	if f := floorMS(c.Tolerance); f/c.Baseline > c.Tolerance.Rel {
@@ -50,29 +52,6 @@ func (c Check) Summary() string {
 	return fmt.Sprintf("%s straddles %s %s", change, tol, values)
 }
 
-// Pct formats a ratio as a signed whole-percent change: 1.38 → "+38%".
-func Pct(r float64) string {
-	v := math.Round((r - 1) * 100)
-	if v == 0 {
-		v = 0 // no "-0%"
-	}
-	return fmt.Sprintf("%+.0f%%", v)
-}
-
-// PctBeside formats r like Pct, but with one decimal when r and ref differ
-// yet round to the same whole percent, so an interval bound just past the
-// tolerance never prints as equal to it: "+25.4%" beside a "+25%" tolerance.
-func PctBeside(r, ref float64) string {
-	if r != ref && Pct(r) == Pct(ref) {
-		v := math.Round((r-1)*1000) / 10
-		if v == 0 {
-			v = 0
-		}
-		return fmt.Sprintf("%+.1f%%", v)
-	}
-	return Pct(r)
-}
-
 // bound is the threshold an interval bound is judged against: the tolerance,
 // or its mirror for an improvement.
 func (c Check) bound() float64 {
@@ -85,7 +64,7 @@ func (c Check) bound() float64 {
 // Interval formats the interval of the ratio: "[+22%, +55%]", with a decimal
 // where a bound would otherwise print equal to the tolerance.
 func (c Check) Interval() string {
-	return "[" + PctBeside(c.Lo, c.bound()) + ", " + PctBeside(c.Hi, c.bound()) + "]"
+	return "[" + numfmt.PctBeside(c.Lo, c.bound()) + ", " + numfmt.PctBeside(c.Hi, c.bound()) + "]"
 }
 
 // fmtConf formats a confidence level as a percentage: 0.95 → "95".

@@ -188,7 +188,7 @@ func newClient(ep Endpoint, hc *http.Client) (*client, error) {
 	}
 	base, query, err := splitQuery(ep.URL)
 	if err != nil {
-		return nil, fmt.Errorf("target %q: base_url %s: %w", ep.Name, RedactURL(ep.URL), err)
+		return nil, fmt.Errorf("target %q: base_url %s: %w", ep.Name, sanitize.URL(ep.URL), err)
 	}
 	d.query = query
 	cfg := openai.DefaultConfig(strings.TrimSpace(ep.APIKey))
@@ -501,7 +501,3 @@ func (c *client) statusFailure(a *attempt, status int, msg string) outcome {
 	}
 	return c.failf(a, class, status, "HTTP %d: %s", status, msg)
 }
-
-// RedactURL returns u without credentials (user:pass@) and without a query
-// string, which may carry keys (?api-key=…); it is what files and output show.
-func RedactURL(u string) string { return sanitize.URL(u) }

@@ -404,14 +404,16 @@ func TestRetryWait(t *testing.T) {
 	}
 }
 
-func TestRedactURL(t *testing.T) {
+// TestDescribeRedactsURL: what files and output show of a base URL carries
+// no credentials (user:pass@) and no query string (?api-key=…).
+func TestDescribeRedactsURL(t *testing.T) {
 	tests := map[string]string{
 		"https://user:sk-secret@api.example.com/v1?api-key=sk-x": "https://api.example.com/v1",
 		"http://127.0.0.1:11434/v1":                              "http://127.0.0.1:11434/v1",
 	}
 	for in, want := range tests {
-		if got := RedactURL(in); got != want {
-			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
+		if got := Describe(config.Target{Name: "t", BaseURL: in}, nil).BaseURL; got != want {
+			t.Errorf("Describe(base_url %q).BaseURL = %q, want %q", in, got, want)
 		}
 	}
 }

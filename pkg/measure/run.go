@@ -1,8 +1,3 @@
-// Package measure owns running a measurement: targets × prompts × requests,
-// each streamed request turned into one results.Sample (times stamped on the
-// monotonic clock as bytes are read from the socket, httptrace phases, token
-// counts and their source) or one classified results.Failure. It returns
-// values; progress goes to an Observer, never to a terminal.
 package measure
 
 import (
@@ -23,6 +18,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/latgate/latgate/internal/sanitize"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/results"
 )
@@ -330,7 +326,7 @@ func Describe(t config.Target, prompts []config.Prompt) results.Target {
 	rt := results.Target{
 		Name:    t.Name,
 		Region:  t.Region,
-		BaseURL: RedactURL(t.BaseURL),
+		BaseURL: sanitize.URL(t.BaseURL), // no credentials, no query string (it may carry keys)
 		Model:   t.Model,
 		// the budget the run is held to travels with its results
 		MaxErrorRate: t.MaxErrorRate,

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/latgate/latgate/internal/numfmt"
 	"github.com/latgate/latgate/pkg/baseline"
 	"github.com/latgate/latgate/pkg/results"
 )
@@ -74,5 +75,5 @@ func metricValue(v float64, metric string) string {
 	case metric == results.TokensPerS:
 		return fmt.Sprintf("%.1f tok/s", v)
 	}
-	return Millis(v)
+	return numfmt.Millis(v)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jstemmer/go-junit-report/v2/junit"
 
+	"github.com/latgate/latgate/internal/numfmt"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/results"
 )
@@ -173,7 +174,7 @@ func caseProperties(c compare.Check) *[]junit.Property {
 	}
 	if c.Ratio > 0 {
 		props = append(props,
-			junit.Property{Name: "latgate.change", Value: compare.Pct(c.Ratio)},
+			junit.Property{Name: "latgate.change", Value: numfmt.Pct(c.Ratio)},
 			junit.Property{Name: "latgate.ratio", Value: f(round4(c.Ratio))},
 			junit.Property{Name: "latgate.ci_low", Value: f(round4(c.Lo))},
 			junit.Property{Name: "latgate.ci_high", Value: f(round4(c.Hi))},
@@ -204,11 +205,11 @@ func detail(c compare.Check, conf float64) string {
 	fmt.Fprintf(&b, "baseline:   %s\n", side(c.Baseline, c.NBase, c.GapsBase, c.Metric))
 	fmt.Fprintf(&b, "current:    %s\n", side(c.Current, c.NCur, c.GapsCur, c.Metric))
 	if c.Ratio > 0 {
-		fmt.Fprintf(&b, "change:     %s (ratio %.3f), %s CI %s\n", compare.Pct(c.Ratio), c.Ratio, confPct(conf), interval(c))
+		fmt.Fprintf(&b, "change:     %s (ratio %.3f), %s CI %s\n", numfmt.Pct(c.Ratio), c.Ratio, confPct(conf), interval(c))
 	}
 	if c.Threshold > 0 {
 		fmt.Fprintf(&b, "threshold:  %s (ratio %.3f): max(tolerance %s, floor %g ms)\n",
-			compare.Pct(c.Threshold), c.Threshold, compare.Pct(1+c.Tolerance.Rel), floorMS(c))
+			numfmt.Pct(c.Threshold), c.Threshold, numfmt.Pct(1+c.Tolerance.Rel), floorMS(c))
 	}
 	need := fmt.Sprintf("%d requests", c.Need)
 	if c.Metric == results.ITL {
@@ -224,7 +225,7 @@ func side(ms float64, n, gaps int, metric string) string {
 	if n == 0 {
 		return "no values"
 	}
-	s := fmt.Sprintf("%s from %d requests", Millis(ms), n)
+	s := fmt.Sprintf("%s from %d requests", numfmt.Millis(ms), n)
 	if metric == results.ITL {
 		s += fmt.Sprintf(" (%d gaps)", gaps)
 	}

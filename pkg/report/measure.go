@@ -1,17 +1,13 @@
-// Package report owns every rendering of latgate's values for people and
-// tools: the text tables on stdout, Markdown, JUnit XML (go-junit-report's
-// junit package), the GitHub job summary and workflow annotations. Writers
-// take an io.Writer and values; they never measure, compare or exit.
 package report
 
 import (
 	"fmt"
 	"io"
-	"math"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/latgate/latgate/internal/numfmt"
 	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/stats"
 )
@@ -97,23 +93,7 @@ func dur(s *results.Summary, p int) string {
 	if p == 95 {
 		v = s.P95
 	}
-	return Millis(v)
-}
-
-// Millis formats milliseconds with precision that suits their size.
-func Millis(v float64) string {
-	switch a := math.Abs(v); {
-	case math.IsNaN(v):
-		return "-"
-	case a >= 10000:
-		return fmt.Sprintf("%.1f s", v/1000)
-	case a >= 100:
-		return fmt.Sprintf("%.0f ms", v)
-	case a >= 10:
-		return fmt.Sprintf("%.1f ms", v)
-	default:
-		return fmt.Sprintf("%.2f ms", v)
-	}
+	return numfmt.Millis(v)
 }
 
 func rate(s *results.RateSummary) string {

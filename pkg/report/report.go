@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/latgate/latgate/internal/numfmt"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/results"
 )
@@ -145,7 +146,7 @@ func change(c compare.Check) string {
 	if c.Ratio <= 0 {
 		return "-"
 	}
-	return compare.Pct(c.Ratio)
+	return numfmt.Pct(c.Ratio)
 }
 
 // interval is the interval of the ratio as percentages, "-" when undefined.
@@ -160,13 +161,13 @@ func interval(c compare.Check) string {
 // floor when the floor sets it: "+15%", "+49% (20 ms floor)".
 func tolerance(c compare.Check) string {
 	if c.Threshold <= 0 {
-		s := compare.Pct(1 + c.Tolerance.Rel)
+		s := numfmt.Pct(1 + c.Tolerance.Rel)
 		if f := floorMS(c); f > 0 {
 			s += fmt.Sprintf(", %g ms floor", f)
 		}
 		return s
 	}
-	s := compare.Pct(c.Threshold)
+	s := numfmt.Pct(c.Threshold)
 	if f := floorMS(c); f/c.Baseline > c.Tolerance.Rel {
 		s += fmt.Sprintf(" (%g ms floor)", f)
 	}
@@ -178,7 +179,7 @@ func value(ms float64, n int) string {
 	if n == 0 {
 		return "-"
 	}
-	return Millis(ms)
+	return numfmt.Millis(ms)
 }
 
 // tally counts a report's checks and aggregates by verdict.

@@ -1,0 +1,62 @@
+package compare_test
+
+import (
+	"fmt"
+
+	"github.com/latgate/latgate/pkg/compare"
+	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/results"
+)
+
+// side returns one run of n requests to one target and prompt, whose TTFT
+// spreads around ttft ms and whose tokens come every 20 ms or so.
+func side(n int, ttft float64) compare.Side {
+	samples := make([]results.Sample, n)
+	for i := range samples {
+		v := ttft * (1 + 0.03*float64(i%7))
+		samples[i] = results.Sample{Seq: i + 1, TTFT: v, Total: v + 400,
+			ITL: []float64{19 + float64(i%3), 20, 21}}
+	}
+	return compare.Side{
+		Run: results.Run{Requests: n, Concurrency: 1},
+		Targets: []results.Target{{Name: "api", Model: "m", Requests: n,
+			Prompts: []results.Prompt{{ID: "greeting", Requests: n, Samples: samples}}}},
+	}
+}
+
+// Gate a run whose time to first token went from about 400 ms to about
+// 600 ms: the check first refuses runs that measured something else, then
+// decides every check with a seeded bootstrap, so the same runs always give
+// the same verdicts.
+func ExampleCompare() {
+	base, cur := side(60, 400), side(60, 600)
+	if ms := compare.Compatible(base, cur); len(ms) > 0 {
+		fmt.Println("not comparable:", ms[0].Message())
+		return
+	}
+	rep := compare.Compare(base, cur, config.DefaultGate())
+	fmt.Println("verdict:", rep.Verdict, "- fails the gate:", rep.Verdict.Fails(false))
+	for _, c := range rep.Checks { // worst first
+		fmt.Printf("%s %s: %s\n", c.Metric, c.Stat, c.Verdict)
+	}
+	// Output:
+	// verdict: regressed - fails the gate: true
+	// ttft p95: regressed
+	// ttft p50: regressed
+	// itl p50: ok
+	// itl p95: ok
+}
+
+// A check decided by hand: Decide applies the same rule Compare does to
+// statistics and an interval computed elsewhere.
+func ExampleDecide() {
+	c := compare.Check{Target: "api", Prompt: "greeting", Metric: "ttft", Stat: "p50",
+		Baseline: 400, Current: 480, Ratio: 1.2, Lo: 1.12, Hi: 1.29, Confidence: 0.95,
+		Tolerance: config.Tolerance{Rel: 0.10}, NBase: 30, NCur: 30}
+	compare.Decide(&c)
+	fmt.Println(c.Verdict)
+	fmt.Println(c.Reason)
+	// Output:
+	// regressed
+	// +20% [95% CI +12%, +29%] > +10% tolerance (400 ms -> 480 ms)
+}

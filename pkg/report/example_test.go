@@ -1,0 +1,32 @@
+package report_test
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/latgate/latgate/pkg/compare"
+	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/report"
+)
+
+// Render a comparison as the verdict lines `latgate check` prints. The
+// report here is made by hand with compare.Decide; a real one comes from
+// compare.Compare. Markdown, JUnit and GitHubSummary render the same value.
+func ExampleVerdicts() {
+	c := compare.Check{Target: "api", Prompt: "greeting", Metric: "ttft", Stat: "p50",
+		Baseline: 400, Current: 480, Ratio: 1.2, Lo: 1.12, Hi: 1.29, Confidence: 0.95,
+		Tolerance: config.Tolerance{Rel: 0.10}, NBase: 30, NCur: 30}
+	compare.Decide(&c)
+	rep := compare.Report{Checks: []compare.Check{c}, Seed: 1, Resamples: 2000, Confidence: 0.95}
+	rep.Verdict = compare.Overall(rep.Checks, nil)
+	if err := report.Verdicts(os.Stdout, rep, report.Options{BaselinePath: "latgate.baseline.json"}); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// comparing with baseline latgate.baseline.json: 95% bootstrap intervals, 2000 resamples, seed 1
+	//
+	// target  prompt    check     baseline   current  change        95% CI  tolerance  verdict
+	// api     greeting  ttft p50    400 ms →  480 ms    +20%  [+12%, +29%]  +10%       REGRESSED
+	//
+	// FAIL: 1 regression (api/greeting ttft p50 +20%)
+}
