@@ -11,6 +11,7 @@ import (
 
 	"github.com/jstemmer/go-junit-report/v2/junit"
 
+	"github.com/latgate/latgate/internal/numfmt"
 	"github.com/latgate/latgate/pkg/trend"
 )
 
@@ -91,7 +92,7 @@ func why(s trend.Series) string {
 		}
 		d := s.Drift
 		return fmt.Sprintf("%s: the newest %d runs are %s from the baseline (%s → %s), beyond the %s tolerance",
-			seriesWhere(s), d.Runs, driftText(d), Millis(d.Baseline), Millis(d.Current), pct(d.Limit))
+			seriesWhere(s), d.Runs, driftText(d), numfmt.Millis(d.Baseline), numfmt.Millis(d.Current), pct(d.Limit))
 	case trend.Changed:
 		c := s.Changes[len(s.Changes)-1]
 		note := "within the tolerance"
@@ -119,7 +120,7 @@ func TrendText(w io.Writer, rep trend.Report, warnings []string, opts TrendOptio
 		for _, s := range rep.Series {
 			newest, last := "–", "none"
 			if n := len(s.Points); n > 0 {
-				newest = Millis(s.Points[n-1].Value)
+				newest = numfmt.Millis(s.Points[n-1].Value)
 			}
 			if n := len(s.Changes); n > 0 {
 				last = changeText(s, s.Changes[n-1])
@@ -208,7 +209,7 @@ func TrendMarkdown(w io.Writer, rep trend.Report, warnings []string, opts TrendO
 		for _, s := range rep.Series {
 			newest, last := "–", "none"
 			if n := len(s.Points); n > 0 {
-				newest = Millis(s.Points[n-1].Value)
+				newest = numfmt.Millis(s.Points[n-1].Value)
 			}
 			if n := len(s.Changes); n > 0 {
 				last = changeText(s, s.Changes[n-1])
@@ -385,10 +386,10 @@ const xmlHeader = `<?xml version="1.0" encoding="UTF-8"?>` + "\n"
 func seriesDetail(s trend.Series) string {
 	var b strings.Builder
 	for _, c := range s.Changes {
-		fmt.Fprintf(&b, "change point: %s, %s → %s, p = %.3f\n", changeText(s, c), Millis(c.Before), Millis(c.After), c.P)
+		fmt.Fprintf(&b, "change point: %s, %s → %s, p = %.3f\n", changeText(s, c), numfmt.Millis(c.Before), numfmt.Millis(c.After), c.P)
 	}
 	if d := s.Drift; d != nil {
-		fmt.Fprintf(&b, "vs baseline: %s (%s → %s over the newest %d runs), tolerance %s\n", driftText(d), Millis(d.Baseline), Millis(d.Current), d.Runs, pct(d.Limit))
+		fmt.Fprintf(&b, "vs baseline: %s (%s → %s over the newest %d runs), tolerance %s\n", driftText(d), numfmt.Millis(d.Baseline), numfmt.Millis(d.Current), d.Runs, pct(d.Limit))
 	}
 	return b.String()
 }
