@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -191,12 +192,31 @@ type runner struct {
 	// callerEnv is the env: of the workflow step that uses the action
 	// (KEY=VALUE); composite steps inherit it.
 	callerEnv []string
+	// actionRef and actionRepo are github.action_ref and
+	// github.action_repository: empty as with uses: ./ unless a test sets them.
+	actionRef, actionRepo string
+	// serverURL is GITHUB_SERVER_URL, where releases are downloaded from.
+	serverURL string
+	// cacheDir holds the simulated actions/cache entries, one directory per
+	// key; tests share it between runners to model a repository's cache.
+	cacheDir string
+	// extraEnv is added to every step (GOCACHE for a cold runner).
+	extraEnv []string
+	// steps is how long each step of the last use took, and what it did.
+	steps []stepTime
 	// What the last use of the action did.
 	stepOutputs    map[string]map[string]string
 	stdout, stderr bytes.Buffer
 	failedStep     string
 	exitCode       int
 	outputs        map[string]string
+}
+
+// stepTime is one step of a use of the action: its name, what happened
+// (ran, skipped, cache hit...) and how long it took.
+type stepTime struct {
+	name, what string
+	took       time.Duration
 }
 
 // newRunner prepares a job in the workspace dir: its runner temp and files.
@@ -207,6 +227,7 @@ func newRunner(t *testing.T, a *actionFile, workspace string) *runner {
 		t: t, action: a, repo: repoRoot(t), workspace: workspace, tmp: tmp,
 		summary: filepath.Join(tmp, "step_summary.md"), pathFile: filepath.Join(tmp, "path"),
 		envFile: filepath.Join(tmp, "env"), runnerTemp: filepath.Join(tmp, "runner-temp"),
+		serverURL: "https://github.invalid", cacheDir: filepath.Join(tmp, "actions-cache"),
 	}
 	for _, f := range []string{r.summary, r.pathFile, r.envFile} {
 		if err := os.WriteFile(f, nil, 0o644); err != nil {
@@ -223,34 +244,86 @@ func newRunner(t *testing.T, a *actionFile, workspace string) *runner {
 func (r *runner) eval(s string) string {
 	r.t.Helper()
 	return exprRE.ReplaceAllStringFunc(s, func(m string) string {
-		expr := exprRE.FindStringSubmatch(m)[1]
-		switch {
-		case strings.HasPrefix(expr, "inputs."):
-			name := strings.TrimPrefix(expr, "inputs.")
-			in, ok := r.action.Inputs[name]
-			if !ok {
-				r.t.Fatalf("%s: no such input", m)
-			}
-			if v, ok := r.inputs[name]; ok {
-				return v
-			}
-			return in.Default
-		case expr == "github.action_path":
-			return r.repo
-		case expr == "github.action_ref":
-			return "" // as with uses: ./
-		case expr == "runner.temp":
-			return r.runnerTemp
-		case strings.HasPrefix(expr, "steps."):
-			parts := strings.Split(expr, ".")
-			if len(parts) != 4 || parts[2] != "outputs" {
-				r.t.Fatalf("%s: this test models only steps.ID.outputs.NAME", m)
-			}
-			return r.stepOutputs[parts[1]][parts[3]]
-		}
-		r.t.Fatalf("%s: expression not modeled by this test", m)
-		return ""
+		return exprString(evalExpr(r.t, exprRE.FindStringSubmatch(m)[1], false, r.lookup))
 	})
+}
+
+// lookup resolves the contexts a composite action's steps see.
+func (r *runner) lookup(path string) (string, bool) {
+	r.t.Helper()
+	switch {
+	case strings.HasPrefix(path, "inputs."):
+		name := strings.TrimPrefix(path, "inputs.")
+		in, ok := r.action.Inputs[name]
+		if !ok {
+			r.t.Fatalf("%s: no such input", path)
+		}
+		if v, ok := r.inputs[name]; ok {
+			return v, true
+		}
+		return in.Default, true
+	case path == "github.action_path":
+		return r.repo, true
+	case path == "github.action_ref":
+		return r.actionRef, true
+	case path == "github.action_repository":
+		return r.actionRepo, true
+	case path == "runner.temp":
+		return r.runnerTemp, true
+	case strings.HasPrefix(path, "steps."):
+		parts := strings.Split(path, ".")
+		if len(parts) != 4 || parts[2] != "outputs" {
+			r.t.Fatalf("%s: this test models only steps.ID.outputs.NAME", path)
+		}
+		v, ok := r.stepOutputs[parts[1]][parts[3]]
+		return v, ok
+	}
+	r.t.Fatalf("%s: expression not modeled by this test", path)
+	return "", false
+}
+
+// uses runs a uses: step of the action the way the runner would, for the
+// actions it models: setup-go is skipped (Go is installed), actions/cache
+// restore and save copy the path to and from r.cacheDir/KEY.
+func (r *runner) uses(s step) (outputs map[string]string, what string) {
+	r.t.Helper()
+	with := map[string]string{}
+	for k, v := range s.With {
+		with[k] = r.eval(v)
+	}
+	entry := filepath.Join(r.cacheDir, with["key"])
+	switch {
+	case strings.HasPrefix(s.Uses, "actions/setup-go@"):
+		return nil, "skipped, Go is installed"
+	case strings.HasPrefix(s.Uses, "actions/cache/restore@"):
+		if with["key"] == "" || with["path"] == "" {
+			r.t.Fatalf("%s without key or path: %v", s.Uses, with)
+		}
+		if _, err := os.Stat(entry); err != nil {
+			return map[string]string{"cache-hit": "false"}, "cache miss"
+		}
+		copyDir(r.t, entry, with["path"])
+		return map[string]string{"cache-hit": "true", "cache-matched-key": with["key"]}, "cache hit"
+	case strings.HasPrefix(s.Uses, "actions/cache/save@"):
+		if _, err := os.Stat(entry); err == nil {
+			return nil, "already cached"
+		}
+		copyDir(r.t, with["path"], entry)
+		return nil, "saved"
+	}
+	r.t.Fatalf("uses: %s is not modeled by this test", s.Uses)
+	return nil, ""
+}
+
+// copyDir copies the files of directory from into to (created), keeping modes.
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	if err := os.MkdirAll(to, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("cp", "-pR", from+"/.", to).CombinedOutput(); err != nil {
+		t.Fatalf("cp %s %s: %v\n%s", from, to, err, out)
+	}
 }
 
 // baseEnv is this process's environment without anything of a real runner.
@@ -277,15 +350,27 @@ func (r *runner) use(ctx context.Context, inputs map[string]string) {
 	r.inputs, r.stepOutputs, r.failedStep, r.exitCode = inputs, map[string]map[string]string{}, "", 0
 	r.stdout.Reset()
 	r.stderr.Reset()
+	r.steps = nil
 	for i, s := range r.action.Runs.Steps {
-		if s.Uses != "" {
-			r.t.Logf("step %d (%s): uses %s: skipped, Go is installed", i+1, s.Name, s.Uses)
+		if s.WorkingDirectory != "" {
+			r.t.Fatalf("step %d (%s): working-directory: is not modeled by this test", i+1, s.Name)
+		}
+		start := time.Now()
+		if s.If != "" && !evalCondition(r.t, s.If, false, r.lookup) {
+			r.steps = append(r.steps, stepTime{s.Name, "skipped", 0})
 			continue
 		}
-		if s.If != "" || s.WorkingDirectory != "" {
-			r.t.Fatalf("step %d (%s): if: and working-directory: on run steps are not modeled by this test", i+1, s.Name)
+		if s.Uses != "" {
+			out, what := r.uses(s)
+			if s.ID != "" {
+				r.stepOutputs[s.ID] = out
+			}
+			r.t.Logf("step %d (%s): uses %s: %s", i+1, s.Name, s.Uses, what)
+			r.steps = append(r.steps, stepTime{s.Name, what, time.Since(start)})
+			continue
 		}
 		code := r.runStep(ctx, i, s)
+		r.steps = append(r.steps, stepTime{s.Name, "ran", time.Since(start)})
 		if code != 0 {
 			r.failedStep, r.exitCode = s.Name, code
 			break
@@ -315,7 +400,9 @@ func (r *runner) runStep(ctx context.Context, i int, s step) int {
 	env = append(env, "PATH="+path, "CI=true", "GITHUB_ACTIONS=true",
 		"GITHUB_WORKSPACE="+r.workspace, "GITHUB_ACTION_PATH="+r.repo,
 		"GITHUB_OUTPUT="+output, "GITHUB_STEP_SUMMARY="+r.summary,
-		"GITHUB_PATH="+r.pathFile, "GITHUB_ENV="+r.envFile, "RUNNER_TEMP="+r.runnerTemp)
+		"GITHUB_PATH="+r.pathFile, "GITHUB_ENV="+r.envFile, "RUNNER_TEMP="+r.runnerTemp,
+		"GITHUB_SERVER_URL="+r.serverURL, "RUNNER_OS="+runnerOS(), "RUNNER_ARCH="+runnerArch())
+	env = append(env, r.extraEnv...)
 	env = append(env, r.callerEnv...)
 	for k, v := range s.Env {
 		env = append(env, k+"="+r.eval(v))
@@ -347,6 +434,24 @@ func (r *runner) runStep(ctx context.Context, i int, s step) int {
 		r.extraPath = slices.Insert(r.extraPath, 0, p) // later lines come first
 	}
 	return code
+}
+
+// runnerOS and runnerArch are RUNNER_OS and RUNNER_ARCH for this machine.
+func runnerOS() string {
+	switch runtime.GOOS {
+	case "darwin":
+		return "macOS"
+	case "windows":
+		return "Windows"
+	}
+	return "Linux"
+}
+
+func runnerArch() string {
+	if runtime.GOARCH == "arm64" {
+		return "ARM64"
+	}
+	return "X64"
 }
 
 // parseOutputs reads a GITHUB_OUTPUT file: name=value lines and

@@ -245,19 +245,25 @@ func (j *jobRun) interpolate(s string) string {
 	})
 }
 
-// condition evaluates an if:, with the implicit success() GitHub adds when
-// it names no status function.
+// condition evaluates an if: for the job.
 func (j *jobRun) condition(cond string) bool {
+	return evalCondition(j.t, cond, j.failed, j.lookup)
+}
+
+// evalCondition evaluates an if:, with the implicit success() GitHub adds
+// when it names no status function; failed says whether a step failed.
+func evalCondition(t *testing.T, cond string, failed bool, lookup func(string) (string, bool)) bool {
+	t.Helper()
 	cond = strings.TrimSpace(cond)
 	if m := regexp.MustCompile(`^\$\{\{\s*(.*?)\s*\}\}$`).FindStringSubmatch(cond); m != nil {
 		cond = m[1]
 	}
 	if cond == "" {
-		return !j.failed
+		return !failed
 	}
-	v := truthy(j.eval(cond))
+	v := truthy(evalExpr(t, cond, failed, lookup))
 	if !regexp.MustCompile(`\b(success|failure|always|cancelled)\(\)`).MatchString(cond) {
-		v = v && !j.failed
+		v = v && !failed
 	}
 	return v
 }
@@ -293,30 +299,35 @@ var exprTokenRE = regexp.MustCompile(`\s*(?:('(?:[^']|'')*')|(==|!=|&&|\|\||!|\(
 // uses: context paths, 'strings', true/false, ==, !=, !, &&, ||, parentheses
 // and the status functions. == compares strings case-insensitively, with
 // null as ” (GitHub's coercion for these operands).
-func (j *jobRun) eval(expr string) exprValue {
+func (j *jobRun) eval(expr string) exprValue { return evalExpr(j.t, expr, j.failed, j.lookup) }
+
+func evalExpr(t *testing.T, expr string, failed bool, lookup func(string) (string, bool)) exprValue {
+	t.Helper()
 	var toks []string
 	rest := expr
 	for strings.TrimSpace(rest) != "" {
 		m := exprTokenRE.FindStringSubmatchIndex(rest)
 		if m == nil || m[0] != 0 {
-			j.t.Fatalf("expression %q: cannot parse at %q", expr, rest)
+			t.Fatalf("expression %q: cannot parse at %q", expr, rest)
 		}
 		toks = append(toks, strings.TrimSpace(rest[:m[1]]))
 		rest = rest[m[1]:]
 	}
-	p := &exprParser{j: j, toks: toks, expr: expr}
+	p := &exprParser{t: t, failed: failed, lookup: lookup, toks: toks, expr: expr}
 	v := p.or()
 	if p.pos != len(toks) {
-		j.t.Fatalf("expression %q: unexpected %q", expr, toks[p.pos])
+		t.Fatalf("expression %q: unexpected %q", expr, toks[p.pos])
 	}
 	return v
 }
 
 type exprParser struct {
-	j    *jobRun
-	toks []string
-	pos  int
-	expr string
+	t      *testing.T
+	failed bool
+	lookup func(string) (string, bool)
+	toks   []string
+	pos    int
+	expr   string
 }
 
 func (p *exprParser) peek() string {
@@ -370,7 +381,7 @@ func (p *exprParser) unary() exprValue {
 		p.pos++
 		v := p.or()
 		if p.peek() != ")" {
-			p.j.t.Fatalf("expression %q: missing )", p.expr)
+			p.t.Fatalf("expression %q: missing )", p.expr)
 		}
 		p.pos++
 		return v
@@ -382,10 +393,10 @@ func (p *exprParser) unary() exprValue {
 		return tok == "true"
 	case tok == "success()":
 		p.pos++
-		return !p.j.failed
+		return !p.failed
 	case tok == "failure()":
 		p.pos++
-		return p.j.failed
+		return p.failed
 	case tok == "always()":
 		p.pos++
 		return true
@@ -394,12 +405,12 @@ func (p *exprParser) unary() exprValue {
 		return false
 	case tok != "" && !strings.HasSuffix(tok, "()") && strings.ContainsAny(tok[:1], "abcdefghijklmnopqrstuvwxyz"):
 		p.pos++
-		if v, ok := p.j.lookup(tok); ok {
+		if v, ok := p.lookup(tok); ok {
 			return v
 		}
 		return nil
 	}
-	p.j.t.Fatalf("expression %q: unexpected %q", p.expr, p.peek())
+	p.t.Fatalf("expression %q: unexpected %q", p.expr, p.peek())
 	return nil
 }
 
