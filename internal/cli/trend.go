@@ -245,7 +245,7 @@ func issueKey(rep trend.Report, base *baseline.File) (key, title string, ok bool
 	if base != nil {
 		blessed = base.BlessedAt.UTC().Format(time.RFC3339)
 	}
-	label := targetLabel(lead.Target, lead.Region)
+	label := results.Label(lead.Target, lead.Region)
 	return label + "/" + blessed, history.Clean(fmt.Sprintf("latgate: latency regression on %s (%s %s %s)", label, lead.Prompt, lead.Metric, lead.Stat)), true
 }
 
@@ -297,17 +297,10 @@ func summaryStat(s *results.Summary, stat string) float64 {
 	return history.Stats{N: s.N, P50: s.P50, P95: s.P95, P99: s.P99, Mean: s.Mean}.Stat(stat)
 }
 
-func targetLabel(name, region string) string {
-	if region != "" {
-		return name + "@" + region
-	}
-	return name
-}
-
 func baseProvenance(b *baseline.File) trend.Provenance {
 	p := trend.Provenance{At: b.BlessedAt, Commit: b.GitCommit, Version: b.Version, Runner: b.Runner, Endpoints: map[string]trend.Endpoint{}}
 	for _, t := range b.Targets {
-		p.Endpoints[targetLabel(t.Name, t.Region)] = trend.Endpoint{Models: t.ReturnedModels, Fingerprints: t.SystemFingerprints}
+		p.Endpoints[results.Label(t.Name, t.Region)] = trend.Endpoint{Models: t.ReturnedModels, Fingerprints: t.SystemFingerprints}
 	}
 	return p
 }
@@ -316,7 +309,7 @@ func recordProvenance(r history.Record) trend.Provenance {
 	runner := r.Runner
 	p := trend.Provenance{At: r.At, Commit: r.Commit, Version: r.Version, Runner: &runner, Endpoints: map[string]trend.Endpoint{}}
 	for _, t := range r.Targets {
-		p.Endpoints[targetLabel(t.Name, t.Region)] = trend.Endpoint{Models: t.ReturnedModels, Fingerprints: t.SystemFingerprints}
+		p.Endpoints[results.Label(t.Name, t.Region)] = trend.Endpoint{Models: t.ReturnedModels, Fingerprints: t.SystemFingerprints}
 	}
 	return p
 }
@@ -326,7 +319,7 @@ func resultsProvenance(env Env, cfg *config.Config, f *results.File) trend.Prove
 	runner := sanitizeRunner(runnerIdentity(env), sanitizer(env, cfg))
 	p := trend.Provenance{At: f.FinishedAt, Version: f.Version, Runner: &runner, Endpoints: map[string]trend.Endpoint{}}
 	for _, t := range f.Targets {
-		p.Endpoints[targetLabel(t.Name, t.Region)] = trend.Endpoint{Models: t.ReturnedModels, Fingerprints: t.SystemFingerprints}
+		p.Endpoints[results.Label(t.Name, t.Region)] = trend.Endpoint{Models: t.ReturnedModels, Fingerprints: t.SystemFingerprints}
 	}
 	return p
 }

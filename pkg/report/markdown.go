@@ -116,7 +116,7 @@ func howToRead(rep compare.Report) string {
 		"it is *ok* when the interval rules that out, *improved* when the whole interval lies as far below, and "+
 		"*inconclusive* when the interval straddles the tolerance or a side has too few requests for the statistic "+
 		"(p95 needs ≥%[3]d, p99 ≥%[4]d). *%[5]s* combines a target's prompts by the geometric mean of their ratios.",
-		conf, rep.Resamples, stats.MinSamples(0.95, rep.Confidence), stats.MinSamples(0.99, rep.Confidence), aggregateLabel)
+		conf, rep.Resamples, stats.Stat{P: 0.95}.Need(rep.Confidence), stats.Stat{P: 0.99}.Need(rep.Confidence), aggregateLabel)
 }
 
 // mdEscape makes text literal in Markdown, in a table cell or a list item:

@@ -56,7 +56,7 @@ func Measure(w io.Writer, f *results.File) error {
 // counts that came from chunks, retries and errors.
 func notes(t results.Target, run results.Run) []string {
 	var out []string
-	if need := stats.MinSamples(0.95, 0.95); run.Requests > 0 && run.Requests < need {
+	if need := (stats.Stat{P: 0.95}).Need(0.95); run.Requests > 0 && run.Requests < need {
 		out = append(out, fmt.Sprintf("per-prompt TTFT p95 from %d requests is not resolvable (needs %d for a distribution-free bound): read it as a rough value, or raise run.requests", run.Requests, need))
 	}
 	chunks := 0

@@ -42,10 +42,7 @@ func WallOf(f *results.File) *Wall {
 		w.Run = f.FinishedAt.Sub(f.StartedAt).Seconds()
 	}
 	for _, t := range f.Targets {
-		key := t.Name
-		if t.Region != "" {
-			key += "@" + t.Region
-		}
+		key := t.Label()
 		w.Targets[key] = t.WallMS / 1000
 		w.Prompts[key] = map[string]float64{}
 		for _, p := range t.Prompts {

@@ -12,6 +12,7 @@ import (
 	"github.com/jstemmer/go-junit-report/v2/junit"
 
 	"github.com/latgate/latgate/internal/numfmt"
+	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/trend"
 )
 
@@ -35,11 +36,7 @@ func (o TrendOptions) chart() int {
 }
 
 func seriesWhere(s trend.Series) string {
-	t := s.Target
-	if s.Region != "" {
-		t += "@" + s.Region
-	}
-	return t + "/" + s.Prompt + " " + s.Metric + " " + s.Stat
+	return results.Label(s.Target, s.Region) + "/" + s.Prompt + " " + s.Metric + " " + s.Stat
 }
 
 // runDate is a run's date as reports show it.
@@ -125,10 +122,7 @@ func TrendText(w io.Writer, rep trend.Report, warnings []string, opts TrendOptio
 			if n := len(s.Changes); n > 0 {
 				last = changeText(s, s.Changes[n-1])
 			}
-			t := s.Target
-			if s.Region != "" {
-				t += "@" + s.Region
-			}
+			t := results.Label(s.Target, s.Region)
 			v := string(s.Verdict)
 			if s.Verdict == trend.Regressed {
 				v = strings.ToUpper(v)
@@ -346,10 +340,7 @@ func TrendAnnotations(w io.Writer, rep trend.Report, warnings []string) error {
 func TrendJUnit(w io.Writer, rep trend.Report, warnings []string, opts TrendOptions) error {
 	suite := junit.Testsuite{Name: "latgate.trend"}
 	for _, s := range rep.Series {
-		name := strings.Join([]string{s.Target, s.Prompt, s.Metric, s.Stat}, " ")
-		if s.Region != "" {
-			name = strings.Join([]string{s.Target + "@" + s.Region, s.Prompt, s.Metric, s.Stat}, " ")
-		}
+		name := strings.Join([]string{results.Label(s.Target, s.Region), s.Prompt, s.Metric, s.Stat}, " ")
 		tc := junit.Testcase{Name: name, Classname: suite.Name, Time: "0.000"}
 		switch s.Verdict {
 		case trend.Regressed:
