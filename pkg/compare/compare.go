@@ -312,7 +312,7 @@ func Decide(c *Check) {
 	c.Need, c.NeedRequests = need(c.Stat, c.Metric, c.Confidence)
 	c.Threshold = 0
 	if c.Baseline > 0 {
-		c.Threshold = 1 + max(c.Tolerance.Rel, floorMS(c.Tolerance)/c.Baseline)
+		c.Threshold = Threshold(c.Tolerance.Rel, floorMS(c.Tolerance), c.Baseline)
 	}
 	finite := !math.IsNaN(c.Lo) && !math.IsNaN(c.Hi) && !math.IsInf(c.Hi, 0) && !math.IsInf(c.Lo, 0)
 	if !finite {
@@ -331,6 +331,17 @@ func Decide(c *Check) {
 		c.Verdict = Inconclusive
 	}
 	c.Reason = c.Summary()
+}
+
+// Threshold is τ, the ratio current/baseline beyond which a slowdown is a
+// regression: 1 + max(rel, floorMS/baselineMS), so a change smaller than
+// the floor never is one; 1 + rel when the baseline is not positive. The
+// nightly trend analysis holds its change points to the same rule.
+func Threshold(rel, floorMS, baselineMS float64) float64 {
+	if baselineMS > 0 && floorMS/baselineMS > rel {
+		return 1 + floorMS/baselineMS
+	}
+	return 1 + rel
 }
 
 // need returns the fewest values (requests; for itl, gaps) each side needs

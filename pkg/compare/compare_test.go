@@ -440,3 +440,20 @@ func TestLostMetricWarns(t *testing.T) {
 		t.Errorf("no warning about the lost metric: %q", r.Warnings)
 	}
 }
+
+func TestThreshold(t *testing.T) {
+	tests := []struct {
+		rel, floor, base, want float64
+	}{
+		{0.15, 20, 400, 1.15},  // the relative tolerance rules
+		{0.15, 20, 50, 1.4},    // the floor rules: 20 ms of 50
+		{0.15, 0, 400, 1.15},   // no floor
+		{0.15, 20, 0, 1.15},    // no baseline: the relative tolerance
+		{0.25, 100, 400, 1.25}, // equal: either
+	}
+	for _, tt := range tests {
+		if got := Threshold(tt.rel, tt.floor, tt.base); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("Threshold(%v, %v, %v) = %v, want %v", tt.rel, tt.floor, tt.base, got, tt.want)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/history"
 )
 
@@ -89,13 +90,9 @@ type SeriesSpec struct {
 }
 
 // Limit is τ, the ratio beyond which a level above ref is a regression:
-// 1 + max(tolerance, floor/ref), as the gate computes it.
+// compare.Threshold, the gate's own rule.
 func (s SeriesSpec) Limit(ref float64) float64 {
-	rel := s.Tolerance
-	if ref > 0 && s.FloorMS/ref > rel {
-		rel = s.FloorMS / ref
-	}
-	return 1 + rel
+	return compare.Threshold(s.Tolerance, s.FloorMS, ref)
 }
 
 // Point is one run's value of a series.
