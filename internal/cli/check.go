@@ -162,7 +162,7 @@ func runCheck(ctx context.Context, env Env, opts checkOptions) (err error) {
 	bp := baseProvenance(base)
 	now := time.Now()
 	rep.Warnings = append(rep.Warnings, trend.Staleness(bp, resultsProvenance(env, cfg, f), cfg.Gate.MaxBaselineAge, now)...)
-	ropts := report.Options{Strict: opts.Strict, BaselinePath: basePath + " (" + trend.Blessed(bp, now) + ")", Results: "this run", Wall: report.WallOf(f)}
+	ropts := report.Options{Strict: opts.Strict, BaselinePath: basePath, Blessed: trend.Blessed(bp, now), Results: "this run", Wall: report.WallOf(f)}
 	if err := publish(env, rep, opts.gateFlags, ropts, locator(cfg)); err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/report"
 	"github.com/latgate/latgate/pkg/results"
+	"github.com/latgate/latgate/pkg/trend"
 )
 
 type compareOptions struct {
@@ -110,7 +111,12 @@ func runCompare(env Env, opts compareOptions) (err error) {
 		return err
 	}
 	rep := compare.Compare(baseSide, curSide, gate)
-	if err := publish(env, rep, opts.gateFlags, report.Options{Strict: opts.Strict, BaselinePath: opts.Baseline, Results: opts.Results, Wall: report.WallOf(f)}, locator(cfg)); err != nil {
+	// Staleness and comparability, counted to when the results were measured
+	// (so the same files give the same report).
+	bp := baseProvenance(base)
+	rep.Warnings = append(rep.Warnings, trend.Staleness(bp, fileProvenance(f), gate.MaxBaselineAge, f.FinishedAt)...)
+	ropts := report.Options{Strict: opts.Strict, BaselinePath: opts.Baseline, Blessed: trend.BlessedBefore(bp, f.FinishedAt), Results: opts.Results, Wall: report.WallOf(f)}
+	if err := publish(env, rep, opts.gateFlags, ropts, locator(cfg)); err != nil {
 		return err
 	}
 	return gateOutcome(rep, opts.Strict)

@@ -314,10 +314,19 @@ func recordProvenance(r history.Record) trend.Provenance {
 	return p
 }
 
-// resultsProvenance is a run's provenance, for check's staleness warnings.
+// resultsProvenance is this run's provenance, for check's staleness
+// warnings: the results file's, and the runner it is running on.
 func resultsProvenance(env Env, cfg *config.Config, f *results.File) trend.Provenance {
+	p := fileProvenance(f)
 	runner := sanitizeRunner(runnerIdentity(env), sanitizer(env, cfg))
-	p := trend.Provenance{At: f.FinishedAt, Version: f.Version, Runner: &runner, Endpoints: map[string]trend.Endpoint{}}
+	p.Runner = &runner
+	return p
+}
+
+// fileProvenance is what a results file says of where and with what it
+// measured (not the runner: a results file does not record it).
+func fileProvenance(f *results.File) trend.Provenance {
+	p := trend.Provenance{At: f.FinishedAt, Version: f.Version, Endpoints: map[string]trend.Endpoint{}}
 	for _, t := range f.Targets {
 		p.Endpoints[results.Label(t.Name, t.Region)] = trend.Endpoint{Models: t.ReturnedModels, Fingerprints: t.SystemFingerprints}
 	}

@@ -61,6 +61,9 @@ func JUnit(w io.Writer, rep compare.Report, opts Options) error {
 		if opts.BaselinePath != "" {
 			suite.AddProperty("latgate.baseline", opts.BaselinePath)
 		}
+		if opts.Blessed != "" {
+			suite.AddProperty("latgate.baseline.blessed", opts.Blessed)
+		}
 		if opts.Results != "" {
 			suite.AddProperty("latgate.results", opts.Results)
 		}

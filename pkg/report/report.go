@@ -20,6 +20,10 @@ type Options struct {
 	// properties; either may be empty.
 	BaselinePath string
 	Results      string
+	// Blessed says when and where the baseline was blessed ("blessed
+	// 2026-11-01 03:00 UTC (23 days ago) at commit …"), for the provenance
+	// line and a JUnit property; empty leaves it out.
+	Blessed string
 	// Wall holds the wall times behind the JUnit time attributes; nil
 	// leaves them 0.
 	Wall *Wall
@@ -297,6 +301,9 @@ func plural(n int, one, many string) string {
 // provenance says what was compared and how, for the head of a report.
 func provenance(rep compare.Report, opts Options) string {
 	how := fmt.Sprintf("%s bootstrap intervals, %d resamples, seed %d", confPct(rep.Confidence), rep.Resamples, rep.Seed)
+	if opts.Blessed != "" && opts.BaselinePath != "" {
+		opts.BaselinePath += ", " + opts.Blessed
+	}
 	switch {
 	case opts.Results != "" && opts.BaselinePath != "":
 		return fmt.Sprintf("comparing %s with baseline %s: %s", opts.Results, opts.BaselinePath, how)

@@ -31,11 +31,19 @@ type Endpoint struct {
 }
 
 // Blessed describes when and where a baseline was blessed, for the head of
-// every report: "blessed 2026-11-01 (23 days ago) at commit c0ffee on Linux/X64 runner-1".
-func Blessed(b Provenance, now time.Time) string {
+// every report: "blessed 2026-11-01 03:00 UTC (23 days ago) at commit c0ffee
+// on Linux/X64 runner-1 by latgate v1.2.0". The age is counted to now; a
+// zero now leaves it out.
+func Blessed(b Provenance, now time.Time) string { return blessed(b, now, "ago") }
+
+// BlessedBefore is Blessed with the age counted to a run's time, for a
+// report on saved files: "(23 days before the run)".
+func BlessedBefore(b Provenance, run time.Time) string { return blessed(b, run, "before the run") }
+
+func blessed(b Provenance, ref time.Time, rel string) string {
 	s := "blessed " + b.At.UTC().Format("2006-01-02 15:04 MST")
-	if !now.IsZero() {
-		s += " (" + Age(now.Sub(b.At)) + ")"
+	if !ref.IsZero() {
+		s += " (" + Age(ref.Sub(b.At)) + " " + rel + ")"
 	}
 	if b.Commit != "" {
 		s += " at commit " + short(b.Commit)
@@ -49,17 +57,17 @@ func Blessed(b Provenance, now time.Time) string {
 	return s
 }
 
-// Age says how long ago in words: "5 hours ago", "23 days ago".
+// Age says how long in words: "5 hours", "23 days".
 func Age(d time.Duration) string {
 	switch {
 	case d < 0:
-		return "in the future: check the clock"
+		return "-" + Age(-d) + " (check the clocks)"
 	case d < 2*time.Hour:
-		return fmt.Sprintf("%d minutes ago", int(d.Minutes()))
+		return fmt.Sprintf("%d minutes", int(d.Minutes()))
 	case d < 48*time.Hour:
-		return fmt.Sprintf("%d hours ago", int(d.Hours()))
+		return fmt.Sprintf("%d hours", int(d.Hours()))
 	}
-	return fmt.Sprintf("%d days ago", int(math.Floor(d.Hours()/24)))
+	return fmt.Sprintf("%d days", int(math.Floor(d.Hours()/24)))
 }
 
 func short(c string) string {
@@ -78,7 +86,7 @@ func Staleness(base, cur Provenance, maxAge time.Duration, now time.Time) []stri
 	var out []string
 	if maxAge > 0 && !now.IsZero() && now.Sub(base.At) > maxAge {
 		out = append(out, fmt.Sprintf("the baseline is stale: %s, older than gate.max_baseline_age (%s); re-bless it (latgate bless) so the gate compares with today's endpoint",
-			Blessed(base, now), days(maxAge)))
+			blessed(base, now, "old"), days(maxAge)))
 	}
 	labels := make([]string, 0, len(cur.Endpoints))
 	for l := range cur.Endpoints {

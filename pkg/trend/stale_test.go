@@ -23,7 +23,7 @@ func TestStaleness(t *testing.T) {
 		want   []string // one fragment per warning, in order
 	}{
 		{"same everything, no age limit", Provenance{Version: "v1.2.0", Runner: r1, Endpoints: ep("gpt-a", "fp_1")}, 0, nil},
-		{"older than the limit", Provenance{}, 30 * 24 * time.Hour, []string{"the baseline is stale: blessed 2026-10-22 00:00 UTC (40 days ago) at commit 0123456789ab on Linux/X64 runner-1 by latgate v1.2.0, older than gate.max_baseline_age (30d)"}},
+		{"older than the limit", Provenance{}, 30 * 24 * time.Hour, []string{"the baseline is stale: blessed 2026-10-22 00:00 UTC (40 days old) at commit 0123456789ab on Linux/X64 runner-1 by latgate v1.2.0, older than gate.max_baseline_age (30d)"}},
 		{"within the limit", Provenance{}, 60 * 24 * time.Hour, nil},
 		{"model and fingerprint", Provenance{Endpoints: ep("gpt-b", "fp_2")}, 0, []string{"target primary: the endpoint now returns model gpt-b, the baseline was blessed with gpt-a", "system fingerprint changed since bless (fp_1 → fp_2)"}},
 		{"runner", Provenance{Runner: r2}, 0, []string{"measured on Linux/X64 runner-2, but the baseline on Linux/X64 runner-1"}},
