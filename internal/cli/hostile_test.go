@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,8 +35,10 @@ func hostile(r *http.Request) string {
 // hostileServer streams answers whose model, system_fingerprint and
 // finish_reason are hostile; every 40th request is a 500 with a hostile body
 // (under the default error budget), and while auth is set every request is a 401
-// with a hostile body. It records the request URLs it saw.
-func hostileServer(t *testing.T, auth *atomic.Bool) (*httptest.Server, *[]string) {
+// with a hostile body. It records the request URLs it saw; the returned
+// function reads them under the lock (a handler may still be running when
+// the test reads).
+func hostileServer(t *testing.T, auth *atomic.Bool) (*httptest.Server, func() []string) {
 	t.Helper()
 	var (
 		n    atomic.Int64
@@ -62,7 +65,11 @@ func hostileServer(t *testing.T, auth *atomic.Bool) (*httptest.Server, *[]string
 		fmt.Fprintf(w, "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":%s}]}\n\ndata: [DONE]\n\n", js(h))
 	}))
 	t.Cleanup(srv.Close)
-	return srv, &seen
+	return srv, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(seen)
+	}
 }
 
 // TestHostileEndpoint runs every command that writes against an endpoint
@@ -112,8 +119,8 @@ func TestHostileEndpoint(t *testing.T) {
 	step("check 401", ExitMeasurement, append([]string{"check", "--config", cfg, "--baseline", base}, reports("auth")...)...)
 
 	// The query string reached the endpoint on the request URL, after the path.
-	if len(*seen) == 0 || (*seen)[0] != "/v1/chat/completions?api-key="+queryKey {
-		t.Errorf("first request URL %q, want /v1/chat/completions?api-key=%s", (*seen)[0], queryKey)
+	if urls := seen(); len(urls) == 0 || urls[0] != "/v1/chat/completions?api-key="+queryKey {
+		t.Errorf("request URLs %q, want the first /v1/chat/completions?api-key=%s", urls, queryKey)
 	}
 	out.addFiles(t, dir)
 	for _, f := range []string{"summary.md", "output.txt", "measure.json", "baseline.json", "check.junit.xml", "check.md",
