@@ -122,7 +122,7 @@ func Main(ctx context.Context, args []string, env Env) (code int) {
 	err := app.RunContext(ctx, args)
 	code = exitCode(err)
 	if err != nil && !errors.Is(err, errRegression) {
-		fmt.Fprintf(env.Stderr, "latgate: %v\n", err)
+		fmt.Fprintf(env.Stderr, "latgate: %v%s\n", err, helpTopicSuggestion(app, err))
 	}
 	return code
 }
@@ -245,6 +245,19 @@ func commandNames(cmds []*ucli.Command) []string {
 		names = append(names, c.Names()...)
 	}
 	return names
+}
+
+// helpTopicSuggestion is "; did you mean "check"?" after urfave/cli's
+// "No help topic for 'chek'", else "".
+func helpTopicSuggestion(app *ucli.App, err error) string {
+	topic, ok := strings.CutPrefix(err.Error(), "No help topic for '")
+	if !ok {
+		return ""
+	}
+	if s := suggest.Closest(strings.TrimSuffix(topic, "'"), commandNames(app.Commands)); s != "" {
+		return fmt.Sprintf("; did you mean %q?", s)
+	}
+	return ""
 }
 
 // flagSuggestion is " ; did you mean --NAME?" for an unknown flag close to

@@ -26,6 +26,7 @@ func TestUsageErrors(t *testing.T) {
 		{"did you mean a command", []string{"chek"}, ExitUsage, `unknown command "chek"; did you mean "check"?`, ""},
 		{"did you mean a transposed command", []string{"blses"}, ExitUsage, `did you mean "bless"?`, ""},
 		{"no suggestion for nonsense", []string{"xyzzy"}, ExitUsage, `unknown command "xyzzy": see latgate --help`, ""},
+		{"did you mean a help topic", []string{"help", "chek"}, ExitUsage, "No help topic for 'chek'; did you mean \"check\"?", ""},
 		{"did you mean a flag", []string{"check", "--juint", "x.xml"}, ExitUsage, "-juint; did you mean --junit? (see latgate check --help)", ""},
 		{"did you mean a flag of compare", []string{"compare", "--confg", "x"}, ExitUsage, "did you mean --config?", ""},
 		{"did you mean an app flag", []string{"--verison"}, ExitUsage, "did you mean --version?", ""},

@@ -122,10 +122,12 @@ func nextSteps(dir string) string {
      api_key_env (the variable holding the key; never the key itself).
   3. Add the key as the repository secret OPENAI_API_KEY, and allow GitHub
      Actions to create pull requests (Settings > Actions > General).
-  4. Commit latgate.yaml and ` + workflow.Path + `, then run the
-     "latgate" workflow from the Actions tab: it measures on the CI runner and
-     opens a pull request with latgate.baseline.json. Merge it after review;
-     from then on every pull request is checked against it.
+  4. Commit latgate.yaml and ` + workflow.Path + ` in a pull request.
+     Its check passes without a baseline ("no baseline: nothing was gated")
+     and its job summary says how to bless the results it measured; or merge
+     and run the "latgate" workflow from the Actions tab, which measures on
+     the CI runner and opens a pull request with latgate.baseline.json.
+     From then on every pull request is checked against the baseline.
 `)
 	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
 		b.WriteString("\nNote: no .git here; GitHub runs workflows only from .github/workflows at the\nrepository root.\n")
