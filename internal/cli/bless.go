@@ -36,8 +36,10 @@ short PR diffs. Commit it; refresh it by review, never silently.
 
 The write is atomic (temp file, fsync, rename): a failed, interrupted or
 refused bless leaves the previous baseline byte-for-byte intact. bless
-refuses a partial run always, and, unless --force, a run whose error rate is
-over a target's max_error_rate or with too few samples for the gate.
+refuses always a partial run, and a baseline that check would refuse: values
+no run can have, or a prompt with too few samples for any check to decide
+(an empty prompt after every request failed); and, unless --force, a run
+whose error rate is over a target's max_error_rate.
 It prints what changed against the previous baseline.
 
 --from blesses a results file measured earlier (e.g. a CI artifact from
@@ -47,7 +49,7 @@ It prints what changed against the previous baseline.
 		Flags: append(runFlagDefs(),
 			&ucli.StringFlag{Name: "baseline", Aliases: []string{"b"}, Usage: "write the baseline to `FILE` (default: the config's baseline:, or latgate.baseline.json beside it)", TakesFile: true},
 			&ucli.StringFlag{Name: "from", Usage: "bless this results `FILE` instead of measuring", TakesFile: true},
-			&ucli.BoolFlag{Name: "force", Usage: "bless even over the error budget or with too few samples (never a partial run)"},
+			&ucli.BoolFlag{Name: "force", Usage: "bless even over the error budget (never a partial run, nor a baseline too thin to gate)"},
 		),
 		Action: func(c *ucli.Context) error {
 			if c.NArg() > 0 {
@@ -74,7 +76,10 @@ func runBless(ctx context.Context, env Env, opts blessOptions) error {
 	if err := plan.check(); err != nil {
 		return err
 	}
-	var f *results.File
+	var (
+		f      *results.File
+		forced error // the measurement failure --force blesses anyway
+	)
 	if opts.From != "" {
 		if f, err = results.Read(opts.From); err != nil {
 			return usageErr(err)
@@ -94,6 +99,7 @@ func runBless(ctx context.Context, env Env, opts blessOptions) error {
 			var ee *exitError
 			if errors.As(merr, &ee) && f != nil && !f.Partial && opts.Force && ee.code == ExitMeasurement && isBudget(merr) {
 				fmt.Fprintf(env.Stderr, "latgate: warning: %v (blessing anyway: --force)\n", merr)
+				forced = merr
 			} else {
 				return fmt.Errorf("%w; the baseline %s was not changed", merr, path)
 			}
@@ -112,6 +118,9 @@ func runBless(ctx context.Context, env Env, opts blessOptions) error {
 	}
 	if err := ctx.Err(); err != nil { // interrupted after measuring: still no bless
 		return measurementErr(fmt.Errorf("interrupted: the baseline %s was not changed", path))
+	}
+	if err := refuseUngateable(b, cfg.Gate, path, forced); err != nil {
+		return err
 	}
 	if err := baseline.Write(path, b); err != nil {
 		return usageErr(fmt.Errorf("writing the baseline: %w (the previous one is unchanged)", err))
@@ -200,15 +209,8 @@ func blessable(cfg *config.Config, f *results.File, force bool, env Env) error {
 	for _, t := range cfg.Targets {
 		budget[t.Name] = t.MaxErrorRate
 	}
-	// The fewest requests any gated statistic needs: below it the gate could
-	// decide nothing at all.
-	least := 0
-	for _, c := range cfg.Gate.Checks {
-		n := needOf(c.Stat, cfg.Gate.Confidence)
-		if least == 0 || n < least {
-			least = n
-		}
-	}
+	// Too few samples to gate at all is not here: it is compare.CannotGate's
+	// rule, which no --force overrides (refuseUngateable).
 	var problems, notes []string
 	for _, t := range f.Targets {
 		if b, ok := budget[t.Name]; ok && t.OverBudget(b) {
@@ -216,10 +218,6 @@ func blessable(cfg *config.Config, f *results.File, force bool, env Env) error {
 		}
 		for _, p := range t.Prompts {
 			n := len(p.Samples)
-			if n < least {
-				problems = append(problems, fmt.Sprintf("%s/%s: %d samples, the gate needs at least %d", t.Name, p.ID, n, least))
-				continue
-			}
 			for _, c := range cfg.Gate.Checks {
 				if need := needOf(c.Stat, cfg.Gate.Confidence); n < need && c.Metric != "itl" {
 					notes = append(notes, fmt.Sprintf("%s/%s: %s %s needs %d requests, has %d: it will be inconclusive", t.Name, p.ID, c.Metric, c.Stat, need, n))

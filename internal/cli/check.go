@@ -128,6 +128,9 @@ func runCheck(ctx context.Context, env Env, opts checkOptions) (err error) {
 	if err != nil {
 		return err
 	}
+	if err := refuseThin(basePath, base, cfg.Gate); err != nil {
+		return err
+	}
 	baseSide := side(base.Run, base.Targets)
 	if err := admit(basePath, baseSide, planned(cfg), opts.StrictBaseline); err != nil {
 		return err

@@ -96,6 +96,9 @@ func runCompare(env Env, opts compareOptions) (err error) {
 	if err != nil {
 		return err
 	}
+	if err := refuseThin(opts.Baseline, base, gate); err != nil {
+		return err
+	}
 	f, err := results.Read(opts.Results)
 	if err != nil {
 		return usageErr(err)

@@ -248,8 +248,8 @@ func TestEncodeRounding(t *testing.T) {
 			if bytes.Contains(data, []byte(":-0,")) || bytes.Contains(data, []byte(":-0}")) {
 				t.Errorf("output holds a negative zero")
 			}
-			back, err := Decode(data, "mem")
-			if err != nil {
+			var back File // the encoding, not the values: Decode would refuse some of these
+			if err := json.Unmarshal(data, &back); err != nil {
 				t.Fatal(err)
 			}
 			if got := tt.get(back.Targets[0].Prompts[0].Samples[0]); got != tt.want {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/latgate/latgate/internal/jsonerr"
 	"github.com/latgate/latgate/internal/jsonfile"
+	"github.com/latgate/latgate/pkg/results"
 )
 
 // Kinds of baseline problems, for errors.Is on an *Error. The CLI maps every
@@ -21,6 +22,7 @@ var (
 	ErrUnknownSchema = errors.New("not a latgate baseline")
 	ErrNewerSchema   = errors.New("baseline written by a newer latgate")
 	ErrIncomplete    = errors.New("baseline is missing required fields")
+	ErrInvalid       = errors.New("baseline holds values no run can have") // see results.ValidateData
 )
 
 // Error is a problem with a baseline file: what is wrong, where, and how to
@@ -79,6 +81,15 @@ func Decode(data []byte, name string) (*File, error) {
 	}
 	if problem := missing(&f); problem != "" {
 		return nil, fail(ErrIncomplete, problem, fixBless)
+	}
+	if path, line, dup := jsonerr.DuplicateKey(data); dup {
+		e := fail(ErrInvalid, "key "+path+" appears twice: a baseline latgate wrote never repeats a key", fixRestore)
+		e.Line, e.Col = line, 1
+		return nil, e
+	}
+	if err := results.ValidateData(f.Run, f.Targets, true); err != nil {
+		return nil, &Error{Path: name, Kind: ErrInvalid, Err: err,
+			Problem: err.Error() + " (the baseline was edited or damaged)", Fix: strings.ReplaceAll(fixRestore, "FILE", name)}
 	}
 	return &f, nil
 }

@@ -33,7 +33,7 @@ func FuzzDecode(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	kinds := []error{ErrNotFound, ErrUnreadable, ErrSyntax, ErrResultsFile, ErrUnknownSchema, ErrNewerSchema, ErrIncomplete}
+	kinds := []error{ErrNotFound, ErrUnreadable, ErrSyntax, ErrResultsFile, ErrUnknownSchema, ErrNewerSchema, ErrIncomplete, ErrInvalid}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		b, err := Decode(data, "fuzz.json")
 		if err != nil {

@@ -98,6 +98,15 @@ func Decode(data []byte, name string) (*File, error) {
 	if problem := missingFields(&f); problem != "" {
 		return nil, fail(ErrFileInvalid, problem, fixRerun)
 	}
+	if path, line, dup := jsonerr.DuplicateKey(data); dup {
+		e := fail(ErrFileInvalid, "key "+path+" appears twice: a file latgate wrote never repeats a key", "restore the file, or "+fixRerun)
+		e.Line, e.Col = line, 1
+		return nil, e
+	}
+	if err := ValidateData(f.Run, f.Targets, false); err != nil {
+		return nil, &FileError{Path: name, Kind: ErrFileInvalid, Err: err,
+			Problem: err.Error() + " (the file was edited or damaged)", Fix: "restore the file, or " + fixRerun}
+	}
 	return &f, nil
 }
 

@@ -1,0 +1,211 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// tamperConfig is a one-target, two-prompt config on the simulator.
+const tamperConfig = `targets:
+  - name: sim
+    base_url: "sim:fast"
+    model: sim
+    max_tokens: 8
+prompts:
+  - id: a
+    messages:
+      - {role: user, content: "Say hello."}
+  - id: b
+    messages:
+      - {role: user, content: "Say bye."}
+run:
+  requests: 12
+  warmup: 0
+  concurrency: 2
+`
+
+// editJSON decodes the JSON file at src, lets edit change it, and writes it
+// to dst.
+func editJSON(t *testing.T, src, dst string, edit func(m map[string]any)) {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	edit(m)
+	out, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// at walks a decoded JSON value: keys for objects, ints for arrays.
+func at(v any, path ...any) any {
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			v = v.(map[string]any)[k]
+		case int:
+			v = v.([]any)[k]
+		}
+	}
+	return v
+}
+
+// TestTamperedBaselineRefused: a gutted or tampered baseline never switches
+// the gate off. Against a run three times slower, every variant exits 2
+// naming the JSON path of the problem, before measuring, and leaves the
+// file byte-identical.
+func TestTamperedBaselineRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures")
+	}
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, tamperConfig)
+	good := filepath.Join(dir, "latgate.baseline.json")
+	if code, _, errs := run(t, nil, "bless", "--config", cfg, "--quiet"); code != ExitPass {
+		t.Fatalf("bless: exit %d\n%s", code, errs)
+	}
+	sample := func(m map[string]any, k int) map[string]any {
+		return at(m, "targets", 0, "prompts", 1, "samples", k).(map[string]any)
+	}
+	thin := func(m map[string]any) {
+		for j := range 2 {
+			p := at(m, "targets", 0, "prompts", j).(map[string]any)
+			p["samples"] = p["samples"].([]any)[:3]
+			p["requests"], p["errors"] = 3, 0
+			at(p, "metrics", "ttft").(map[string]any)["n"] = 3
+		}
+		at(m, "targets", 0).(map[string]any)["requests"] = 6
+		at(m, "targets", 0).(map[string]any)["errors"] = 0
+	}
+	tests := []struct {
+		name string
+		edit func(m map[string]any)
+		raw  func(s string) string // a textual edit instead
+		want string
+	}{
+		{"empty sample sets", func(m map[string]any) {
+			for j := range 2 {
+				at(m, "targets", 0, "prompts", j).(map[string]any)["samples"] = []any{}
+			}
+		}, nil, "targets[0].prompts[0]"},
+		{"negative sample", func(m map[string]any) { sample(m, 3)["ttft_ms"] = -5.0 }, nil, "targets[0].prompts[1].samples[3].ttft_ms: -5 ms cannot be"},
+		{"zero sample", func(m map[string]any) { sample(m, 3)["ttft_ms"] = 0.0 }, nil, "targets[0].prompts[1].samples[3].ttft_ms: 0 ms cannot be"},
+		{"absurd sample", func(m map[string]any) { sample(m, 3)["total_ms"] = 1e300 }, nil, "targets[0].prompts[1].samples[3].total_ms: 1e+300 ms is absurd"},
+		{"negative itl", func(m map[string]any) { sample(m, 0)["itl_ms"].([]any)[1] = -1.0 }, nil, "targets[0].prompts[1].samples[0].itl_ms[1]"},
+		{"first token after the end", func(m map[string]any) { sample(m, 2)["ttft_ms"] = 1e6 }, nil, "targets[0].prompts[1].samples[2].ttft_ms"},
+		{"inconsistent counts", func(m map[string]any) { at(m, "targets", 0, "prompts", 0).(map[string]any)["requests"] = 40 }, nil, "targets[0].prompts[0].requests: 40, but the prompt has 12 samples"},
+		{"run nulled", func(m map[string]any) { m["run"] = nil }, nil, "run.requests: 0 is out of range"},
+		{"concurrency zero", func(m map[string]any) { at(m, "run").(map[string]any)["concurrency"] = 0 }, nil, "run.concurrency: 0 is out of range"},
+		{"too few samples to gate", thin, nil, "targets[0].prompts[0] (sim/a) has 3 samples, and the gate needs at least 5"},
+		{"duplicate key", nil, func(s string) string {
+			return regexp.MustCompile(`"ttft_ms":\s*`).ReplaceAllStringFunc(s, func(k string) string { return `"ttft_ms": 1, ` + k })
+		}, "key targets[0].prompts[0].samples[0].ttft_ms appears twice"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			bad := filepath.Join(t.TempDir(), "baseline.json")
+			if tt.edit != nil {
+				editJSON(t, good, bad, tt.edit)
+			} else {
+				data, err := os.ReadFile(good)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(bad, []byte(tt.raw(string(data))), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before, _ := os.ReadFile(bad)
+			code, stdout, stderr := run(t, nil, "check", "--config", cfg, "--baseline", bad, "--quiet",
+				"--base-url", "sim:fast?ttft_factor=3")
+			if code != ExitUsage || !strings.Contains(stderr, tt.want) {
+				t.Errorf("check: exit %d, stderr %q; want 2 and %q", code, stderr, tt.want)
+			}
+			if strings.Contains(stdout, "PASS") || strings.Contains(stdout, "TTFT") {
+				t.Errorf("check measured or passed:\n%s", stdout)
+			}
+			res := filepath.Join(t.TempDir(), "r.json")
+			if code, _, errs := run(t, nil, "measure", "--config", cfg, "--quiet", "--out", res); code != ExitPass {
+				t.Fatalf("measure: exit %d\n%s", code, errs)
+			}
+			code, _, stderr = run(t, nil, "compare", "--config", cfg, bad, res)
+			if code != ExitUsage || !strings.Contains(stderr, tt.want) {
+				t.Errorf("compare: exit %d, stderr %q; want 2 and %q", code, stderr, tt.want)
+			}
+			if after, _ := os.ReadFile(bad); string(after) != string(before) {
+				t.Errorf("the baseline changed")
+			}
+		})
+	}
+}
+
+// TestBlessNeverWritesAnUngateableBaseline: bless --from a tampered results
+// file, and bless --force after every request failed, leave the good
+// baseline byte-identical and exit non-zero naming the problem.
+func TestBlessNeverWritesAnUngateableBaseline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures")
+	}
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, tamperConfig)
+	base := filepath.Join(dir, "latgate.baseline.json")
+	if code, _, errs := run(t, nil, "bless", "--config", cfg, "--quiet"); code != ExitPass {
+		t.Fatalf("bless: exit %d\n%s", code, errs)
+	}
+	good, _ := os.ReadFile(base)
+	res := filepath.Join(dir, "results.json")
+	if code, _, errs := run(t, nil, "measure", "--config", cfg, "--quiet", "--out", res); code != ExitPass {
+		t.Fatalf("measure: exit %d\n%s", code, errs)
+	}
+	tests := []struct {
+		name     string
+		edit     func(m map[string]any)
+		args     []string
+		wantCode int
+		want     string
+	}{
+		{"--from negative samples", func(m map[string]any) {
+			at(m, "targets", 0, "prompts", 0, "samples", 2).(map[string]any)["ttft_ms"] = -3.0
+		}, nil, ExitUsage, "targets[0].prompts[0].samples[2].ttft_ms: -3 ms cannot be"},
+		{"--from concurrency 0", func(m map[string]any) { at(m, "run").(map[string]any)["concurrency"] = 0 }, nil, ExitUsage, "run.concurrency: 0 is out of range"},
+		{"--from run null", func(m map[string]any) { m["run"] = nil }, nil, ExitUsage, "run.requests: 0 is out of range"},
+		{"--from --force, empty prompt", func(m map[string]any) {
+			p := at(m, "targets", 0, "prompts", 0).(map[string]any)
+			p["samples"], p["requests"], p["errors"] = []any{}, 0, 0
+			at(p, "metrics").(map[string]any)["ttft"] = nil
+			tg := at(m, "targets", 0).(map[string]any)
+			tg["requests"] = 12.0
+		}, []string{"--force"}, ExitUsage, "prompt \"a\" has no samples"},
+		{"--force after every request failed", nil, []string{"--force", "--base-url", "sim:fast?fault=500&fault_every=1"}, ExitMeasurement, "refusing to bless, even with --force"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := []string{"bless", "--config", cfg, "--quiet"}
+			if tt.edit != nil {
+				bad := filepath.Join(t.TempDir(), "bad.json")
+				editJSON(t, res, bad, tt.edit)
+				args = append(args, "--from", bad)
+			}
+			code, _, stderr := run(t, nil, append(args, tt.args...)...)
+			if code != tt.wantCode || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, tt.wantCode, tt.want)
+			}
+			if now, _ := os.ReadFile(base); string(now) != string(good) {
+				t.Errorf("the baseline was overwritten")
+			}
+		})
+	}
+}

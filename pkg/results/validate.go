@@ -1,0 +1,161 @@
+package results
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// Bounds of a run, shared by the config (which refuses more), the flags, and
+// the files (which a tampered or corrupted file could hold). Each is far
+// above any sensible run and keeps memory and time bounded.
+const (
+	// MaxRequests bounds measured requests per target × prompt (run.requests).
+	MaxRequests = 100_000
+	// MaxWarmup bounds unmeasured requests per target × prompt (run.warmup).
+	MaxWarmup = 10_000
+	// MaxConcurrency bounds requests in flight per target (run.concurrency).
+	MaxConcurrency = 1024
+	// MaxTokens bounds the tokens asked of one answer (max_tokens).
+	MaxTokens = 1 << 20
+	// MaxTimeoutMS bounds one request (run.timeout): one hour.
+	MaxTimeoutMS = 3_600_000
+	// MaxMS bounds any duration in a file: no request lasts a day.
+	MaxMS = 86_400_000
+)
+
+// DataError is a value in a results or baseline file that cannot be true of
+// a run: Path names it as a JSON path, such as
+// "targets[0].prompts[1].samples[3].ttft_ms".
+type DataError struct {
+	Path    string
+	Problem string
+}
+
+func (e *DataError) Error() string { return e.Path + ": " + e.Problem }
+
+// ValidateData checks the values of a run's settings and targets as data:
+// counts in range and consistent with each other (requests = samples +
+// errors, per prompt and per target; summaries over as many samples as
+// there are), and every duration finite, not negative, not absurd, and in
+// the order a stream makes them (ttfb ≤ ttft ≤ total). With needSamples,
+// every prompt must hold samples (a baseline's must: the gate recomputes
+// every verdict from them). It returns the first problem, a *DataError.
+func ValidateData(run Run, targets []Target, needSamples bool) error {
+	v := &validator{}
+	v.run(run)
+	for i, t := range targets {
+		v.target(fmt.Sprintf("targets[%d]", i), t, needSamples)
+	}
+	if v.err != nil {
+		return v.err
+	}
+	return nil
+}
+
+type validator struct{ err *DataError }
+
+func (v *validator) fail(path, format string, args ...any) {
+	if v.err == nil {
+		v.err = &DataError{Path: path, Problem: fmt.Sprintf(format, args...)}
+	}
+}
+
+func (v *validator) count(path string, n, least, most int) {
+	if n < least || n > most {
+		v.fail(path, "%d is out of range (%d to %d)", n, least, most)
+	}
+}
+
+func (v *validator) run(r Run) {
+	v.count("run.requests", r.Requests, 1, MaxRequests)
+	v.count("run.warmup", r.Warmup, 0, MaxWarmup)
+	v.count("run.concurrency", r.Concurrency, 1, MaxConcurrency)
+	if !(r.TimeoutMS > 0 && r.TimeoutMS <= MaxTimeoutMS) {
+		v.fail("run.timeout_ms", "%s is out of range (above 0, at most %d)", num(r.TimeoutMS), MaxTimeoutMS)
+	}
+}
+
+func (v *validator) target(path string, t Target, needSamples bool) {
+	requests, errs := 0, 0
+	for j, p := range t.Prompts {
+		pp := path + ".prompts[" + strconv.Itoa(j) + "]"
+		v.prompt(pp, p)
+		if needSamples && len(p.Samples) == 0 {
+			v.fail(pp+".samples", "prompt %q has no samples: nothing to compare with", p.ID)
+		}
+		requests += p.Requests
+		errs += p.Errors
+	}
+	if t.Requests != requests {
+		v.fail(path+".requests", "%d, but its prompts count %d requests", t.Requests, requests)
+	}
+	if t.Errors != errs {
+		v.fail(path+".errors", "%d, but its prompts count %d errors", t.Errors, errs)
+	}
+	if t.Requests > 0 && math.Abs(t.ErrorRate-float64(t.Errors)/float64(t.Requests)) > 1e-6 {
+		v.fail(path+".error_rate", "%s, but %d of %d requests failed", num(t.ErrorRate), t.Errors, t.Requests)
+	}
+	if !(t.MaxErrorRate >= 0 && t.MaxErrorRate <= 1) {
+		v.fail(path+".max_error_rate", "%s is not between 0 and 1", num(t.MaxErrorRate))
+	}
+}
+
+func (v *validator) prompt(path string, p Prompt) {
+	v.count(path+".requests", p.Requests, 0, MaxRequests)
+	v.count(path+".errors", p.Errors, 0, MaxRequests)
+	if p.Requests != len(p.Samples)+p.Errors {
+		v.fail(path+".requests", "%d, but the prompt has %d samples and %d errors", p.Requests, len(p.Samples), p.Errors)
+	}
+	if s := p.Metrics.TTFT; s != nil && s.N != len(p.Samples) {
+		v.fail(path+".metrics.ttft.n", "%d, but the prompt has %d samples", s.N, len(p.Samples))
+	}
+	for k, s := range p.Samples {
+		v.sample(path+".samples["+strconv.Itoa(k)+"]", s)
+	}
+}
+
+func (v *validator) sample(path string, s Sample) {
+	dur := func(name string, x float64, positive bool) {
+		switch {
+		case math.IsNaN(x) || math.IsInf(x, 0):
+			v.fail(path+"."+name, "%s is not a number of milliseconds", num(x))
+		case x < 0 || (positive && x == 0):
+			v.fail(path+"."+name, "%s ms cannot be: a duration is positive", num(x))
+		case x > MaxMS:
+			v.fail(path+"."+name, "%s ms is absurd (over a day)", num(x))
+		}
+	}
+	dur("ttfb_ms", s.TTFB, false) // 0 in files that did not record it
+	dur("ttft_ms", s.TTFT, true)
+	dur("total_ms", s.Total, true)
+	dur("tpot_ms", s.TPOT, false)
+	dur("max_stall_ms", s.MaxStall, false)
+	dur("at_ms", s.AtMS, false)
+	if s.HasContent {
+		dur("ttfct_ms", s.TTFCT, true)
+	}
+	for i, g := range s.ITL {
+		dur("itl_ms["+strconv.Itoa(i)+"]", g, false)
+	}
+	if v.err != nil {
+		return
+	}
+	const eps = 0.0015 // values are rounded to the microsecond
+	switch {
+	case s.TTFB > 0 && s.TTFB > s.TTFT+eps:
+		v.fail(path+".ttfb_ms", "%s ms is after ttft_ms %s ms: headers come before the first token", num(s.TTFB), num(s.TTFT))
+	case s.TTFT > s.Total+eps:
+		v.fail(path+".ttft_ms", "%s ms is after total_ms %s ms: the first token comes before the end", num(s.TTFT), num(s.Total))
+	case s.HasContent && (s.TTFCT < s.TTFT-eps || s.TTFCT > s.Total+eps):
+		v.fail(path+".ttfct_ms", "%s ms is not between ttft_ms and total_ms", num(s.TTFCT))
+	case !(s.TokensPerS >= 0) || math.IsInf(s.TokensPerS, 0):
+		v.fail(path+".tokens_per_s", "%s is not a rate", num(s.TokensPerS))
+	case s.OutputTokens < 0 || s.Chunks < 0 || s.Retries < 0:
+		v.fail(path, "output_tokens %d, chunks %d, retries %d: a count cannot be negative", s.OutputTokens, s.Chunks, s.Retries)
+	case len(s.ITL) > MaxTokens:
+		v.fail(path+".itl_ms", "%d gaps is absurd", len(s.ITL))
+	}
+}
+
+func num(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
