@@ -21,11 +21,12 @@ var sane = expect{Model: "stories260k", MaxTokens: 48, MinSamples: 2, MaxTTFTms:
 func saneFile(t *testing.T) *results.File {
 	t.Helper()
 	samples := []results.Sample{
-		{Seq: 0, TTFT: 6, ITL: []float64{1, 2}, OutputTokens: 48, TokenSource: "usage"},
-		{Seq: 1, TTFT: 7, ITL: []float64{1, 3}, OutputTokens: 30, TokenSource: "usage"},
+		{Seq: 0, TTFT: 6, Total: 9, ITL: []float64{1, 2}, OutputTokens: 48, TokenSource: "usage"},
+		{Seq: 1, TTFT: 7, Total: 11, ITL: []float64{1, 3}, OutputTokens: 30, TokenSource: "usage"},
 	}
 	return &results.File{
 		Schema: results.Schema,
+		Run:    results.Run{Requests: 2, Concurrency: 1, TimeoutMS: 60000},
 		Targets: []results.Target{{
 			Name:           "ollama",
 			Model:          "stories260k",
