@@ -20,6 +20,8 @@ func TestRecordedRoundTrip(t *testing.T) {
 	cur := side(prompt("a", simSamples(rng, p, 60)), prompt("b", simSamples(rng, p, 60)))
 	rep := Compare(base, cur, defaultGate())
 	f := &results.File{Schema: results.Schema, Run: cur.Run, Targets: cur.Targets}
+	f.Run.TimeoutMS = 60000 // a file holds what a run can have (results.ValidateData)
+	f.Targets[0].Requests = 120
 	data, err := jsonfile.Encode(Recorded{File: f, Comparison: &rep})
 	if err != nil {
 		t.Fatal(err)
