@@ -103,6 +103,9 @@ func runCompare(env Env, opts compareOptions) (err error) {
 	if err != nil {
 		return usageErr(err)
 	}
+	if f.Partial && f.GaveUp {
+		return measurementErr(fmt.Errorf("%s: the run gave up early (%s): compare a complete run", opts.Results, f.PartialReason))
+	}
 	if f.Partial {
 		return usageErr(fmt.Errorf("%s is a partial run (%s): compare a complete one", opts.Results, f.PartialReason))
 	}

@@ -170,14 +170,19 @@ func TestSimFaults(t *testing.T) {
 			if code != ExitMeasurement {
 				t.Fatalf("exit %d, want 3\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 			}
+			// Given up as soon as the budget (2 of 40) is out of reach, not
+			// after 20 failures. Requests already failing when the third
+			// failure cancelled the rest (at most concurrency-1) count too.
 			tg := f.Targets[0]
 			checkAccounting(t, tg)
-			if tg.ByClass[tt.class] != requests/2 || len(tg.Prompts[0].Samples) != requests/2 {
-				t.Errorf("errors %v, %d samples; want %d %s and %d samples", tg.ByClass, len(tg.Prompts[0].Samples), requests/2, tt.class, requests/2)
+			if n := tg.ByClass[tt.class]; n < 3 || n > 3+3 || tg.Errors != n || len(tg.Prompts[0].Samples) >= requests-3 || !f.Partial || !f.GaveUp {
+				t.Errorf("errors %v, %d samples, partial %v, gave up %v; want %s 3 to 6, fewer than %d samples, given up",
+					tg.ByClass, len(tg.Prompts[0].Samples), f.Partial, f.GaveUp, tt.class, requests-3)
 			}
-			want := fmt.Sprintf(`error budget exceeded: target "t": %d of %d requests failed (50.0%% > 5.0%% max_error_rate): %s %d`, requests/2, requests, tt.class, requests/2)
-			if !strings.Contains(stderr, want) {
-				t.Errorf("stderr lacks the breakdown %q:\n%s", want, stderr)
+			want := fmt.Sprintf(`target "t": gave up after %d of %d requests: the error budget can no longer be met: 3 measured requests failed, max_error_rate allows 2 of the %d planned (%s %d); the endpoint said: %s: `,
+				tg.Requests, requests, requests, tt.class, tg.ByClass[tt.class], tt.class)
+			if !strings.Contains(stderr, want) || !strings.Contains(stderr, tt.msg) {
+				t.Errorf("stderr lacks the breakdown %q and the endpoint's message %q:\n%s", want, tt.msg, stderr)
 			}
 		})
 	}
@@ -263,23 +268,26 @@ func TestRateLimitRetries(t *testing.T) {
 		}
 	})
 	t.Run("never clears", func(t *testing.T) {
-		cfg := faultConfig(t, t.TempDir(), "sim:fast?fault=429", 2, 2)
+		// One request at a time: 4 answers of HTTP 429 (3 retries), then a
+		// rate_limit failure; the next request's first 429 is the fifth in a
+		// row, which gives the target up instead of waiting out 100 requests.
+		cfg := faultConfig(t, t.TempDir(), "sim:fast?fault=429", 100, 1) // a budget of 5 failures
 		code, stdout, stderr, f := measured(t, nil, cfg)
 		if code != ExitMeasurement {
 			t.Fatalf("exit %d, want 3\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 		}
 		tg := f.Targets[0]
 		checkAccounting(t, tg)
-		if tg.ByClass[results.ErrRateLimit] != 2 || tg.Retries != 6 {
-			t.Errorf("errors %v, retries %d; want 2 rate_limit after 3 retries each", tg.ByClass, tg.Retries)
+		if tg.ByClass[results.ErrRateLimit] != 2 || tg.Retries != 3 || !f.GaveUp {
+			t.Errorf("errors %v, retries %d, gave up %v; want 2 rate_limit (3 retries, then 0) and given up", tg.ByClass, tg.Retries, f.GaveUp)
 		}
 		for _, fl := range tg.Prompts[0].Failures {
-			if fl.Retries != 3 || fl.Status != http.StatusTooManyRequests {
-				t.Errorf("failure %+v, want HTTP 429 after 3 retries", fl)
+			if fl.Status != http.StatusTooManyRequests {
+				t.Errorf("failure %+v, want HTTP 429", fl)
 			}
 		}
-		if !strings.Contains(stderr, "rate_limit 2") {
-			t.Errorf("stderr lacks the breakdown:\n%s", stderr)
+		if !strings.Contains(stderr, "5 answers in a row were HTTP 429") || !strings.Contains(stderr, "rate_limit 2") {
+			t.Errorf("stderr lacks why it gave up and the breakdown:\n%s", stderr)
 		}
 	})
 }
@@ -347,16 +355,19 @@ func TestUnreachable(t *testing.T) {
 			if el := time.Since(start); el > 20*time.Second {
 				t.Errorf("took %v for 3 requests that fail at once or time out after %s", el, tt.timeout)
 			}
+			// The first failure puts the 5% budget of 3 requests out of
+			// reach: the target is given up, not tried twice more.
 			tg := f.Targets[0]
 			checkAccounting(t, tg)
-			if tg.ByClass[tt.class] != 3 {
-				t.Fatalf("errors %v, want 3 %s", tg.ByClass, tt.class)
+			if tg.ByClass[tt.class] != 1 || tg.Requests != 1 {
+				t.Fatalf("errors %v of %d requests, want 1 %s of 1", tg.ByClass, tg.Requests, tt.class)
 			}
 			if fl := tg.Prompts[0].Failures[0]; !strings.Contains(fl.Message, tt.msg) {
 				t.Errorf("failure message %q lacks %q", fl.Message, tt.msg)
 			}
-			if want := tt.class + " 3"; !strings.Contains(stderr, "error budget exceeded") || !strings.Contains(stderr, want) {
-				t.Errorf("stderr lacks the breakdown %q:\n%s", want, stderr)
+			if want := tt.class + " 1"; !strings.Contains(stderr, "gave up after 1 of 3 requests: the error budget can no longer be met") ||
+				!strings.Contains(stderr, want) || !strings.Contains(stderr, tt.msg) {
+				t.Errorf("stderr lacks why it gave up, the breakdown %q and the message %q:\n%s", want, tt.msg, stderr)
 			}
 		})
 	}
@@ -471,7 +482,7 @@ func TestCheckErrorBudget(t *testing.T) {
 		if code != ExitMeasurement {
 			t.Fatalf("exit %d, want 3\nstdout:\n%s\nstderr:\n%s", code, got["stdout"], got["stderr"])
 		}
-		const want = `error budget exceeded: target "t": 20 of 40 requests failed (50.0% > 5.0% max_error_rate): server 20`
+		const want = `the error budget can no longer be met: 3 measured requests failed, max_error_rate allows 2 of the 40 planned (server 3); the endpoint said: server: HTTP 500`
 		for _, name := range []string{"stderr", "junit.xml", "report.md", "summary.md"} {
 			if !strings.Contains(got[name], want) {
 				t.Errorf("%s lacks %q:\n%s", name, want, got[name])

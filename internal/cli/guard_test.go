@@ -72,7 +72,7 @@ func TestCompareHoldsSavedRunsToTheBudget(t *testing.T) {
 		t.Fatalf("measure over budget: exit %d, want 3\n%s", code, errs)
 	}
 	code, out, errs := run(t, nil, "compare", "--config", cfg, filepath.Join(dir, "latgate.baseline.json"), res)
-	if code != ExitMeasurement || !strings.Contains(errs, "error budget exceeded") || strings.Contains(out, "PASS") {
+	if code != ExitMeasurement || !strings.Contains(errs, "the run gave up early") || !strings.Contains(errs, "error budget can no longer be met") || strings.Contains(out, "PASS") {
 		t.Errorf("compare: exit %d, stdout %q, stderr %q; want 3 and the budget breakdown", code, out, errs)
 	}
 }

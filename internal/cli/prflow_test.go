@@ -20,6 +20,15 @@ func TestPullRequestFlow(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measures for several seconds")
 	}
+	// The test is about pairing and labels, so the gate is TTFT P50 with a
+	// floor and ITL with floors the simulator's 4 ms gaps cannot cross even
+	// when -race on a loaded machine delays reads; a 1.6× TTFT (about +70 ms)
+	// still fails it.
+	gateConfig := gateConfig + `gate:
+  checks:
+    - {metric: ttft, stat: p50, tolerance: 15%, floor: 30ms}
+    - {metric: itl, stat: p50, tolerance: 50%, floor: 20ms}
+`
 	dir := t.TempDir()
 	cfg := writeConfig(t, dir, gateConfig)
 	basePath := filepath.Join(dir, "latgate.baseline.json")
@@ -129,8 +138,8 @@ func TestPullRequestFlow(t *testing.T) {
 				}
 			}
 		}
-		if rows != 4 {
-			t.Errorf("%d verdict rows for greeting, want 4 (ttft and itl at p50 and p95):\n%s", rows, out)
+		if rows != 2 {
+			t.Errorf("%d verdict rows for greeting, want 2 (ttft and itl p50):\n%s", rows, out)
 		}
 		contains(t, "stdout", out, "prompt greeting of target sim: edited since the baseline")
 		contains(t, "Markdown", read(t, md), "| edited |", "edited: greeting")
@@ -151,6 +160,9 @@ func TestPullRequestFlow(t *testing.T) {
 	t.Run("a removed prompt is reported", func(t *testing.T) {
 		i := strings.Index(gateConfig, "  - id: summarize")
 		j := strings.Index(gateConfig, "run:")
+		if i < 0 || j < i {
+			t.Fatal("gateConfig changed shape")
+		}
 		writeConfig(t, dir, gateConfig[:i]+gateConfig[j:])
 		defer writeConfig(t, dir, gateConfig)
 		code, out, errs := run(t, nil, "check", "--config", cfg, "--quiet")

@@ -143,6 +143,8 @@ func Run(ctx context.Context, opts Options) (*results.File, error) {
 	if err != nil {
 		f.Partial = true
 		f.PartialReason = err.Error()
+		var gu *GiveUpError
+		f.GaveUp = errors.As(err, &gu)
 	}
 	return f, err
 }
@@ -173,6 +175,7 @@ func runTarget(ctx context.Context, ep Endpoint, opts Options, runStart time.Tim
 		done    atomic.Int64
 		authErr atomic.Pointer[AuthError]
 	)
+	gu := newGiveUp(len(warm), len(meas), ep.MaxErrorRate)
 	outcomes := make([]outcome, len(meas))
 	ran := make([]bool, len(meas))
 	at := make([]float64, len(meas))
@@ -191,7 +194,7 @@ func runTarget(ctx context.Context, ep Endpoint, opts Options, runStart time.Tim
 				for i := range next {
 					j := jobs[i]
 					started := ms(time.Since(runStart))
-					o := c.do(ctx, msgs[j.prompt], opts, buf)
+					o := c.do(ctx, msgs[j.prompt], opts, buf, gu)
 					ended := ms(time.Since(runStart))
 					if o.failure != nil && o.failure.Class == results.ErrCanceled && ctx.Err() != nil {
 						continue // not a measurement: the run stopped under it
@@ -205,6 +208,9 @@ func runTarget(ctx context.Context, ep Endpoint, opts Options, runStart time.Tim
 					if o.failure != nil && o.failure.Class == results.ErrAuth {
 						authErr.CompareAndSwap(nil, &AuthError{Target: ep.Name, EnvVar: ep.APIKeyEnv, Status: o.failure.Status, Msg: o.failure.Message})
 						cancel()
+					}
+					if gu.finished(o.failure, !measured) {
+						cancel() // the run cannot succeed: stop now, with a report
 					}
 					ev := Progress{Target: ep.Name, Prompt: opts.Prompts[j.prompt].ID, Warmup: !measured,
 						Done: int(done.Add(1)), Total: total, Failure: o.failure, Sent: o.start, ResponseID: o.id}
@@ -242,6 +248,9 @@ func runTarget(ctx context.Context, ep Endpoint, opts Options, runStart time.Tim
 	if e := authErr.Load(); e != nil {
 		return t, e
 	}
+	if err := gu.err(ep.Name); err != nil {
+		return t, err
+	}
 	if err := ctx.Err(); err != nil {
 		return t, fmt.Errorf("%w: %d of %d requests to target %q done", ErrInterrupted, int(done.Load()), total, ep.Name)
 	}
@@ -274,12 +283,16 @@ func schedule(prompts, rounds int, order string, seed int64, measured bool) []jo
 }
 
 // do runs one request, retrying a 429 after Retry-After (or a jittered
-// exponential backoff), at most MaxRetries times. A retried request keeps the
-// timings of its last attempt and says how many retries it took.
-func (c *client) do(ctx context.Context, msgs []openai.ChatCompletionMessage, opts Options, buf []byte) outcome {
+// exponential backoff), at most MaxRetries times, and not once gu has given
+// the target up (every 429 answer counts toward its consecutive-failure
+// rule). A retried request keeps the timings of its last attempt and says how
+// many retries it took.
+func (c *client) do(ctx context.Context, msgs []openai.ChatCompletionMessage, opts Options, buf []byte, gu *giveUp) outcome {
 	for retry := 0; ; retry++ {
 		o := c.stream(ctx, msgs, opts.Run.Timeout, buf)
-		if o.failure == nil || o.failure.Class != results.ErrRateLimit || retry >= opts.MaxRetries {
+		limited := o.failure != nil && o.failure.Class == results.ErrRateLimit
+		stop := limited && gu != nil && gu.rateLimited(*o.failure)
+		if !limited || retry >= opts.MaxRetries || stop {
 			o.sample.Retries = retry
 			if o.failure != nil {
 				o.failure.Retries = retry

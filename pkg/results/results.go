@@ -36,10 +36,14 @@ type File struct {
 	ConfigHash string    `json:"config_hash"`
 	// Partial is true when the run stopped early (Ctrl-C, SIGTERM, fatal error):
 	// the samples are real but fewer than configured.
-	Partial       bool     `json:"partial,omitempty"`
-	PartialReason string   `json:"partial_reason,omitempty"`
-	Run           Run      `json:"run"`
-	Targets       []Target `json:"targets"`
+	Partial       bool   `json:"partial,omitempty"`
+	PartialReason string `json:"partial_reason,omitempty"`
+	// GaveUp is true when a partial run stopped because it could not succeed
+	// (every warmup request failed, a run of failures of one class, or the
+	// error budget out of reach): a measurement failure, not an interruption.
+	GaveUp  bool     `json:"gave_up,omitempty"`
+	Run     Run      `json:"run"`
+	Targets []Target `json:"targets"`
 	// The comparison `check --out` adds is not part of File: compare, which
 	// imports results, owns its type (compare.Recorded).
 }

@@ -1,0 +1,78 @@
+package measure
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/latgate/latgate/pkg/results"
+)
+
+// TestGiveUp feeds request outcomes to a target's tracker and checks after
+// which one it gives up, and why. Events, one rune each: '.' a measured
+// success, 'T' a measured timeout, 'S' a measured HTTP 5xx, 'L' one HTTP 429
+// answer (retried or final); lower case the same in warmup ('o' a success).
+func TestGiveUp(t *testing.T) {
+	r := strings.Repeat
+	tests := []struct {
+		name          string
+		warmup, meas  int
+		rate          float64
+		events        string
+		wantAt        int    // 1-based event that gives up; 0 for never
+		wantReasonHas string // in the reason
+	}{
+		{"every warmup request failed", 4, 100, 0.05, "ttss", 4, "every warmup request failed (4 of 4)"},
+		{"one warmup success keeps going", 4, 100, 0.05, "ssso" + r(".", 10), 0, ""},
+		{"five in a row of one class", 0, 100, 0.5, "TTTT.TTTTT", 10, "5 requests in a row failed with timeout"},
+		{"another class restarts the count", 0, 100, 0.5, "TTTTSSSSTTTT", 0, ""},
+		{"budget out of reach", 0, 40, 0.05, "S...S...S", 9, "error budget can no longer be met: 3 measured requests failed, max_error_rate allows 2 of the 40 planned"},
+		{"warmup failures are not in the budget", 2, 40, 0.05, "soS...S...", 0, ""},
+		{"429 storm: answers count, retried or not", 0, 100, 0.5, "LLLLL", 5, "5 answers in a row were HTTP 429"},
+		{"a success ends a 429 run", 0, 100, 0.5, "LLLL.LLLL", 0, ""},
+		{"the last request stops nothing", 0, 4, 0.25, "..SS", 0, ""},
+		{"one before the last does", 0, 4, 0.25, ".SS.", 3, "allows 1 of the 4 planned"},
+		{"a 100% budget is never out of reach", 0, 10, 1, "S.S.S.S.S.", 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := newGiveUp(tt.warmup, tt.meas, tt.rate)
+			at := 0
+			for i, e := range tt.events {
+				warm := e >= 'a' && e <= 'z'
+				var stop bool
+				switch e {
+				case '.', 'o':
+					stop = g.finished(nil, warm)
+				case 'L':
+					stop = g.rateLimited(results.Failure{Class: results.ErrRateLimit, Status: 429, Message: "HTTP 429: slow down"})
+				case 'T', 't':
+					stop = g.finished(&results.Failure{Class: results.ErrTimeout, Message: "timed out before the response headers"}, warm)
+				case 'S', 's':
+					stop = g.finished(&results.Failure{Class: results.ErrServer, Status: 500, Message: "HTTP 500: boom"}, warm)
+				default:
+					t.Fatalf("bad event %q", e)
+				}
+				if stop && at == 0 {
+					at = i + 1
+				}
+			}
+			if at != tt.wantAt {
+				t.Fatalf("gave up at event %d, want %d (err: %v)", at, tt.wantAt, g.err("t"))
+			}
+			err := g.err("t")
+			if tt.wantAt == 0 {
+				if err != nil {
+					t.Fatalf("err = %v, want nil", err)
+				}
+				return
+			}
+			ge, isGiveUp := err.(*GiveUpError)
+			if !isGiveUp || !strings.Contains(ge.Reason, tt.wantReasonHas) {
+				t.Fatalf("err = %v, want a *GiveUpError whose reason has %q", err, tt.wantReasonHas)
+			}
+			if !strings.Contains(err.Error(), "the endpoint said: ") {
+				t.Errorf("error %q does not quote the endpoint", err)
+			}
+		})
+	}
+}
