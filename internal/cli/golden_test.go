@@ -1,15 +1,13 @@
 package cli
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/latgate/latgate/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // TestCompareGolden pins the whole user-visible output of `latgate compare`
 // on saved files: stdout, JUnit and Markdown. compare is deterministic (a
@@ -47,14 +45,6 @@ func TestCompareGolden(t *testing.T) {
 		"junit.golden.xml": read(junit),
 		"report.golden.md": read(md),
 	} {
-		if *update {
-			if err := os.WriteFile(name, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if diff := cmp.Diff(read(name), got); diff != "" {
-			t.Errorf("%s mismatch (-want +got); run go test -run CompareGolden -update to accept:\n%s", name, diff)
-		}
+		golden.Check(t, name, []byte(got))
 	}
 }

@@ -3,9 +3,7 @@ package baseline
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,10 +11,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/latgate/latgate/internal/golden"
 	"github.com/latgate/latgate/pkg/results"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // fixture is a small baseline: 2 targets × 2 prompts × 3 samples, with values
 // carrying more decimals than a baseline keeps.
@@ -91,19 +88,7 @@ func TestEncodeGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "encode.golden.json")
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("Encode mismatch with %s (-want +got):\n%s", golden, diff)
-	}
+	golden.Check(t, filepath.Join("testdata", "encode.golden.json"), got)
 }
 
 func TestEncodeDeterministic(t *testing.T) {

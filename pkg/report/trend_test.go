@@ -6,10 +6,12 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/latgate/latgate/internal/golden"
 	"github.com/latgate/latgate/pkg/history"
 	"github.com/latgate/latgate/pkg/trend"
 )
@@ -69,7 +71,7 @@ func TestTrendGolden(t *testing.T) {
 			if err := tt.write(&buf); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tt.name, buf.Bytes())
+			golden.Check(t, filepath.Join("testdata", tt.name), buf.Bytes())
 		})
 	}
 	if rep.Verdict != trend.Regressed {
