@@ -165,9 +165,7 @@ func Append(path string, r Record, keep int) (AppendResult, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return AppendResult{}, err
 	}
-	lines := splitLines(old)
-	lines = append(lines, line[:len(line)-1])
-	lines, dropped := retain(lines, keep)
+	lines, dropped := appendLine(old, line, keep)
 	res := AppendResult{Bytes: len(line), Dropped: dropped}
 	for _, l := range lines {
 		if isRecord(l) {
@@ -197,6 +195,13 @@ func Trim(path string, keep int) (int, error) {
 		return 0, fmt.Errorf("history: %w", err)
 	}
 	return dropped, nil
+}
+
+// appendLine is Append without the file: the lines of old, then line (a
+// record with its newline), less what keep drops.
+func appendLine(old, line []byte, keep int) ([][]byte, int) {
+	lines := append(splitLines(old), line[:len(line)-1])
+	return retain(lines, keep)
 }
 
 // retain drops the lines before the keep-th newest record (malformed and
