@@ -31,7 +31,8 @@ func BenchmarkHistory1000(b *testing.B) {
 			m := map[string]history.Stats{}
 			for _, name := range []string{"ttfb", "ttft", "ttfct", "itl", "tpot", "total", "max_stall"} {
 				v := 100 * math.Exp(0.05*rng.NormFloat64())
-				m[name] = history.Stats{N: 60, P50: v, P95: 1.5 * v, P99: 1.8 * v, Mean: 1.1 * v}
+				us := func(x float64) float64 { return math.Round(x*1000) / 1000 } // as FromResults keeps them
+				m[name] = history.Stats{N: 60, P50: us(v), P95: us(1.5 * v), P99: us(1.8 * v), Mean: us(1.1 * v)}
 			}
 			r.Targets[0].Prompts = append(r.Targets[0].Prompts, history.Prompt{ID: fmt.Sprintf("prompt-%02d", p), Hash: "h", Metrics: m})
 		}
