@@ -17,6 +17,9 @@ type TuneOptions struct {
 	FalseAlarm float64
 }
 
+// MinTolerance is the smallest tolerance Tune proposes.
+const MinTolerance = 0.01
+
 // MinTuneRuns is the fewest runs a series needs for a proposal.
 const MinTuneRuns = 8
 
@@ -87,7 +90,9 @@ func Tune(records []history.Record, spec Spec, opts TuneOptions) TuneReport {
 		p.NowRate = exceed(math.Log(ss.Limit(p.Level)), sd)
 		// Round the tolerance up to a whole percent, the floor up to a
 		// readable number of ms; report the rate the rounded values give.
-		p.Tolerance = math.Ceil(100*(math.Exp(z*sd)-1)) / 100
+		// At least 1%: an endpoint that repeated itself exactly in the history
+		// would otherwise get a tolerance of 0.
+		p.Tolerance = max(MinTolerance, math.Ceil(100*(math.Exp(z*sd)-1))/100)
 		p.FloorMS = niceUp(p.Level * p.Tolerance)
 		lim := SeriesSpec{Tolerance: p.Tolerance, FloorMS: p.FloorMS}.Limit(p.Level)
 		p.Rate = exceed(math.Log(lim), sd)

@@ -65,3 +65,21 @@ func TestNiceUp(t *testing.T) {
 		}
 	}
 }
+
+func TestTuneConstantSeries(t *testing.T) {
+	values := make([]float64, 12)
+	for i := range values {
+		values[i] = 100
+	}
+	rep := Tune(recs(values...), Spec{Series: []SeriesSpec{ttftSpec(100)}}, TuneOptions{})
+	if len(rep.Proposals) != 1 {
+		t.Fatalf("%d proposals", len(rep.Proposals))
+	}
+	p := rep.Proposals[0]
+	if p.Tolerance != MinTolerance || p.FloorMS != 1 || p.Rate != 0 {
+		t.Errorf("a series that never moved: tolerance %v floor %v rate %v; want %v, 1 ms, 0", p.Tolerance, p.FloorMS, p.Rate, MinTolerance)
+	}
+	if few := Tune(recs(values[:5]...), Spec{Series: []SeriesSpec{ttftSpec(100)}}, TuneOptions{}); len(few.Skipped) != 1 {
+		t.Errorf("5 runs: not skipped: %+v", few)
+	}
+}
