@@ -82,7 +82,7 @@ func TestActionBinary(t *testing.T) {
 	bless := map[string]string{"command": "bless", "args": "--quiet"}
 
 	newR := func(t *testing.T, ref string) *runner {
-		r := newRunner(t, a, newWorkspace(t))
+		r := newRunner(t, a, wiringWorkspace(t))
 		r.actionRef, r.actionRepo, r.serverURL = ref, actionRepo, srv.URL
 		return r
 	}
@@ -225,7 +225,7 @@ func TestActionOverhead(t *testing.T) {
 	}
 	// Fill the action cache for the warm row.
 	{
-		r := newRunner(t, a, newWorkspace(t))
+		r := newRunner(t, a, wiringWorkspace(t))
 		r.actionRef, r.actionRepo, r.serverURL, r.cacheDir = "main", actionRepo, srv.URL, warmCache
 		r.use(ctx, map[string]string{"command": "bless", "args": "--quiet"})
 	}
@@ -234,7 +234,7 @@ func TestActionOverhead(t *testing.T) {
 	for _, sc := range scenarios {
 		var took []time.Duration
 		for run := range runs {
-			r := newRunner(t, a, newWorkspace(t))
+			r := newRunner(t, a, wiringWorkspace(t))
 			r.actionRef, r.actionRepo, r.serverURL = sc.ref, actionRepo, srv.URL
 			if sc.setup != nil {
 				sc.setup(r, run)

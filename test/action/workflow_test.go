@@ -689,6 +689,40 @@ func prEvent(head string, secrets map[string]string) event {
 		secrets: secrets, runID: 1001}
 }
 
+// workflowConfig is the config of the workflow and binary tests, which test
+// the wiring, not the gate: a check that regresses only when TTFT more than
+// doubles and grows by 50 ms, so a loaded machine cannot fail them (the
+// gate's own tests are elsewhere; TestActionAgainstSimulator rehearses a
+// regression through the action).
+const workflowConfig = `baseline: latgate.baseline.json
+targets:
+  - name: sim
+    base_url: "sim:fast?ttft=30ms"
+    model: sim
+    max_tokens: 16
+prompts:
+  - id: hello
+    messages:
+      - {role: user, content: "Say hello."}
+run:
+  requests: 30
+  warmup: 1
+  concurrency: 2
+gate:
+  checks:
+    - {metric: ttft, stat: p50, tolerance: 100%, floor: 50ms}
+`
+
+// wiringWorkspace is a workspace with workflowConfig.
+func wiringWorkspace(t *testing.T) string {
+	t.Helper()
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "latgate.yaml"), []byte(workflowConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}
+
 func newWorkspace(t *testing.T) string {
 	t.Helper()
 	ws := t.TempDir()
@@ -723,7 +757,7 @@ func TestWorkflowJobs(t *testing.T) {
 	key := map[string]string{"OPENAI_API_KEY": "sk-test-not-a-real-key"}
 
 	t.Run("pull request: checked, one sticky comment updated per run", func(t *testing.T) {
-		ws := newWorkspace(t)
+		ws := wiringWorkspace(t)
 		blessInto(ctx, t, ws)
 		var j *jobRun
 		for run, sha := range []string{"aaaaaaaaaaaa1111", "bbbbbbbbbbbb2222"} {
@@ -765,7 +799,7 @@ func TestWorkflowJobs(t *testing.T) {
 	})
 
 	t.Run("pull request comment can be turned off", func(t *testing.T) {
-		ws := newWorkspace(t)
+		ws := wiringWorkspace(t)
 		blessInto(ctx, t, ws)
 		ev := prEvent(thisRepo, key)
 		ev.extraArgs, ev.jobEnv = "--quiet", map[string]string{"LATGATE_PR_COMMENT": "false"}
@@ -780,7 +814,7 @@ func TestWorkflowJobs(t *testing.T) {
 	})
 
 	t.Run("fork without the secret: skipped with a notice, no comment", func(t *testing.T) {
-		ws := newWorkspace(t)
+		ws := wiringWorkspace(t)
 		blessInto(ctx, t, ws)
 		j := newJobRun(t, wf, "check", prEvent(forkRepo, nil), ws)
 		if !j.run(ctx) {
@@ -807,7 +841,7 @@ func TestWorkflowJobs(t *testing.T) {
 	})
 
 	t.Run("fork with a key (the simulator needs none): checked, but no comment", func(t *testing.T) {
-		ws := newWorkspace(t)
+		ws := wiringWorkspace(t)
 		blessInto(ctx, t, ws)
 		ev := prEvent(forkRepo, key)
 		ev.extraArgs = "--quiet"
@@ -826,7 +860,7 @@ func TestWorkflowJobs(t *testing.T) {
 
 	t.Run("the pull request that adds latgate: no baseline, passes, says how to bless", func(t *testing.T) {
 		requireCheckFlag(t, "--require-baseline")
-		ws := newWorkspace(t) // no baseline
+		ws := wiringWorkspace(t) // no baseline
 		ev := prEvent(thisRepo, key)
 		ev.extraArgs = "--quiet"
 		j := newJobRun(t, wf, "check", ev, ws)
@@ -855,7 +889,7 @@ func TestWorkflowJobs(t *testing.T) {
 
 	t.Run("nightly: --require-baseline", func(t *testing.T) {
 		ev := event{name: "schedule", repo: thisRepo, sha: "cccccccccccc", secrets: key, runID: 3000}
-		if j := newJobRun(t, wf, "check", ev, newWorkspace(t)); j.run(ctx) {
+		if j := newJobRun(t, wf, "check", ev, wiringWorkspace(t)); j.run(ctx) {
 			t.Error("the pull-request job ran on schedule")
 		}
 		nightly := wf.Jobs["nightly"]
@@ -865,7 +899,7 @@ func TestWorkflowJobs(t *testing.T) {
 		}
 		requireCheckFlag(t, "--require-baseline")
 
-		ws := newWorkspace(t) // the baseline is lost
+		ws := wiringWorkspace(t) // the baseline is lost
 		historyRemote(t, ws)
 		ev.extraArgs = "--quiet"
 		j := newJobRun(t, wf, "nightly", ev, ws)
