@@ -15,6 +15,7 @@ import (
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/report"
 	"github.com/latgate/latgate/pkg/results"
+	"github.com/latgate/latgate/pkg/trend"
 	"github.com/latgate/latgate/pkg/stats"
 )
 
@@ -128,6 +129,7 @@ func runBless(ctx context.Context, env Env, opts blessOptions) error {
 	fmt.Fprintln(env.Stdout)
 	switch {
 	case prevErr == nil:
+		fmt.Fprintf(env.Stdout, "replacing the baseline %s\n", trend.Blessed(baseProvenance(prev), time.Now()))
 		plan := compare.Pair(side(prev.Run, prev.Targets), side(b.Run, b.Targets))
 		if err := report.BlessChanges(env.Stdout, plan.Changes); err != nil {
 			return err

@@ -275,6 +275,11 @@ func TestStaleBaselineWarnings(t *testing.T) {
 			t.Errorf("check's report lacks %q:\n%s", want, out)
 		}
 	}
+	// bless says what it replaces: when and where the old baseline was blessed.
+	code, out, errs = run(t, env, "bless", "--config", cfg, "--quiet")
+	if code != ExitPass || !strings.Contains(out, "replacing the baseline blessed ") || !strings.Contains(out, "(45 days ago) on Linux/X64 runner-1") {
+		t.Errorf("bless exit %d; stdout does not say what it replaces:\n%s\n%s", code, out, errs)
+	}
 }
 
 func TestTuneCommand(t *testing.T) {
