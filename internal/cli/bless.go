@@ -15,8 +15,8 @@ import (
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/report"
 	"github.com/latgate/latgate/pkg/results"
-	"github.com/latgate/latgate/pkg/trend"
 	"github.com/latgate/latgate/pkg/stats"
+	"github.com/latgate/latgate/pkg/trend"
 )
 
 type blessOptions struct {
