@@ -19,7 +19,7 @@ func TestUsageErrors(t *testing.T) {
 		{"missing config", []string{"measure", "--config", "/nonexistent/latgate.yaml"}, ExitUsage, "no config at /nonexistent/latgate.yaml", ""},
 		{"stray argument", []string{"measure", "latgate.yaml"}, ExitUsage, "did you mean --config latgate.yaml", ""},
 		{"compare needs two files", []string{"compare", "a.json"}, ExitUsage, "BASELINE and RESULTS", ""},
-		{"negative requests", []string{"measure", "--config", "../../examples/latgate.yaml", "--requests", "-1"}, ExitUsage, "--requests must be at least 1, got -1", ""},
+		{"negative requests", []string{"measure", "--config", "../../examples/latgate.yaml", "--requests", "-1"}, ExitUsage, "--requests must be between 1 and 100000, got -1", ""},
 		{"bad sim profile", []string{"measure", "--config", "../../examples/latgate.yaml", "--base-url", "sim:nosuch"}, ExitUsage, "nosuch", ""},
 		{"version", []string{"version"}, ExitPass, "", "latgate version " + readBuild().String() + "\n"},
 		{"--version agrees", []string{"--version"}, ExitPass, "", "latgate version " + readBuild().String() + "\n"},

@@ -43,11 +43,16 @@ func TestRunFlagsValidated(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--requests", "0"}, "--requests must be at least 1, got 0"},
-		{[]string{"--concurrency", "0"}, "--concurrency must be at least 1, got 0"},
-		{[]string{"--warmup", "-3"}, "--warmup must be at least 0, got -3"},
-		{[]string{"--timeout", "0s"}, "--timeout must be positive, got 0s"},
-		{[]string{"--concurrency", "5000"}, "--concurrency must be at most 1024"},
+		{[]string{"--requests", "0"}, "--requests must be between 1 and 100000, got 0"},
+		{[]string{"--concurrency", "0"}, "--concurrency must be between 1 and 1024, got 0"},
+		{[]string{"--warmup", "-3"}, "--warmup must be between 0 and 10000, got -3"},
+		{[]string{"--timeout", "0s"}, "--timeout must be above 0 and at most 1h0m0s, got 0s"},
+		{[]string{"--timeout", "2h"}, "--timeout must be above 0 and at most 1h0m0s, got 2h0m0s"},
+		{[]string{"--concurrency", "5000"}, "--concurrency must be between 1 and 1024, got 5000"},
+		// Bounded: a clear error, never Go's out-of-memory crash.
+		{[]string{"--requests", "99999999999"}, "--requests must be between 1 and 100000, got 99999999999"},
+		{[]string{"--warmup", "99999999999"}, "--warmup must be between 0 and 10000, got 99999999999"},
+		{[]string{"--requests", "99999999999999999999999"}, "flag -requests: value out of range"},
 	}
 	for _, tt := range tests {
 		code, out, errs := run(t, nil, append([]string{"measure", "--config", cfg}, tt.args...)...)

@@ -57,22 +57,24 @@ func parseRunFlags(c *ucli.Context) runFlags {
 	return f
 }
 
-// apply validates the run overrides and sets them on cfg.
+// apply validates the run overrides against the bounds the config has
+// (package results holds them) and sets them on cfg.
 func (f runFlags) apply(cfg *config.Config) error {
-	check := func(name string, v *int, least int) error {
-		if v != nil && *v < least {
-			return usageErr(fmt.Errorf("--%s must be at least %d, got %d", name, least, *v))
+	check := func(name string, v *int, least, most int) error {
+		if v != nil && (*v < least || *v > most) {
+			return usageErr(fmt.Errorf("--%s must be between %d and %d, got %d", name, least, most, *v))
 		}
 		return nil
 	}
-	if err := errors.Join(check("requests", f.Requests, 1), check("warmup", f.Warmup, 0), check("concurrency", f.Concurrency, 1)); err != nil {
+	if err := errors.Join(
+		check("requests", f.Requests, 1, results.MaxRequests),
+		check("warmup", f.Warmup, 0, results.MaxWarmup),
+		check("concurrency", f.Concurrency, 1, config.MaxConcurrency),
+	); err != nil {
 		return err
 	}
-	if f.Timeout != nil && *f.Timeout <= 0 {
-		return usageErr(fmt.Errorf("--timeout must be positive, got %v", *f.Timeout))
-	}
-	if f.Concurrency != nil && *f.Concurrency > config.MaxConcurrency {
-		return usageErr(fmt.Errorf("--concurrency must be at most %d, got %d", config.MaxConcurrency, *f.Concurrency))
+	if f.Timeout != nil && (*f.Timeout <= 0 || *f.Timeout > config.MaxTimeout) {
+		return usageErr(fmt.Errorf("--timeout must be above 0 and at most %s, got %v", config.MaxTimeout, *f.Timeout))
 	}
 	if f.BaseURL != "" {
 		for i := range cfg.Targets {
@@ -84,6 +86,9 @@ func (f runFlags) apply(cfg *config.Config) error {
 	}
 	if f.Warmup != nil {
 		cfg.Run.Warmup = *f.Warmup
+	}
+	if msg := config.RunTooLarge(cfg.Run.Requests, cfg.Run.Warmup, len(cfg.Prompts)); msg != "" {
+		return usageErr(fmt.Errorf("%s (with --requests/--warmup)", msg))
 	}
 	if f.Concurrency != nil {
 		cfg.Run.Concurrency = *f.Concurrency

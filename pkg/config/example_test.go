@@ -33,5 +33,5 @@ gate:
 	// local llama3 requests: 60
 	// ttft p95: +20%, floor 30ms
 	// bad.yaml:2: prompts: empty; add at least one prompt, e.g. prompts: [{id: greeting, messages: [{role: user, content: "Say hello."}]}]
-	// bad.yaml:3: run.requests: must be > 0 (and at most 10000000), got -1; e.g. requests: 30
+	// bad.yaml:3: run.requests: must be between 1 and 100000, got -1; e.g. requests: 30
 }

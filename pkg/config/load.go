@@ -64,7 +64,12 @@ const (
 	DefaultBaseURL   = "https://api.openai.com/v1"
 	DefaultAPIKeyEnv = "OPENAI_API_KEY"
 	DefaultBaseline  = "latgate.baseline.json"
-	MaxConcurrency   = 1024
+	MaxConcurrency   = results.MaxConcurrency
+	// MaxTimeout bounds run.timeout (and --timeout).
+	MaxTimeout = time.Duration(results.MaxTimeoutMS) * time.Millisecond
+	// MaxRunRequests bounds the measured requests of one target
+	// (run.requests × prompts): memory holds an outcome for each.
+	MaxRunRequests = 1_000_000
 	// maxExtraNodes and maxExtraDepth bound extra_body (and so alias expansion).
 	maxExtraNodes = 10000
 	maxExtraDepth = 64
@@ -217,8 +222,20 @@ func (p *parser) parse(data []byte) *Config {
 	cfg.Targets = p.targets(root, get(m, "targets"))
 	cfg.Prompts = p.prompts(root, get(m, "prompts"))
 	cfg.Run = p.run(get(m, "run"))
+	if err := RunTooLarge(cfg.Run.Requests, cfg.Run.Warmup, len(cfg.Prompts)); err != "" {
+		p.fail(get(m, "run"), "run", "%s", err)
+	}
 	cfg.Gate = p.gate(get(m, "gate"), cfg.Prompts)
 	return cfg
+}
+
+// RunTooLarge says why (requests + warmup) per prompt × prompts is more than
+// one target may send (MaxRunRequests), or returns "".
+func RunTooLarge(requests, warmup, prompts int) string {
+	if n := requests + warmup; n > 0 && prompts > 0 && n > MaxRunRequests/prompts {
+		return fmt.Sprintf("(%d requests + %d warmup) × %d prompts is over the %d requests one target may send; lower run.requests or run.warmup", requests, warmup, prompts, MaxRunRequests)
+	}
+	return ""
 }
 
 // resolve makes a config-relative path usable from the working directory.

@@ -267,13 +267,13 @@ targets: [{name: a, base_url: sim}]
 prompts: [{id: p, messages: [{role: user, content: hi}]}]
 run:
   requests: 0
-`, []string{":4: run.requests:", "must be > 0", "requests: 30"}, nil},
+`, []string{":4: run.requests:", "must be between 1 and 100000", "requests: 30"}, nil},
 		{"negative warmup", `
 targets: [{name: a, base_url: sim}]
 prompts: [{id: p, messages: [{role: user, content: hi}]}]
 run:
   warmup: -1
-`, []string{":4: run.warmup:", "must be >= 0"}, nil},
+`, []string{":4: run.warmup:", "must be between 0 and 10000"}, nil},
 		{"zero concurrency", `
 targets: [{name: a, base_url: sim}]
 prompts: [{id: p, messages: [{role: user, content: hi}]}]
@@ -292,7 +292,38 @@ targets:
     base_url: sim
     max_tokens: -5
 prompts: [{id: p, messages: [{role: user, content: hi}]}]
-`, []string{":4: targets[0].max_tokens:", "must be > 0"}, nil},
+`, []string{":4: targets[0].max_tokens:", "must be between 1 and 1048576"}, nil},
+		{"absurd max_tokens", `
+targets:
+  - name: a
+    base_url: sim
+    max_tokens: 99999999999
+prompts: [{id: p, messages: [{role: user, content: hi}]}]
+`, []string{":4: targets[0].max_tokens:", "must be between 1 and 1048576, got 99999999999"}, nil},
+		{"absurd requests", `
+targets: [{name: a, base_url: sim}]
+prompts: [{id: p, messages: [{role: user, content: hi}]}]
+run:
+  requests: 99999999999
+`, []string{":4: run.requests:", "must be between 1 and 100000, got 99999999999"}, nil},
+		{"absurd warmup", `
+targets: [{name: a, base_url: sim}]
+prompts: [{id: p, messages: [{role: user, content: hi}]}]
+run:
+  warmup: 99999999
+`, []string{":4: run.warmup:", "must be between 0 and 10000, got 99999999"}, nil},
+		{"absurd timeout", `
+targets: [{name: a, base_url: sim}]
+prompts: [{id: p, messages: [{role: user, content: hi}]}]
+run:
+  timeout: 9999h
+`, []string{":4: run.timeout:", "at most 1h0m0s, got 9999h0m0s"}, nil},
+		{"too many requests in all", `
+targets: [{name: a, base_url: sim}]
+prompts: [{id: p, messages: [{role: user, content: hi}]}, {id: q, messages: [{role: user, content: hi}]}, {id: r, messages: [{role: user, content: hi}]}, {id: s, messages: [{role: user, content: hi}]}, {id: t, messages: [{role: user, content: hi}]}, {id: u, messages: [{role: user, content: hi}]}, {id: v, messages: [{role: user, content: hi}]}, {id: w, messages: [{role: user, content: hi}]}, {id: x, messages: [{role: user, content: hi}]}, {id: y, messages: [{role: user, content: hi}]}, {id: z, messages: [{role: user, content: hi}]}]
+run:
+  requests: 100000
+`, []string{":4: run:", "(100000 requests + 2 warmup) × 11 prompts is over the 1000000 requests one target may send"}, nil},
 		{"few resamples", `
 targets: [{name: a, base_url: sim}]
 prompts: [{id: p, messages: [{role: user, content: hi}]}]
@@ -316,7 +347,7 @@ targets: [{name: a, base_url: sim}]
 prompts: [{id: p, messages: [{role: user, content: hi}]}]
 run:
   timeout: 0s
-`, []string{":4: run.timeout:", "must be > 0"}, nil},
+`, []string{":4: run.timeout:", "must be above 0 and at most 1h0m0s"}, nil},
 		{"floor without unit", `
 targets: [{name: a, base_url: sim}]
 prompts: [{id: p, messages: [{role: user, content: hi}]}]

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/latgate/latgate/pkg/results"
 )
 
 // This file holds the run section of latgate.yaml: how many requests, how
@@ -21,8 +23,8 @@ func (p *parser) run(n *yaml.Node) Run {
 	}
 	if v := get(m, "requests"); v != nil {
 		if x, ok := p.integer(v, "run.requests", "30"); ok {
-			if x <= 0 || x > 1e7 {
-				p.fail(v, "run.requests", "must be > 0 (and at most 10000000), got %d; e.g. requests: 30", x)
+			if x <= 0 || x > results.MaxRequests {
+				p.fail(v, "run.requests", "must be between 1 and %d, got %d; e.g. requests: 30", results.MaxRequests, x)
 			} else {
 				r.Requests = int(x)
 			}
@@ -30,8 +32,8 @@ func (p *parser) run(n *yaml.Node) Run {
 	}
 	if v := get(m, "warmup"); v != nil {
 		if x, ok := p.integer(v, "run.warmup", "2"); ok {
-			if x < 0 || x > 1e7 {
-				p.fail(v, "run.warmup", "must be >= 0, got %d; e.g. warmup: 2 (0 disables warmup)", x)
+			if x < 0 || x > results.MaxWarmup {
+				p.fail(v, "run.warmup", "must be between 0 and %d, got %d; e.g. warmup: 2 (0 disables warmup)", results.MaxWarmup, x)
 			} else {
 				r.Warmup = int(x)
 			}
@@ -48,8 +50,8 @@ func (p *parser) run(n *yaml.Node) Run {
 	}
 	if v := get(m, "timeout"); v != nil {
 		if d, ok := p.duration(v, "run.timeout", "60s"); ok {
-			if d <= 0 {
-				p.fail(v, "run.timeout", "must be > 0, got %s; e.g. timeout: 60s", d)
+			if d <= 0 || d > MaxTimeout {
+				p.fail(v, "run.timeout", "must be above 0 and at most %s, got %s; e.g. timeout: 60s", MaxTimeout, d)
 			} else {
 				r.Timeout = d
 			}

@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/latgate/latgate/internal/sanitize"
+	"github.com/latgate/latgate/pkg/results"
 )
 
 // This file holds the targets section of latgate.yaml: names, base URLs,
@@ -113,8 +114,8 @@ func (p *parser) target(n *yaml.Node, path string) (Target, bool) {
 	}
 	if v := get(m, "max_tokens"); v != nil {
 		if x, ok := p.integer(v, path+".max_tokens", "64"); ok {
-			if x <= 0 || x > 1<<31 {
-				p.fail(v, path+".max_tokens", "must be > 0, got %d; e.g. max_tokens: 64 (the default)", x)
+			if x <= 0 || x > results.MaxTokens {
+				p.fail(v, path+".max_tokens", "must be between 1 and %d, got %d; e.g. max_tokens: 64 (the default)", results.MaxTokens, x)
 			}
 			t.MaxTokens = int(x)
 		}
