@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/results"
@@ -86,9 +87,17 @@ type Check struct {
 	GapsCur  int `json:"gaps_cur,omitempty"`
 	// Need is the fewest values (requests; for itl, gaps) each side needs for
 	// the statistic to be resolved; NeedRequests the fewest requests for itl.
-	Need         int     `json:"need"`
-	NeedRequests int     `json:"need_requests,omitempty"`
-	Verdict      Verdict `json:"verdict"`
+	Need         int `json:"need"`
+	NeedRequests int `json:"need_requests,omitempty"`
+	// Look is the 1-based look of a sequential design the interval belongs
+	// to, of Looks planned (both 0 for a fixed-sample comparison). Level is
+	// then the two-sided level of this look's interval, above Confidence so
+	// that the intervals of all planned looks hold together at Confidence
+	// (a repeated confidence interval; see Design).
+	Look  int     `json:"look,omitempty"`
+	Looks int     `json:"looks,omitempty"`
+	Level float64 `json:"level,omitempty"`
+	Verdict Verdict `json:"verdict"`
 	// Reason is Summary(): the verdict as one human sentence.
 	Reason string `json:"reason"`
 	// Labels name what changed since the baseline for this check (see
@@ -139,6 +148,14 @@ type job struct {
 // what has no baseline in Report.New. The same inputs and gate give the same
 // Report.
 func Compare(base, cur Side, gate config.Gate) Report {
+	return CompareSequential(base, cur, gate, FixedDesign())
+}
+
+// CompareSequential is Compare at one look of a sequential design: each
+// check's interval is the repeated confidence interval of the look its
+// current request count belongs to (see Design), so that deciding at any
+// look keeps the gate's error rates. With a single-look design it is Compare.
+func CompareSequential(base, cur Side, gate config.Gate, d Design) Report {
 	rep := Report{Seed: gate.Seed, Resamples: gate.Resamples, Confidence: gate.Confidence}
 	if rep.Confidence <= 0 || rep.Confidence >= 1 {
 		rep.Confidence = DefaultConfidence
@@ -179,7 +196,7 @@ func Compare(base, cur Side, gate config.Gate) Report {
 		}
 		tgroups := make([]group, len(checks))
 		for ci, pc := range checks {
-			tgroups[ci].tol = pc.c.Tolerance
+			tgroups[ci].tol = Resolvable(pc.c.Metric, pc.c.Tolerance)
 		}
 		for _, bp := range bt.Prompts {
 			cp, ok := curPrompts[bp.ID]
@@ -197,7 +214,7 @@ func Compare(base, cur Side, gate config.Gate) Report {
 					check: Check{
 						Target: bt.Name, Region: bt.Region, Prompt: bp.ID,
 						Metric: pc.c.Metric, Stat: pc.c.Stat, Confidence: conf,
-						Tolerance: gate.ToleranceFor(bp.ID, pc.c),
+						Tolerance: Resolvable(pc.c.Metric, gate.ToleranceFor(bp.ID, pc.c)),
 					},
 					spec: pc.spec, base: d[0], cur: d[1],
 					key: strings.Join([]string{bt.Name, bt.Region, bp.ID, pc.c.Metric, pc.c.Stat}, "\x00"),
@@ -209,13 +226,13 @@ func Compare(base, cur Side, gate config.Gate) Report {
 		groups = append(groups, tgroups...)
 	}
 
-	runJobs(jobs, rep.Resamples, gate.Seed, conf)
+	runJobs(jobs, rep.Resamples, gate.Seed, conf, d)
 	for _, j := range jobs {
 		rep.Checks = append(rep.Checks, j.check)
 	}
 	if gate.Aggregate {
 		for _, g := range groups {
-			if a, ok := aggregate(g, rep.Resamples, conf); ok {
+			if a, ok := aggregate(g, rep.Resamples, conf, d); ok {
 				rep.Aggregates = append(rep.Aggregates, a)
 			}
 		}
@@ -259,7 +276,7 @@ func (v Verdict) Fails(strict bool) bool {
 
 // runJobs bootstraps every job, in parallel over GOMAXPROCS workers. Each job
 // has its own random stream, so the outcome does not depend on scheduling.
-func runJobs(jobs []*job, resamples int, seed int64, conf float64) {
+func runJobs(jobs []*job, resamples int, seed int64, conf float64, d Design) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	workers := min(runtime.GOMAXPROCS(0), len(jobs))
@@ -271,16 +288,20 @@ func runJobs(jobs []*job, resamples int, seed int64, conf float64) {
 				if i >= len(jobs) {
 					return
 				}
-				jobs[i].run(resamples, seed, conf, scratch)
+				jobs[i].run(resamples, seed, conf, d, scratch)
 			}
 		})
 	}
 	wg.Wait()
 }
 
-func (j *job) run(resamples int, seed int64, conf float64, scratch []float64) {
+func (j *job) run(resamples int, seed int64, conf float64, d Design, scratch []float64) {
 	c := &j.check
 	c.NBase, c.NCur = j.base.requests(), j.cur.requests()
+	if d.Sequential() {
+		c.Look, c.Looks = d.Look(c.NCur)+1, len(d.Looks)
+		c.Level = d.Confidence(conf, c.NBase, c.Look-1)
+	}
 	if c.Metric == results.ITL {
 		c.GapsBase, c.GapsCur = len(j.base.vals), len(j.cur.vals)
 	}
@@ -295,7 +316,7 @@ func (j *job) run(resamples int, seed int64, conf float64, scratch []float64) {
 			j.reps = bootstrapRatios(j.base, j.cur, j.spec, resamples, seed, j.key)
 			j.aggregable = true
 			c.Ratio = c.Current / c.Baseline
-			c.Lo, c.Hi = percentileInterval(j.reps, scratch, conf)
+			c.Lo, c.Hi = percentileInterval(j.reps, scratch, c.level())
 		}
 	}
 	Decide(c)
@@ -366,7 +387,39 @@ func (c Check) resolved() bool {
 	return min(c.NBase, c.NCur) >= c.Need
 }
 
+// level is the two-sided level of the check's interval: Level at a
+// sequential look, else Confidence.
+func (c Check) level() float64 {
+	if c.Level > 0 {
+		return c.Level
+	}
+	return c.Confidence
+}
+
 func floorMS(t config.Tolerance) float64 { return float64(t.Floor) / 1e6 }
+
+// Resolution is latgate's timing resolution for a metric: a change smaller
+// than this is never a regression, whatever the floor says. It is several
+// times the stamp error measured against the simulator's own clock (docs/
+// performance.md: TTFT P50 off by 0.014 ms at concurrency 1, 0.175 ms at
+// 64; `latgate selftest` measures it on a runner): 1 ms for whole-request
+// times, 0.25 ms for a token gap.
+func Resolution(metric string) time.Duration {
+	switch metric {
+	case results.ITL, results.TPOT:
+		return 250 * time.Microsecond
+	}
+	return time.Millisecond
+}
+
+// Resolvable returns t with its floor raised to the metric's Resolution: the
+// tolerance the gate applies. A floor left unset (0) is the resolution, so
+// the default gate scales with the endpoint: on a 5 ms TTFT a doubling is a
+// regression, on a 400 ms TTFT the relative tolerance rules.
+func Resolvable(metric string, t config.Tolerance) config.Tolerance {
+	t.Floor = max(t.Floor, Resolution(metric))
+	return t
+}
 
 // group is one target × check across prompts, with the check's own tolerance.
 type group struct {
@@ -376,7 +429,7 @@ type group struct {
 
 // aggregate combines a target × check group across prompts; ok is false when
 // fewer than two prompts have data on both sides.
-func aggregate(g group, resamples int, conf float64) (Check, bool) {
+func aggregate(g group, resamples int, conf float64, d Design) (Check, bool) {
 	var use []*job
 	for _, j := range g.jobs {
 		if j.aggregable {
@@ -401,6 +454,17 @@ func aggregate(g group, resamples int, conf float64) (Check, bool) {
 		a.GapsBase += j.check.GapsBase
 		a.GapsCur += j.check.GapsCur
 	}
+	if d.Sequential() {
+		// The aggregate has looked as often as its most-looked prompt, and
+		// its information is bounded by its smallest baseline.
+		nb := use[0].check.NBase
+		for _, j := range use {
+			a.Look = max(a.Look, j.check.Look)
+			nb = min(nb, j.check.NBase)
+		}
+		a.Looks = len(d.Looks)
+		a.Level = d.Confidence(conf, nb, a.Look-1)
+	}
 	k := float64(len(use))
 	a.Baseline, a.Current = math.Exp(lb/k), math.Exp(lc/k)
 	a.Ratio = ratio(a.Current, a.Baseline)
@@ -412,7 +476,7 @@ func aggregate(g group, resamples int, conf float64) (Check, bool) {
 		}
 		reps[r] = math.Exp(s / k)
 	}
-	a.Lo, a.Hi = percentileInterval(reps, nil, conf)
+	a.Lo, a.Hi = percentileInterval(reps, nil, a.level())
 	Decide(&a)
 	return a, true
 }

@@ -235,7 +235,7 @@ func TestAggregateCombinesReplicates(t *testing.T) {
 		return &job{check: Check{Prompt: id, Baseline: 100, Current: 200, NBase: 60, NCur: 60, Need: 5}, reps: reps, aggregable: true}
 	}
 	g := group{tol: ttftP50.Tolerance, jobs: []*job{mk("a", 1, 4, 1, 4), mk("b", 4, 1, 4, 1), {check: Check{Prompt: "c"}}}}
-	a, ok := aggregate(g, 4, 0.95)
+	a, ok := aggregate(g, 4, 0.95, FixedDesign())
 	if !ok {
 		t.Fatal("no aggregate")
 	}

@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/latgate/latgate/internal/inputfile"
 	"github.com/latgate/latgate/pkg/results"
@@ -86,10 +85,10 @@ var (
 // DefaultChecks returns the checks gated when gate.checks is omitted.
 func DefaultChecks() []Check {
 	return []Check{
-		{Metric: results.TTFT, Stat: "p50", Tolerance: Tolerance{Rel: 0.15, Floor: 20 * time.Millisecond}},
-		{Metric: results.TTFT, Stat: "p95", Tolerance: Tolerance{Rel: 0.25, Floor: 40 * time.Millisecond}},
-		{Metric: results.ITL, Stat: "p50", Tolerance: Tolerance{Rel: 0.15, Floor: 2 * time.Millisecond}},
-		{Metric: results.ITL, Stat: "p95", Tolerance: Tolerance{Rel: 0.25, Floor: 5 * time.Millisecond}},
+		{Metric: results.TTFT, Stat: "p50", Tolerance: Tolerance{Rel: 0.15}},
+		{Metric: results.TTFT, Stat: "p95", Tolerance: Tolerance{Rel: 0.25}},
+		{Metric: results.ITL, Stat: "p50", Tolerance: Tolerance{Rel: 0.15}},
+		{Metric: results.ITL, Stat: "p95", Tolerance: Tolerance{Rel: 0.25}},
 	}
 }
 

@@ -125,7 +125,7 @@ targets: [{name: a, base_url: sim}]
 prompts: [{id: p, messages: [{role: user, content: hi}]}]
 run:
   flux_capacitor: 1
-`, []string{":4: run.flux_capacitor:", "valid keys here: requests, warmup"}, nil},
+`, []string{":4: run.flux_capacitor:", "valid keys here: requests, max_requests, bless_requests, warmup"}, nil},
 		{"duplicate yaml key", `
 targets: [{name: a, base_url: sim}]
 prompts: [{id: p, messages: [{role: user, content: hi}]}]

@@ -12,15 +12,16 @@ import (
 // This file holds the run section of latgate.yaml: how many requests, how
 // they are ordered and timed.
 
-func (p *parser) run(n *yaml.Node) Run {
-	r := Run{Requests: 60, Warmup: 2, Concurrency: 1, Timeout: 60 * time.Second, Order: "interleave", Seed: 1}
+func (p *parser) run(n *yaml.Node) (r Run) {
+	r = Run{Requests: 60, Warmup: 2, Concurrency: 1, Timeout: 60 * time.Second, Order: "interleave", Seed: 1}
 	if n == nil {
 		return r
 	}
-	m, ok := p.mapping(n, "run", []string{"requests", "warmup", "concurrency", "timeout", "order", "seed"})
+	m, ok := p.mapping(n, "run", []string{"requests", "max_requests", "bless_requests", "warmup", "concurrency", "timeout", "order", "seed"})
 	if !ok {
 		return r
 	}
+	defer p.runRounds(m, &r)
 	if v := get(m, "requests"); v != nil {
 		if x, ok := p.integer(v, "run.requests", "30"); ok {
 			if x <= 0 || x > results.MaxRequests {
@@ -72,4 +73,30 @@ func (p *parser) run(n *yaml.Node) Run {
 		}
 	}
 	return r
+}
+
+// runRounds reads max_requests and bless_requests (unset: multiples of
+// requests, see Run.Cap and Run.BlessN) and checks max_requests ≥ requests.
+func (p *parser) runRounds(m map[string]*yaml.Node, r *Run) {
+	if v := get(m, "max_requests"); v != nil {
+		if x, ok := p.integer(v, "run.max_requests", "150"); ok {
+			switch {
+			case x <= 0 || x > 1e7:
+				p.fail(v, "run.max_requests", "must be > 0 (and at most 10000000), got %d; e.g. max_requests: 150", x)
+			case int(x) < r.Requests:
+				p.fail(v, "run.max_requests", "%d is below run.requests (%d): it is the cap of check's extra rounds; set it to run.requests to measure exactly that many", x, r.Requests)
+			default:
+				r.MaxRequests = int(x)
+			}
+		}
+	}
+	if v := get(m, "bless_requests"); v != nil {
+		if x, ok := p.integer(v, "run.bless_requests", "240"); ok {
+			if x <= 0 || x > 1e7 {
+				p.fail(v, "run.bless_requests", "must be > 0 (and at most 10000000), got %d; e.g. bless_requests: 240", x)
+			} else {
+				r.BlessRequests = int(x)
+			}
+		}
+	}
 }

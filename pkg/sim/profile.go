@@ -11,30 +11,53 @@ import (
 )
 
 // Dist is a latency distribution: fixed when Sigma is 0, otherwise lognormal
-// with the given median and log-space standard deviation (σ of ln X).
+// with the given median and log-space standard deviation (σ of ln X); with
+// probability Spike a draw is multiplied by SpikeX (a slow outlier: a GC
+// pause, a noisy neighbour, a cache miss).
 type Dist struct {
 	Median time.Duration
 	Sigma  float64
+	Spike  float64 // probability of a spike, in [0, 1]
+	SpikeX float64 // a spike's factor (0 means 4)
 }
 
-// Draw returns one delay from d, using r only when Sigma is not 0.
+// Draw returns one delay from d, using r only when Sigma or Spike is not 0
+// (a profile without spikes draws exactly what it drew before spikes were).
 func (d Dist) Draw(r *rand.Rand) time.Duration {
-	if d.Sigma == 0 || d.Median <= 0 {
+	if d.Median <= 0 || d.Sigma == 0 && d.Spike == 0 {
 		return d.Median
 	}
-	v := float64(d.Median) * math.Exp(d.Sigma*r.NormFloat64())
+	v := float64(d.Median)
+	if d.Sigma != 0 {
+		v *= math.Exp(d.Sigma * r.NormFloat64())
+	}
+	if d.Spike > 0 && r.Float64() < d.Spike {
+		v *= d.spikeX()
+	}
 	if v >= math.MaxInt64/2 {
 		return math.MaxInt64 / 2
 	}
 	return time.Duration(v)
 }
 
-// String describes d, for example "40ms σ0.25" or "50ms fixed".
-func (d Dist) String() string {
-	if d.Sigma == 0 {
-		return d.Median.String() + " fixed"
+func (d Dist) spikeX() float64 {
+	if d.SpikeX == 0 {
+		return 4
 	}
-	return fmt.Sprintf("%v σ%g", d.Median, d.Sigma)
+	return d.SpikeX
+}
+
+// String describes d, for example "40ms σ0.25", "40ms σ0.3 2% spikes ×4" or
+// "50ms fixed".
+func (d Dist) String() string {
+	s := d.Median.String() + " fixed"
+	if d.Sigma != 0 {
+		s = fmt.Sprintf("%v σ%g", d.Median, d.Sigma)
+	}
+	if d.Spike > 0 {
+		s += fmt.Sprintf(" %g%% spikes ×%g", 100*d.Spike, d.spikeX())
+	}
+	return s
 }
 
 // Faults, the values of Profile.Fault.
@@ -186,6 +209,8 @@ func (p Profile) Validate() error {
 	}{{"ttft", p.TTFT}, {"itl", p.ITL}, {"header_delay", p.HeaderDelay}} {
 		check(d.d.Median >= 0, "%s: negative median %v", d.name, d.d.Median)
 		check(d.d.Sigma >= 0 && d.d.Sigma <= 3, "%s: sigma %v outside [0, 3]", d.name, d.d.Sigma)
+		check(d.d.Spike >= 0 && d.d.Spike <= 1, "%s: spike probability %v outside [0, 1]", d.name, d.d.Spike)
+		check(d.d.SpikeX == 0 || d.d.SpikeX >= 1 && d.d.SpikeX <= 1000, "%s: spike factor %v outside [1, 1000]", d.name, d.d.SpikeX)
 	}
 	check(p.Tokens >= 0 && p.Tokens <= maxTokens, "tokens: %d outside [0, %d]", p.Tokens, maxTokens)
 	check(p.Reasoning >= 0 && p.Reasoning <= maxTokens, "reasoning: %d outside [0, %d]", p.Reasoning, maxTokens)

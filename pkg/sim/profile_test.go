@@ -79,7 +79,7 @@ func TestPlan(t *testing.T) {
 		t.Errorf("header delay over the TTFT (-want +got):\n%s", diff)
 	}
 
-	jitter := Profile{TTFT: Dist{40 * ms, 0.25}, ITL: Dist{4 * ms, 0.2}, HeaderDelay: Dist{ms, 0.1}, Seed: 5}
+	jitter := Profile{TTFT: Dist{Median: 40 * ms, Sigma: 0.25}, ITL: Dist{Median: 4 * ms, Sigma: 0.2}, HeaderDelay: Dist{Median: ms, Sigma: 0.1}, Seed: 5}
 	if diff := cmp.Diff(jitter.Plan(3, 20), jitter.Plan(3, 20)); diff != "" {
 		t.Errorf("same seq, different plans (-want +got):\n%s", diff)
 	}
@@ -100,7 +100,7 @@ func TestPlan(t *testing.T) {
 // only the TTFT, on the same draws (1 ns of rounding per delay allowed).
 func TestPlanFactors(t *testing.T) {
 	ms := time.Millisecond
-	base := Profile{TTFT: Dist{40 * ms, 0.25}, ITL: Dist{4 * ms, 0.2}, HeaderDelay: Dist{2 * ms, 0.3}, Seed: 1}
+	base := Profile{TTFT: Dist{Median: 40 * ms, Sigma: 0.25}, ITL: Dist{Median: 4 * ms, Sigma: 0.2}, HeaderDelay: Dist{Median: 2 * ms, Sigma: 0.3}, Seed: 1}
 	const n = 10
 	b := base.Plan(7, n)
 	near := func(a, b time.Duration) bool { return (a - b).Abs() <= n }

@@ -19,8 +19,8 @@ func presets() []preset {
 	def := Profile{
 		// A TTFT well above the example gate's 20 ms floor, so a rehearsed
 		// slowdown is judged by the relative tolerance, as on a real API.
-		TTFT:      Dist{120 * time.Millisecond, 0.25},
-		ITL:       Dist{4 * time.Millisecond, 0.2},
+		TTFT:      Dist{Median: 120 * time.Millisecond, Sigma: 0.25},
+		ITL:       Dist{Median: 4 * time.Millisecond, Sigma: 0.2},
 		Tokens:    24,
 		RoleChunk: true,
 		Usage:     true,
@@ -42,8 +42,8 @@ func presets() []preset {
 	ollama.Style = StyleOllama
 	ollama.RoleChunk = false
 	ollama.ReasoningField = ReasoningPlain
-	ollama.TTFT = Dist{10 * time.Millisecond, 0.3}
-	ollama.ITL = Dist{3 * time.Millisecond, 0.4}
+	ollama.TTFT = Dist{Median: 10 * time.Millisecond, Sigma: 0.3}
+	ollama.ITL = Dist{Median: 3 * time.Millisecond, Sigma: 0.4}
 	return []preset{
 		{"default", "lognormal: realistic but quick", def},
 		{"fixed", "no jitter, spinning waits: for accuracy tests", fixed},
@@ -88,6 +88,9 @@ func keys() []key {
 		{"ttft_sigma", "lognormal σ of the TTFT, 0 = fixed", sigmaArg(func(p *Profile) *float64 { return &p.TTFT.Sigma })},
 		{"itl", "median inter-token latency (duration)", durArg(func(p *Profile) *time.Duration { return &p.ITL.Median })},
 		{"itl_sigma", "lognormal σ of the ITL, 0 = fixed", sigmaArg(func(p *Profile) *float64 { return &p.ITL.Sigma })},
+		{"ttft_spike", "probability that a TTFT is a spike, e.g. 0.02", probArg(func(p *Profile) *float64 { return &p.TTFT.Spike })},
+		{"itl_spike", "probability that a token gap is a spike, e.g. 0.02", probArg(func(p *Profile) *float64 { return &p.ITL.Spike })},
+		{"spike_x", "a spike's factor on the TTFT and gaps (default 4)", factorArg(func(p *Profile) *float64 { return &p.ITL.SpikeX }, func(p *Profile) *float64 { return &p.TTFT.SpikeX })},
 		{"tokens", "content tokens per answer", intArg(func(p *Profile) *int { return &p.Tokens }, maxTokens)},
 		{"role_chunk", "send a role-only chunk with the headers (bool)", boolArg(func(p *Profile) *bool { return &p.RoleChunk })},
 		{"header_delay", "delay before the response headers (duration)", durArg(func(p *Profile) *time.Duration { return &p.HeaderDelay.Median })},
@@ -241,11 +244,24 @@ func sigmaArg(field func(*Profile) *float64) func(*Profile, string) error {
 	}
 }
 
-func factorArg(field func(*Profile) *float64) func(*Profile, string) error {
+func factorArg(fields ...func(*Profile) *float64) func(*Profile, string) error {
 	return func(p *Profile, v string) error {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || !(f > 0) || math.IsInf(f, 0) {
 			return fmt.Errorf("want a number > 0")
+		}
+		for _, field := range fields {
+			*field(p) = f
+		}
+		return nil
+	}
+}
+
+func probArg(field func(*Profile) *float64) func(*Profile, string) error {
+	return func(p *Profile, v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(f >= 0 && f <= 1) {
+			return fmt.Errorf("want a probability in [0, 1]")
 		}
 		*field(p) = f
 		return nil

@@ -39,9 +39,10 @@ func TestParseSpec(t *testing.T) {
 		{"reasoning?ttft=1s&ttft_sigma=0.5&itl=3ms&itl_sigma=0&tokens=9&role_chunk=false" +
 			"&header_delay=5ms&keepalive=15s&reasoning=2&reasoning_field=reasoning_content" +
 			"&style=ollama&usage=0&cached_tokens=7&slowdown=2&ttft_factor=1.5&seed=42&spin=1ms" +
-			"&require_key=k&fault=stall&fault_every=3&fault_after=4&retry_after=2s",
+			"&require_key=k&fault=stall&fault_every=3&fault_after=4&retry_after=2s" +
+			"&ttft_spike=0.02&itl_spike=0.01&spike_x=3",
 			Profile{
-				TTFT: Dist{time.Second, 0.5}, ITL: Dist{Median: 3 * ms}, Tokens: 9,
+				TTFT: Dist{Median: time.Second, Sigma: 0.5, Spike: 0.02, SpikeX: 3}, ITL: Dist{Median: 3 * ms, Spike: 0.01, SpikeX: 3}, Tokens: 9,
 				HeaderDelay: Dist{Median: 5 * ms}, KeepAlive: 15 * time.Second,
 				Reasoning: 2, ReasoningField: ReasoningContent, Style: StyleOllama,
 				CachedTokens: 7, Slowdown: 2, TTFTFactor: 1.5, Seed: 42, Spin: ms,
@@ -61,7 +62,7 @@ func TestParseSpec(t *testing.T) {
 }
 
 func TestParseSpecAllKeysCovered(t *testing.T) {
-	const all = "ttft ttft_sigma itl itl_sigma tokens role_chunk header_delay keepalive reasoning " +
+	const all = "ttft ttft_sigma itl itl_sigma ttft_spike itl_spike spike_x tokens role_chunk header_delay keepalive reasoning " +
 		"reasoning_field style usage cached_tokens slowdown ttft_factor seed spin require_key " +
 		"fault fault_every fault_after retry_after"
 	var got []string

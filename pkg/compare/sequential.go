@@ -1,0 +1,366 @@
+package compare
+
+import (
+	"math"
+	"slices"
+	"sync"
+)
+
+// # Sequential looks
+//
+// check measures run.requests per prompt, compares, and, while some check is
+// undecided (inconclusive) and run.max_requests allows, measures another
+// round for the prompts that hold undecided checks and compares again. Every
+// look is a chance to cross the tolerance by luck, so the interval of a look
+// is a repeated confidence interval (Jennison & Turnbull): its confidence is
+// raised so that the intervals of all planned looks cover the true ratio at
+// once with at least the gate's confidence, whatever the stopping rule. The
+// per-look levels come from a Lan–DeMets alpha-spending function: each tail
+// of the gate's two-sided level (α/2 = 2.5% at 95%) is spent over the looks
+// as α/2 · ln(1 + (e−1)·t) (the Pocock-type function: nearly even, so the
+// first look, where most checks are decided, pays little), t being the
+// share of the final look's information a look has.
+//
+// Information. The baseline is measured once; only the current side grows.
+// A look's estimate is then the truth plus the baseline's error (shared by
+// every look) plus the current side's error at nₖ requests, whose variance
+// falls as 1/nₖ; so Var(look k) = v(1/n_b + 1/nₖ) (equal per-request
+// variance on both sides: an unchanged endpoint) and Cov(look j, look k) =
+// Var(look max(j,k)) — exactly a Brownian motion in information
+// Iₖ = 1/(1/n_b + 1/nₖ). The spending function is evaluated at
+// tₖ = Iₖ/I_K and the boundaries computed for that process by numerical
+// integration (Armitage, McPherson & Rowe). When the current side is
+// noisier than the baseline the true fractions are closer together, the
+// looks more correlated, and the boundaries conservative (Slepian).
+
+// Design is the plan of looks of a sequential check: the cumulative number
+// of requests per prompt at each look, the first being run.requests and the
+// last run.max_requests. A Design with one look is a fixed-sample test at
+// the gate's confidence.
+type Design struct {
+	Looks []int
+	// levels caches the per-look confidences by gate confidence and
+	// baseline requests (computing them integrates numerically).
+	levels *levelCache
+}
+
+type levelCache struct {
+	mu sync.Mutex
+	m  map[levelKey][]float64
+}
+
+type levelKey struct {
+	conf  float64
+	nBase int
+}
+
+// FixedDesign is a single look: no sequential rounds.
+func FixedDesign() Design { return Design{} }
+
+// NewDesign plans looks from first to last requests per prompt in rounds of
+// about half the first look (so 60 → 90 → 120 …). last ≤ first gives a single
+// look.
+func NewDesign(first, last int) Design {
+	if first <= 0 || last <= first {
+		return Design{Looks: []int{max(first, 0)}}
+	}
+	cache := &levelCache{m: map[levelKey][]float64{}}
+	step := max(1, (first+1)/2)
+	var looks []int
+	for n := first; n < last; n += step {
+		looks = append(looks, n)
+	}
+	return Design{Looks: append(looks, last), levels: cache}
+}
+
+// Sequential reports whether the design has more than one look.
+func (d Design) Sequential() bool { return len(d.Looks) > 1 }
+
+// Last is the cap: the requests per prompt at the final look (0 when the
+// design has no looks).
+func (d Design) Last() int {
+	if len(d.Looks) == 0 {
+		return 0
+	}
+	return d.Looks[len(d.Looks)-1]
+}
+
+// Look returns the 0-based look that n current requests belong to: the
+// first planned look with at least n requests, so a look a few failed
+// requests short still counts as taken (the last look for n beyond the cap).
+func (d Design) Look(n int) int {
+	for i, m := range d.Looks {
+		if n <= m {
+			return i
+		}
+	}
+	return max(len(d.Looks)-1, 0)
+}
+
+// Next returns the requests per prompt of the look after the one n belongs
+// to, and false when that was the last.
+func (d Design) Next(n int) (int, bool) {
+	k := d.Look(n) + 1
+	if k >= len(d.Looks) {
+		return 0, false
+	}
+	return d.Looks[k], true
+}
+
+// Confidence returns the two-sided confidence of the repeated interval at
+// look k for a prompt whose baseline has nBase requests, at the gate's
+// overall confidence conf. With a single look it is conf.
+func (d Design) Confidence(conf float64, nBase, k int) float64 {
+	if !d.Sequential() || nBase <= 0 {
+		return conf
+	}
+	lv := d.Levels(conf, nBase)
+	return lv[min(max(k, 0), len(lv)-1)]
+}
+
+// Levels returns the two-sided confidence of the repeated interval at each
+// look, for a prompt whose baseline has nBase requests.
+func (d Design) Levels(conf float64, nBase int) []float64 {
+	k := levelKey{conf, nBase}
+	if d.levels != nil {
+		d.levels.mu.Lock()
+		defer d.levels.mu.Unlock()
+		if lv, ok := d.levels.m[k]; ok {
+			return lv
+		}
+	}
+	c := d.bounds(conf, nBase)
+	lv := make([]float64, len(c))
+	for i, ci := range c {
+		lv[i] = 1 - 2*(1-normCDF(ci))
+	}
+	if d.levels != nil {
+		d.levels.m[k] = lv
+	}
+	return lv
+}
+
+// bounds returns the critical values (standard normal units) of each look.
+func (d Design) bounds(conf float64, nBase int) []float64 {
+	K := len(d.Looks)
+	info := func(n int) float64 { return 1 / (1/float64(nBase) + 1/float64(max(n, 1))) }
+	last := info(d.Looks[K-1])
+	t := make([]float64, K)
+	for k, n := range d.Looks {
+		t[k] = info(n) / last
+	}
+	return boundaries(t, (1-conf)/2, pocockSpend)
+}
+
+// pocockSpend is the Lan–DeMets Pocock-type spending function: the share of
+// α spent by information fraction t.
+func pocockSpend(t float64) float64 { return math.Log(1 + (math.E-1)*min(max(t, 0), 1)) }
+
+// obfSpend is the Lan–DeMets O'Brien–Fleming-type spending function for a
+// one-sided level a: 2 − 2Φ(z_{1−a/2}/√t), as a share of a. It spends almost
+// nothing early; kept to check boundaries against published values.
+func obfSpend(a float64) func(float64) float64 {
+	z := normQuantile(1 - a/2)
+	return func(t float64) float64 {
+		if t <= 0 {
+			return 0
+		}
+		return 2 * (1 - normCDF(z/math.Sqrt(min(t, 1)))) / a
+	}
+}
+
+// boundaries returns one-sided critical values c₁…c_K for looks at
+// increasing information fractions t (the last 1) of a standard Brownian
+// motion B, such that P(B(tⱼ)/√tⱼ < cⱼ for j < k, B(tₖ)/√tₖ ≥ cₖ) =
+// a·(spend(tₖ) − spend(tₖ₋₁)). The density of B on the continuation region
+// is carried on a grid between looks and integrated with Simpson's rule.
+func boundaries(t []float64, a float64, spend func(float64) float64) []float64 {
+	c := make([]float64, len(t))
+	if len(t) == 0 || a <= 0 {
+		return c
+	}
+	const m = 301 // grid points (odd, for Simpson)
+	c[0] = normQuantile(1 - a*spend(t[0]))
+	if len(t) == 1 {
+		return c
+	}
+	// Grid on (lo, b] where b = c·√t is the boundary in B units.
+	b := c[0] * math.Sqrt(t[0])
+	lo := -8 * math.Sqrt(t[len(t)-1])
+	xs, f := grid1(lo, b, m), make([]float64, m)
+	for i, x := range xs {
+		f[i] = normPDF(x/math.Sqrt(t[0])) / math.Sqrt(t[0])
+	}
+	spent := a * spend(t[0])
+	for k := 1; k < len(t); k++ {
+		sd := math.Sqrt(t[k] - t[k-1])
+		target := a*spend(t[k]) - spent
+		w := simpson(xs)
+		// cross(b) is the probability of surviving to look k-1 and being at
+		// or above b at look k.
+		cross := func(bk float64) float64 {
+			var s float64
+			for i, x := range xs {
+				s += w[i] * f[i] * (1 - normCDF((bk-x)/sd))
+			}
+			return s
+		}
+		var bk float64
+		if target <= 0 {
+			bk = math.Inf(1)
+			c[k] = math.Inf(1)
+		} else {
+			l, h := lo, 12.0*math.Sqrt(t[k])
+			for range 100 {
+				mid := (l + h) / 2
+				if cross(mid) > target {
+					l = mid
+				} else {
+					h = mid
+				}
+			}
+			bk = (l + h) / 2
+			c[k] = bk / math.Sqrt(t[k])
+			spent += cross(bk)
+		}
+		if k == len(t)-1 {
+			break
+		}
+		// Carry the surviving density to look k: f_k(y) = ∫ f(x) φ((y−x)/sd)/sd dx on y < bk.
+		top := min(bk, 12*math.Sqrt(t[k]))
+		ys := grid1(lo, top, m)
+		g := make([]float64, m)
+		for j, y := range ys {
+			var s float64
+			for i, x := range xs {
+				s += w[i] * f[i] * normPDF((y-x)/sd)
+			}
+			g[j] = s / sd
+		}
+		xs, f = ys, g
+	}
+	return c
+}
+
+// grid1 returns m equally spaced points from lo to hi.
+func grid1(lo, hi float64, m int) []float64 {
+	xs := make([]float64, m)
+	for i := range xs {
+		xs[i] = lo + (hi-lo)*float64(i)/float64(m-1)
+	}
+	return xs
+}
+
+// simpson returns Simpson's-rule weights for equally spaced xs (odd count).
+func simpson(xs []float64) []float64 {
+	n := len(xs)
+	h := (xs[n-1] - xs[0]) / float64(n-1)
+	w := make([]float64, n)
+	for i := range w {
+		switch {
+		case i == 0 || i == n-1:
+			w[i] = h / 3
+		case i%2 == 1:
+			w[i] = 4 * h / 3
+		default:
+			w[i] = 2 * h / 3
+		}
+	}
+	return w
+}
+
+func normPDF(x float64) float64 { return math.Exp(-x*x/2) / math.Sqrt(2*math.Pi) }
+func normCDF(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
+
+// normQuantile is the inverse of normCDF.
+func normQuantile(p float64) float64 { return -math.Sqrt2 * math.Erfcinv(2*p) }
+
+// Undecided returns the checks and aggregates of rep that another look could
+// still decide: inconclusive ones with data on both sides. A check whose
+// baseline lacks data, or whose metric vanished from the current run, is
+// not undecided in this sense: more requests cannot resolve it.
+func Undecided(rep Report) []Check {
+	var out []Check
+	for _, c := range slices.Concat(rep.Checks, rep.Aggregates) {
+		if c.Verdict == Inconclusive && c.NBase > 0 && c.NCur > 0 && c.Baseline > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Round is the decision between two looks: which prompts of which targets to
+// measure again, how many requests each should reach, and why.
+type Round struct {
+	// Prompts maps a target key (name, region) to prompt ids to extend.
+	Prompts map[TargetID][]string
+	// To is the cumulative requests per prompt the next look needs.
+	To int
+	// Look is the 0-based index of the next look, of Looks in all.
+	Look, Looks int
+	// Why lists the undecided checks, worst first.
+	Why []Check
+}
+
+// TargetID names a target on both sides of a comparison.
+type TargetID struct{ Name, Region string }
+
+// NextRound decides whether to look again: it returns the round to measure
+// and true while some check is undecided and its prompts are below the
+// design's cap. An undecided aggregate extends every prompt it combines. The
+// decision is pure: the caller measures, merges and compares again.
+func NextRound(rep Report, d Design) (Round, bool) {
+	if !d.Sequential() || rep.Verdict == Regressed {
+		// A regression already decides the run: more requests cannot
+		// change its exit code, only its cost.
+		return Round{}, false
+	}
+	r := Round{Prompts: map[TargetID][]string{}, Looks: len(d.Looks)}
+	add := func(id TargetID, p string, n int) bool {
+		to, ok := d.Next(n)
+		if !ok {
+			return false
+		}
+		if !slices.Contains(r.Prompts[id], p) {
+			r.Prompts[id] = append(r.Prompts[id], p)
+		}
+		r.To = max(r.To, to)
+		r.Look = max(r.Look, d.Look(to))
+		return true
+	}
+	curN := promptRequests(rep)
+	for _, c := range Undecided(rep) {
+		id := TargetID{c.Target, c.Region}
+		extended := false
+		if c.Prompt != "" {
+			extended = add(id, c.Prompt, c.NCur)
+		} else {
+			for _, p := range c.Prompts {
+				extended = add(id, p, curN[promptKey{id, p}]) || extended
+			}
+		}
+		if extended {
+			r.Why = append(r.Why, c)
+		}
+	}
+	for id := range r.Prompts {
+		slices.Sort(r.Prompts[id])
+	}
+	return r, len(r.Why) > 0
+}
+
+type promptKey struct {
+	t TargetID
+	p string
+}
+
+// promptRequests returns the current requests per target × prompt: the most
+// any check of the prompt counted.
+func promptRequests(rep Report) map[promptKey]int {
+	out := map[promptKey]int{}
+	for _, c := range rep.Checks {
+		k := promptKey{TargetID{c.Target, c.Region}, c.Prompt}
+		out[k] = max(out[k], c.NCur)
+	}
+	return out
+}

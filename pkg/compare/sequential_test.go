@@ -1,0 +1,115 @@
+package compare
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// Published Lan–DeMets boundaries for five equally spaced looks, one-sided
+// α = 0.025 (gsDesign's sfLDOF and sfLDPocock; the same as the two-sided
+// α = 0.05 ones to about 0.001, the far side being almost never hit).
+func TestBoundariesPublished(t *testing.T) {
+	looks := []float64{0.2, 0.4, 0.6, 0.8, 1}
+	tests := []struct {
+		name  string
+		spend func(float64) float64
+		want  []float64
+	}{
+		{"obf", obfSpend(0.025), []float64{4.877, 3.357, 2.680, 2.290, 2.031}},
+		{"pocock", pocockSpend, []float64{2.438, 2.427, 2.410, 2.397, 2.389}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := boundaries(looks, 0.025, tt.spend)
+			if d := cmp.Diff(tt.want, got, cmpopts.EquateApprox(0, 0.01)); d != "" {
+				t.Errorf("boundaries (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestBoundariesSpend checks the defining property by simulation: seeded
+// Brownian paths cross the boundaries of the design's looks at the spent
+// rate, in total and by look.
+func TestBoundariesSpend(t *testing.T) {
+	d := NewDesign(60, 180)
+	const nBase = 120
+	c := d.bounds(0.95, nBase)
+	info := func(n int) float64 { return 1 / (1/float64(nBase) + 1/float64(n)) }
+	const paths = 200_000
+	rng := rand.New(rand.NewPCG(1, 2))
+	var crossed int
+	for range paths {
+		var b, prev float64
+		for k, n := range d.Looks {
+			tk := info(n) / info(d.Last())
+			b += math.Sqrt(tk-prev) * rng.NormFloat64()
+			prev = tk
+			if b/math.Sqrt(tk) >= c[k] {
+				crossed++
+				break
+			}
+		}
+	}
+	rate := float64(crossed) / paths
+	// 0.025 ± 4 standard errors of a binomial rate over 200 000 paths.
+	se := math.Sqrt(0.025 * 0.975 / paths)
+	if math.Abs(rate-0.025) > 4*se {
+		t.Errorf("crossing rate over %d looks = %.4f, want 0.025 ± %.4f (boundaries %v)", len(d.Looks), rate, 4*se, c)
+	}
+	// A naive design (every look at 95%) crosses far more often: the reason
+	// for spending.
+	var naive int
+	z := normQuantile(0.975)
+	rng = rand.New(rand.NewPCG(1, 2))
+	for range paths {
+		var b, prev float64
+		for _, n := range d.Looks {
+			tk := info(n) / info(d.Last())
+			b += math.Sqrt(tk-prev) * rng.NormFloat64()
+			prev = tk
+			if b/math.Sqrt(tk) >= z {
+				naive++
+				break
+			}
+		}
+	}
+	if nr := float64(naive) / paths; nr < rate+10*se {
+		t.Errorf("naive repeated looks cross at %.4f, spending at %.4f: want the naive rate clearly higher", nr, rate)
+	}
+}
+
+func TestDesign(t *testing.T) {
+	d := NewDesign(60, 180)
+	if diff := cmp.Diff([]int{60, 90, 120, 150, 180}, d.Looks); diff != "" {
+		t.Errorf("looks (-want +got):\n%s", diff)
+	}
+	tests := []struct {
+		n, look, next int
+		more          bool
+	}{
+		{0, 0, 90, true}, {58, 0, 90, true}, {60, 0, 90, true}, {61, 1, 120, true},
+		{90, 1, 120, true}, {178, 4, 0, false}, {180, 4, 0, false}, {400, 4, 0, false},
+	}
+	for _, tt := range tests {
+		next, more := d.Next(tt.n)
+		if got := d.Look(tt.n); got != tt.look || next != tt.next || more != tt.more {
+			t.Errorf("n=%d: look %d next %d %v, want %d %d %v", tt.n, got, next, more, tt.look, tt.next, tt.more)
+		}
+	}
+	if got := NewDesign(60, 60); got.Sequential() || got.Confidence(0.95, 120, 0) != 0.95 {
+		t.Errorf("NewDesign(60, 60) = %+v: want one look at the gate's confidence", got)
+	}
+	// Every look of a sequential design is stricter than the fixed design,
+	// and none absurdly so under the Pocock-type spending.
+	for k := range d.Looks {
+		c := d.Confidence(0.95, 120, k)
+		if c <= 0.95 || c > 0.995 {
+			t.Errorf("look %d: confidence %.4f, want in (0.95, 0.995]", k, c)
+		}
+	}
+}
