@@ -78,7 +78,11 @@ func (r Runner) String() string {
 // Run holds the run settings that change latency and so must match between a
 // baseline and a current run.
 type Run struct {
-	Requests    int     `json:"requests"`
+	Requests int `json:"requests"`
+	// MaxRequests is the cap of check's sequential rounds (run.max_requests
+	// resolved), so an offline compare rebuilds the looks check made; 0 in
+	// files from measure and bless.
+	MaxRequests int     `json:"max_requests,omitempty"`
 	Warmup      int     `json:"warmup"`
 	Concurrency int     `json:"concurrency"`
 	TimeoutMS   float64 `json:"timeout_ms"`
