@@ -89,6 +89,16 @@ func runBless(ctx context.Context, env Env, opts blessOptions) error {
 			return usageErr(fmt.Errorf("%s was not measured with %s: %s", opts.From, cfg.Path, strings.Join(ms, "; ")))
 		}
 	} else {
+		// The baseline's noise enters every later comparison, so bless
+		// measures more than a check: run.bless_requests (default 4 ×
+		// run.requests), or --requests when given.
+		why := "--requests"
+		if opts.Requests == nil {
+			why = fmt.Sprintf("run.bless_requests, %.3g× a check's run.requests; --requests N to change", float64(cfg.Run.BlessN())/float64(cfg.Run.Requests))
+			cfg.Run.Requests = cfg.Run.BlessN()
+		}
+		fmt.Fprintf(env.Stderr, "latgate: bless measures %d requests per prompt (%s): %d requests in all. The baseline's noise enters every later check, so it pays to measure it well.\n",
+			cfg.Run.Requests, why, cfg.Run.Requests*len(cfg.Prompts)*len(cfg.Targets))
 		var merr error
 		f, merr = runMeasurement(ctx, env, cfg, opts.Quiet)
 		if f != nil {

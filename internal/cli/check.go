@@ -136,7 +136,7 @@ func runCheck(ctx context.Context, env Env, opts checkOptions) (err error) {
 		return err
 	}
 
-	f, merr := runMeasurement(ctx, env, cfg, opts.Quiet)
+	f, rep, merr := measureSequential(ctx, env, cfg, baseSide, opts.Quiet)
 	if f == nil {
 		return merr
 	}
@@ -154,7 +154,6 @@ func runCheck(ctx context.Context, env Env, opts checkOptions) (err error) {
 		return merr
 	}
 	fmt.Fprintln(env.Stdout)
-	rep := compare.Compare(baseSide, side(f.Run, f.Targets), cfg.Gate)
 	if opts.Out != "" {
 		if err := writeRecorded(opts.Out, compare.Recorded{File: f, Comparison: &rep}); err != nil {
 			return usageErr(fmt.Errorf("writing results: %w", err))
@@ -165,7 +164,8 @@ func runCheck(ctx context.Context, env Env, opts checkOptions) (err error) {
 	bp := baseProvenance(base)
 	now := time.Now()
 	rep.Warnings = append(rep.Warnings, trend.Staleness(bp, resultsProvenance(env, cfg, f), cfg.Gate.MaxBaselineAge, now)...)
-	ropts := report.Options{Strict: opts.Strict, BaselinePath: basePath, Blessed: trend.Blessed(bp, now), Results: "this run", Wall: report.WallOf(f)}
+	ropts := report.Options{Strict: opts.Strict, BaselinePath: basePath, Blessed: trend.Blessed(bp, now), Results: "this run", Wall: report.WallOf(f),
+		Rerun: "latgate check --config " + shellQuote(cfg.Path), Bless: blessCommandLine(cfg, opts.Baseline, "")}
 	if err := publish(env, rep, opts.gateFlags, ropts, locator(cfg)); err != nil {
 		return err
 	}

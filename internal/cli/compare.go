@@ -116,12 +116,17 @@ func runCompare(env Env, opts compareOptions) (err error) {
 	if err := admit(opts.Baseline, baseSide, curSide, opts.StrictBaseline); err != nil {
 		return err
 	}
-	rep := compare.Compare(baseSide, curSide, gate)
+	// A results file from check records the cap of its rounds: compare at
+	// the same looks, so the verdicts are check's.
+	rep := compare.CompareSequential(baseSide, curSide, gate, compare.NewDesign(f.Run.Requests, f.Run.MaxRequests))
 	// Staleness and comparability, counted to when the results were measured
 	// (so the same files give the same report).
 	bp := baseProvenance(base)
 	rep.Warnings = append(rep.Warnings, trend.Staleness(bp, fileProvenance(f), gate.MaxBaselineAge, f.FinishedAt)...)
 	ropts := report.Options{Strict: opts.Strict, BaselinePath: opts.Baseline, Blessed: trend.BlessedBefore(bp, f.FinishedAt), Results: opts.Results, Wall: report.WallOf(f)}
+	if cfg != nil {
+		ropts.Bless = blessCommandLine(cfg, opts.Baseline, opts.Results)
+	}
 	if err := publish(env, rep, opts.gateFlags, ropts, locator(cfg)); err != nil {
 		return err
 	}
@@ -131,12 +136,18 @@ func runCompare(env Env, opts compareOptions) (err error) {
 // defaultConfig is the config file every command reads when --config is not given.
 const defaultConfig = "latgate.yaml"
 
-// describeGate says in one line what a gate checks: "ttft p50 (15%, floor
-// 20ms), …; 95% intervals, 2000 resamples, seed 1; aggregate on".
+// describeGate says in one line what a gate checks: "ttft p50 (20%, floor
+// 1ms (timing resolution)), …; 95% intervals, 2000 resamples, seed 1;
+// aggregate on".
 func describeGate(g config.Gate) string {
 	var checks []string
 	for _, c := range g.Checks {
-		checks = append(checks, fmt.Sprintf("%s %s (%s%%, floor %v)", c.Metric, c.Stat, pct(c.Tolerance.Rel), c.Tolerance.Floor))
+		t := compare.Resolvable(c.Metric, c.Tolerance)
+		floor := fmt.Sprintf("floor %v", t.Floor)
+		if c.Tolerance.Floor < t.Floor {
+			floor += " (timing resolution)"
+		}
+		checks = append(checks, fmt.Sprintf("%s %s (%s%%, %s)", c.Metric, c.Stat, pct(c.Tolerance.Rel), floor))
 	}
 	s := fmt.Sprintf("%s; %s%% intervals, %d resamples, seed %d", strings.Join(checks, ", "),
 		pct(g.Confidence), g.Resamples, g.Seed)

@@ -31,19 +31,29 @@ func faultConfig(t *testing.T, dir, baseURL string, requests, concurrency int) s
 	t.Helper()
 	return writeConfig(t, dir, fmt.Sprintf(`targets:
   - name: t
-    base_url: %q
+    base_url: %[1]q
     model: sim
-    api_key_env: %s
+    api_key_env: %[2]s
     max_tokens: 16
 prompts:
   - id: p
     messages:
       - {role: user, content: "Say hello."}
 run:
-  requests: %d
+  requests: %[3]d
+  max_requests: %[3]d   # no extra rounds: these tests are about faults, not latency
+  bless_requests: %[3]d
   warmup: 0
-  concurrency: %d
+  concurrency: %[4]d
   timeout: 5s
+gate:
+  # Floors far above a loaded test machine's scheduling jitter: the verdicts
+  # here must not depend on how busy the machine is.
+  checks:
+    - {metric: ttft, stat: p50, tolerance: 20%%, floor: 50ms}
+    - {metric: ttft, stat: p90, tolerance: 35%%, floor: 50ms}
+    - {metric: itl, stat: p50, tolerance: 15%%, floor: 50ms}
+    - {metric: itl, stat: p95, tolerance: 25%%, floor: 50ms}
 `, baseURL, keyEnv, requests, concurrency))
 }
 

@@ -132,14 +132,27 @@ func runMeasurement(ctx context.Context, env Env, cfg *config.Config, quiet bool
 		return nil, err
 	}
 	defer stop()
+	f, err := measureOn(ctx, env, cfg, eps, cfg.Prompts, cfg.Run, quiet)
+	if err != nil {
+		return f, err
+	}
+	if err := results.CheckBudget(f); err != nil {
+		return f, measurementErr(err)
+	}
+	return f, nil
+}
+
+// measureOn measures prompts on running endpoints with run's settings. The
+// caller checks the error budget (on the whole of check's rounds).
+func measureOn(ctx context.Context, env Env, cfg *config.Config, eps []measure.Endpoint, prompts []config.Prompt, run config.Run, quiet bool) (*results.File, error) {
 	var obs measure.Observer
 	if !quiet {
 		obs = newProgress(env.Stderr, !plainProgress(env), time.Now)
 	}
 	f, err := measure.Run(ctx, measure.Options{
 		Endpoints:  eps,
-		Prompts:    cfg.Prompts,
-		Run:        cfg.Run,
+		Prompts:    prompts,
+		Run:        run,
 		Observer:   obs,
 		Version:    readBuild().Version,
 		ConfigPath: cfg.Path,
@@ -149,9 +162,6 @@ func runMeasurement(ctx context.Context, env Env, cfg *config.Config, quiet bool
 		p.finish()
 	}
 	if err != nil {
-		return f, measurementErr(err)
-	}
-	if err := results.CheckBudget(f); err != nil {
 		return f, measurementErr(err)
 	}
 	return f, nil

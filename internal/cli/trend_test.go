@@ -27,6 +27,7 @@ prompts:
       - {role: user, content: "Say hello in five words."}
 run:
   requests: 8
+  max_requests: 8 # no extra rounds: the records' counts are asserted
   warmup: 0
   concurrency: 4
 gate:

@@ -97,6 +97,9 @@ type Check struct {
 	Look  int     `json:"look,omitempty"`
 	Looks int     `json:"looks,omitempty"`
 	Level float64 `json:"level,omitempty"`
+	// More estimates, for an inconclusive check, how many more current
+	// requests would decide it (-1: none would; the baseline is too noisy).
+	More    int     `json:"more_requests,omitempty"`
 	Verdict Verdict `json:"verdict"`
 	// Reason is Summary(): the verdict as one human sentence.
 	Reason string `json:"reason"`
@@ -351,6 +354,10 @@ func Decide(c *Check) {
 	default:
 		c.Verdict = Inconclusive
 	}
+	c.More = 0
+	if c.Verdict == Inconclusive {
+		c.More = c.moreRequests()
+	}
 	c.Reason = c.Summary()
 }
 
@@ -363,6 +370,52 @@ func Threshold(rel, floorMS, baselineMS float64) float64 {
 		return 1 + floorMS/baselineMS
 	}
 	return 1 + rel
+}
+
+// moreRequests estimates how many more current requests an inconclusive
+// check needs before its interval clears the threshold on the side its
+// estimate is on, assuming the estimate stays put and the interval's width
+// in log space scales as √(1/n_base + 1/n_cur) (equal noise per request on
+// both sides). It returns -1 when no number of current requests would do:
+// the baseline's own noise (or an estimate right at the threshold) keeps the
+// interval straddling. Too few values for the statistic: the shortfall.
+func (c Check) moreRequests() int {
+	if c.NBase == 0 || c.NCur == 0 || c.Baseline <= 0 || c.Threshold <= 0 {
+		return 0
+	}
+	if !c.resolved() {
+		_, need, unit := c.unresolved()
+		switch {
+		case unit == "gaps" && c.GapsBase < need, unit == "requests" && c.NBase < need:
+			return -1 // the baseline is the short side
+		case unit == "gaps": // at the gaps per request measured so far
+			per := float64(max(c.GapsCur, 1)) / float64(c.NCur)
+			return max(1, int(math.Ceil(float64(need-c.GapsCur)/per)))
+		}
+		return need - c.NCur
+	}
+	if c.Lo <= 0 || c.Hi <= 0 || c.Ratio <= 0 {
+		return 0
+	}
+	lr, lt := math.Log(c.Ratio), math.Log(c.Threshold)
+	h := math.Log(c.Hi) - lr // must shrink to lt − lr for ok
+	if lr > lt {
+		h = lr - math.Log(c.Lo) // must shrink to lr − lt for regressed
+	}
+	d := math.Abs(lt - lr)
+	nb, nc := float64(c.NBase), float64(c.NCur)
+	if h <= 0 {
+		return 0
+	}
+	room := (d/h)*(d/h)*(1/nb+1/nc) - 1/nb
+	if room <= 0 {
+		return -1
+	}
+	more := math.Ceil(1/room - nc)
+	if more > 1e7 {
+		return -1
+	}
+	return max(1, int(more))
 }
 
 // need returns the fewest values (requests; for itl, gaps) each side needs

@@ -47,9 +47,29 @@ func (c Check) Summary() string {
 	case Improved:
 		return fmt.Sprintf("%s < %s %s", change, tol, values)
 	case OK:
-		return fmt.Sprintf("%s within %s %s", change, tol, values)
+		return fmt.Sprintf("%s within %s: rules out > %s %s", change, tol, Pct(c.Hi), values)
 	}
-	return fmt.Sprintf("%s straddles %s %s", change, tol, values)
+	return fmt.Sprintf("%s straddles %s: %s %s", change, tol, c.Decider(), values)
+}
+
+// Decider says what would decide an inconclusive check, for example "about
+// 90 more requests would decide it" or "the baseline is too noisy to decide
+// it: bless with more requests".
+func (c Check) Decider() string {
+	switch {
+	case c.More < 0:
+		return "the baseline has too few requests to decide it: bless with more"
+	case c.More > 0:
+		return fmt.Sprintf("about %d more %s would decide it", c.More, plural(c.More, "request", "requests"))
+	}
+	return "more requests may decide it"
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // bound is the threshold an interval bound is judged against: the tolerance,

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -128,6 +129,7 @@ func simulateCheck(e simEndpoint, cs calSetup, run int) calRun {
 // calOutcome summarises runs of one scenario.
 type calOutcome struct {
 	Runs, Regressed, Inconclusive int
+	VerdictInconclusive           int   // runs whose verdict is inconclusive (no regression, some check undecided)
 	Requests                      []int // per prompt, every run
 	Undecided                     map[string]int
 }
@@ -170,6 +172,9 @@ func calibrateScenario(e simEndpoint, cs calSetup, runs int) calOutcome {
 		if r.Inconclusive {
 			o.Inconclusive++
 		}
+		if r.Verdict == Inconclusive {
+			o.VerdictInconclusive++
+		}
 		o.Requests = append(o.Requests, r.Requests...)
 		for _, k := range r.Undecided {
 			o.Undecided[k]++
@@ -205,10 +210,14 @@ func TestGateCalibration(t *testing.T) {
 		same, slowed = *calRuns, *calRuns
 	}
 	cs := defaultSetup()
-	t.Logf("defaults: run.requests %d, run.max_requests %d (looks %v), bless %d requests, %d prompts, drift ±%.0f%% per run, confidence %.0f%%",
+	t.Logf("defaults: run.requests %d, run.max_requests %d (looks %v), bless %d requests, %d prompts, current run's level ±%.0f%% of the baseline's (uniform), confidence %.0f%%",
 		cs.Design.Looks[0], cs.Design.Last(), cs.Design.Looks, cs.Bless, cs.Prompts, 100*cs.Drift, 100*cs.Gate.Confidence)
-	t.Log("| simEndpoint | change | runs | regressed | any inconclusive | mean requests/prompt | requests/prompt distribution |")
-	t.Log("|---|---|---|---|---|---|---|")
+	t.Log("| endpoint | change | runs | regressed | verdict inconclusive | any check inconclusive | mean requests/prompt | requests/prompt: share of prompts |")
+	t.Log("|---|---|--:|--:|--:|--:|--:|---|")
+	// se is the standard error of a rate p over n runs, in percent: the
+	// targets are checked with two of them to spare, so a seeded run that
+	// misses is a broken gate, not bad luck.
+	se := func(p float64, n int) float64 { return 100 * math.Sqrt(p*(1-p)/float64(n)) }
 	for _, e := range calEndpoints() {
 		for _, slow := range []float64{1, 1.2, 1.3, 1.5} {
 			sc := cs
@@ -222,14 +231,32 @@ func TestGateCalibration(t *testing.T) {
 			if slow != 1 {
 				change = fmt.Sprintf("+%.0f%% TTFT and ITL", 100*(slow-1))
 			}
-			t.Logf("| %s | %s | %d | %.1f%% | %.1f%% | %.1f | %s |", e.Name, change, o.Runs, o.pct(o.Regressed), o.pct(o.Inconclusive), o.meanRequests(), o.distribution())
+			t.Logf("| %s | %s | %d | %.1f%% | %.1f%% | %.1f%% | %.1f | %s |", e.Name, change, o.Runs,
+				o.pct(o.Regressed), o.pct(o.VerdictInconclusive), o.pct(o.Inconclusive), o.meanRequests(), o.distribution())
 			if testing.Verbose() && slow == 1 {
 				var parts []string
 				for k, n := range o.Undecided {
 					parts = append(parts, fmt.Sprintf("%s %.1f%%", k, o.pct(n)))
 				}
 				slices.Sort(parts)
-				t.Logf("    inconclusive at the end, by check: %s", strings.Join(parts, "; "))
+				t.Logf("    undecided at the end, by check: %s", strings.Join(parts, "; "))
+			}
+			switch slow {
+			case 1:
+				if got, limit := o.pct(o.Regressed), 1+2*se(0.01, o.Runs); got > limit {
+					t.Errorf("%s unchanged: regressed in %.1f%% of runs, want ≤ 1%% (%.1f%% with two standard errors)", e.Name, got, limit)
+				}
+				if got, limit := o.pct(o.Inconclusive), 20+2*se(0.2, o.Runs); got > limit {
+					t.Errorf("%s unchanged: %.1f%% of runs end with an inconclusive check, want ≤ 20%% (%.1f%%)", e.Name, got, limit)
+				}
+				if got := o.meanRequests(); got > 90 {
+					t.Errorf("%s unchanged: %.1f requests per prompt on average, want ≤ 90 (1.5 × 60)", e.Name, got)
+				}
+			default:
+				want := map[float64]float64{1.2: 0.60, 1.3: 0.95, 1.5: 0.99}[slow]
+				if got, limit := o.pct(o.Regressed), 100*want-2*se(want, o.Runs); got < limit {
+					t.Errorf("%s %s: caught in %.1f%% of runs, want ≥ %.0f%% (%.1f%% with two standard errors)", e.Name, change, got, 100*want, limit)
+				}
 			}
 		}
 	}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/latgate/latgate/pkg/config"
 )
 
 // Published Lan–DeMets boundaries for five equally spaced looks, one-sided
@@ -110,6 +112,42 @@ func TestDesign(t *testing.T) {
 		c := d.Confidence(0.95, 120, k)
 		if c <= 0.95 || c > 0.995 {
 			t.Errorf("look %d: confidence %.4f, want in (0.95, 0.995]", k, c)
+		}
+	}
+}
+
+func TestMoreRequests(t *testing.T) {
+	base := Check{Metric: "ttft", Stat: "p50", Confidence: 0.95, Baseline: 100, Tolerance: config.Tolerance{Rel: 0.15}}
+	with := func(f func(*Check)) Check {
+		c := base
+		f(&c)
+		Decide(&c)
+		return c
+	}
+	tests := []struct {
+		name string
+		c    Check
+		want int
+	}{
+		// Estimate +5% under a +15% threshold, upper bound +20% at 60 vs
+		// 240: the half-width above must shrink from ln(1.2/1.05) to
+		// ln(1.15/1.05): (1/240 + 1/n) ≤ 0.4641 (1/240 + 1/60), n ≥ 181.7.
+		{"below the threshold", with(func(c *Check) { c.NBase, c.NCur, c.Current, c.Ratio, c.Lo, c.Hi = 240, 60, 105, 1.05, 0.92, 1.20 }), 122},
+		// Same, with a baseline of 60: the baseline's own half is too wide.
+		{"baseline too noisy", with(func(c *Check) { c.NBase, c.NCur, c.Current, c.Ratio, c.Lo, c.Hi = 20, 60, 105, 1.05, 0.80, 1.40 }), -1},
+		{"current too few for the statistic", with(func(c *Check) {
+			c.Stat = "p95"
+			c.NBase, c.NCur, c.Current, c.Ratio, c.Lo, c.Hi = 240, 40, 105, 1.05, 0.9, 1.1
+		}), 19},
+		{"baseline too few for the statistic", with(func(c *Check) {
+			c.Stat = "p95"
+			c.NBase, c.NCur, c.Current, c.Ratio, c.Lo, c.Hi = 40, 240, 105, 1.05, 0.9, 1.1
+		}), -1},
+		{"decided", with(func(c *Check) { c.NBase, c.NCur, c.Current, c.Ratio, c.Lo, c.Hi = 240, 60, 105, 1.05, 0.95, 1.10 }), 0},
+	}
+	for _, tt := range tests {
+		if tt.c.More != tt.want {
+			t.Errorf("%s: More = %d, want %d (%s)", tt.name, tt.c.More, tt.want, tt.c.Reason)
 		}
 	}
 }

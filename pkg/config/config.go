@@ -84,37 +84,37 @@ type Prompt struct {
 
 // Run holds the run settings.
 type Run struct {
-	Requests    int           // measured requests per target × prompt (default 60: P95 needs 59); check's first look
+	Requests int // measured requests per target × prompt (default 60: P95 needs 59); check's first look
 	// MaxRequests caps check's sequential looks: prompts with undecided
 	// checks are measured again, in rounds, up to this many requests
-	// (0: 3 × Requests; equal to Requests turns the looks off). Use Cap.
+	// (0: 2.5 × Requests; equal to Requests turns the looks off). Use Cap.
 	MaxRequests int
 	// BlessRequests is what bless measures per target × prompt (0:
-	// 2 × Requests): the baseline's noise enters every later comparison.
+	// 4 × Requests): the baseline's noise enters every later comparison.
 	// Use BlessN.
 	BlessRequests int
-	Warmup      int           // warmup requests per target × prompt, never measured (default 2)
-	Concurrency int           // closed-loop workers per target (default 1)
-	Timeout     time.Duration // per request (default 60s)
-	Order       string        // "interleave" (default) or "shuffle"
-	Seed        int64         // for order "shuffle" (default 1)
+	Warmup        int           // warmup requests per target × prompt, never measured (default 2)
+	Concurrency   int           // closed-loop workers per target (default 1)
+	Timeout       time.Duration // per request (default 60s)
+	Order         string        // "interleave" (default) or "shuffle"
+	Seed          int64         // for order "shuffle" (default 1)
 }
 
 // Cap returns the most requests per target × prompt check may take:
-// MaxRequests, or 3 × Requests when unset (the cap the gate's calibration in
-// pkg/compare was run with), never below Requests.
+// MaxRequests, or 2.5 × Requests when unset (the cap the gate's calibration
+// in pkg/compare was run with), never below Requests.
 func (r Run) Cap() int {
 	if r.MaxRequests == 0 {
-		return 3 * r.Requests
+		return r.Requests * 5 / 2
 	}
 	return max(r.MaxRequests, r.Requests)
 }
 
 // BlessN returns the requests per target × prompt bless measures:
-// BlessRequests, or 2 × Requests when unset.
+// BlessRequests, or 4 × Requests when unset.
 func (r Run) BlessN() int {
 	if r.BlessRequests == 0 {
-		return 2 * r.Requests
+		return 4 * r.Requests
 	}
 	return r.BlessRequests
 }

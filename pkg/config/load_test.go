@@ -487,9 +487,9 @@ prompts: [{id: p, messages: [{role: user, content: hi}]}]
 gate:
   checks:
     - metric: latency
-      stat: p90
+      stat: p80
       tolerance: 10%
-`, []string{":5: gate.checks[0].metric:", `"latency" is not a metric`, ":6: gate.checks[0].stat:", "p50, p95, p99, mean"}, nil},
+`, []string{":5: gate.checks[0].metric:", `"latency" is not a metric`, ":6: gate.checks[0].stat:", "p50, p90, p95, p99, mean"}, nil},
 		{"check without tolerance", `
 targets: [{name: a, base_url: sim}]
 prompts: [{id: p, messages: [{role: user, content: hi}]}]

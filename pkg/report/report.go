@@ -27,6 +27,10 @@ type Options struct {
 	// Wall holds the wall times behind the JUnit time attributes; nil
 	// leaves them 0.
 	Wall *Wall
+	// Rerun and Bless are the commands a failing run's last line offers as
+	// the next step: measure again, or accept the change as the new
+	// baseline. Empty: the step is described without a command.
+	Rerun, Bless string
 }
 
 // Wall holds a run's wall times in seconds: the whole run, each target
@@ -225,15 +229,32 @@ func outcome(rep compare.Report, strict bool) (status, detail string) {
 		return status, "nothing was compared (see the warnings)"
 	}
 	var head, rest []string
-	if n := len(t.regressed); n > 0 {
+	var inPrompts, inAggregates []compare.Check
+	for _, c := range t.regressed {
+		if c.Prompt == "" {
+			inAggregates = append(inAggregates, c)
+		} else {
+			inPrompts = append(inPrompts, c)
+		}
+	}
+	// Prompt regressions are counted apart from the aggregates that
+	// combine them: "2 regressions" must not mean one prompt counted twice.
+	for _, g := range []struct {
+		cs        []compare.Check
+		one, many string
+	}{{inPrompts, "prompt regression", "prompt regressions"}, {inAggregates, "aggregate regression", "aggregate regressions"}} {
+		n := len(g.cs)
+		if n == 0 {
+			continue
+		}
 		var names []string
-		for _, c := range t.regressed[:min(n, maxListed)] {
+		for _, c := range g.cs[:min(n, maxListed)] {
 			names = append(names, whereOf(c)+" "+change(c))
 		}
 		if n > maxListed {
 			names = append(names, fmt.Sprintf("and %d more", n-maxListed))
 		}
-		head = append(head, fmt.Sprintf("%s (%s)", plural(n, "regression", "regressions"), strings.Join(names, ", ")))
+		head = append(head, fmt.Sprintf("%s (%s)", plural(n, g.one, g.many), strings.Join(names, ", ")))
 	}
 	inc := ""
 	if n := len(t.inconclusive); n > 0 {
@@ -253,6 +274,26 @@ func outcome(rep compare.Report, strict bool) (status, detail string) {
 	}
 	parts := slices.DeleteFunc([]string{strings.Join(head, "; "), strings.Join(rest, ", ")}, func(s string) bool { return s == "" })
 	return status, strings.Join(parts, "; ")
+}
+
+// nextStep is the line a failing gate ends with: what to do now.
+func nextStep(rep compare.Report, opts Options) string {
+	if !rep.Verdict.Fails(opts.Strict) {
+		return ""
+	}
+	cmd := func(c, what string) string {
+		if c == "" {
+			return what
+		}
+		return what + ": " + c
+	}
+	if rep.Verdict != compare.Regressed {
+		return "next: measure more to decide the inconclusive checks (raise run.requests or run.max_requests), or " +
+			"drop --strict; " + cmd(opts.Rerun, "re-run")
+	}
+	return "next: if the slowdown is not intended, find its cause and " + cmd(opts.Rerun, "re-run the check") +
+		"; if it is intended (a new model, server or setting), " + cmd(opts.Bless, "accept it as the new baseline") +
+		" and commit the baseline"
 }
 
 // inconclusiveWhy says briefly why checks are inconclusive: the sample sizes

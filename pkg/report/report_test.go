@@ -98,9 +98,15 @@ func TestOutcomeStatus(t *testing.T) {
 			if err := Verdicts(&buf, newReport(tt.checks, nil), Options{Strict: tt.strict}); err != nil {
 				t.Fatal(err)
 			}
-			lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
-			if last := lines[len(lines)-1]; !strings.HasPrefix(last, tt.want+": ") {
-				t.Errorf("last line %q does not start with %q", last, tt.want+": ")
+			// The status line comes last, or, when the gate fails, just
+			// before the next step.
+			_, tail, _ := strings.Cut(buf.String(), "\n\n"+tt.want+": ")
+			next, failing := strings.CutPrefix(tail[strings.Index(tail, "\n")+1:], "next: ")
+			switch {
+			case tail == "":
+				t.Errorf("no line starts with %q:\n%s", tt.want+": ", buf.String())
+			case failing != strings.HasPrefix(tt.want, "FAIL"):
+				t.Errorf("next step %q after %q; want one exactly when the gate fails", next, tt.want)
 			}
 		})
 	}
@@ -113,7 +119,7 @@ func TestOutcomeListsRegressions(t *testing.T) {
 		cs = append(cs, chk("t", "", fmt.Sprintf("p%d", i), results.TTFT, "p50", 100, 200+float64(i), 1.8, 2.2, ttftP50, 100))
 	}
 	_, detail := outcome(newReport(cs, nil), false)
-	for _, want := range []string{"5 regressions (", "t/p4 ttft p50 +104%", "t/p3 ttft p50 +103%", "and 3 more"} {
+	for _, want := range []string{"5 prompt regressions (", "t/p4 ttft p50 +104%", "t/p3 ttft p50 +103%", "and 3 more"} {
 		if !strings.Contains(detail, want) {
 			t.Errorf("detail %q lacks %q", detail, want)
 		}
@@ -445,5 +451,28 @@ func TestChartPrompts(t *testing.T) {
 	writeChart(&buf, "t", checks[:1])
 	if buf.Len() != 0 {
 		t.Errorf("one category drew a chart:\n%s", buf.String())
+	}
+}
+
+// Prompt regressions are counted apart from the aggregates that combine
+// them, and a failing gate ends with the next step, commands included.
+func TestOutcomeSplitsAggregates(t *testing.T) {
+	p := chk("t", "", "p0", results.TTFT, "p50", 100, 200, 1.8, 2.2, ttftP50, 100)
+	a := chk("t", "", "", results.TTFT, "p50", 100, 190, 1.7, 2.1, ttftP50, 100)
+	rep := newReport([]compare.Check{p}, []compare.Check{a})
+	_, detail := outcome(rep, false)
+	for _, want := range []string{"1 prompt regression (t/p0 ttft p50 +100%)", "1 aggregate regression ("} {
+		if !strings.Contains(detail, want) {
+			t.Errorf("detail %q lacks %q", detail, want)
+		}
+	}
+	var buf bytes.Buffer
+	if err := Verdicts(&buf, rep, Options{Rerun: "latgate check --config c.yaml", Bless: "latgate bless --config c.yaml"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"next: if the slowdown is not intended", "re-run the check: latgate check --config c.yaml", "accept it as the new baseline: latgate bless --config c.yaml"} {
+		if !strings.Contains(strings.Join(strings.Fields(buf.String()), " "), want) {
+			t.Errorf("output lacks %q:\n%s", want, buf.String())
+		}
 	}
 }

@@ -30,7 +30,7 @@ func Verdicts(w io.Writer, rep compare.Report, opts Options) error {
 		for _, c := range all {
 			r := []string{targetOf(c), promptOf(c), checkOf(c),
 				value(c.Baseline, c.NBase), value(c.Current, c.NCur),
-				change(c), interval(c), tolerance(c), verdictWord(c.Verdict, opts.Strict)}
+				change(c), interval(c), tolerance(c), verdictCell(c, opts.Strict)}
 			if lab {
 				r = append(r, labels(c))
 			}
@@ -69,7 +69,28 @@ func Verdicts(w io.Writer, rep compare.Report, opts Options) error {
 	}
 	status, detail := outcome(rep, opts.Strict)
 	fmt.Fprintf(ew, "\n%s: %s\n", status, withChanges(detail, rep))
+	if next := nextStep(rep, opts); next != "" {
+		fmt.Fprintln(ew, wrap(next, lineWidth, "      "))
+	}
 	return ew.err
+}
+
+// verdictCell is the verdict column: the word, and for ok what it ruled
+// out, for inconclusive what would decide it.
+func verdictCell(c compare.Check, strict bool) string {
+	w := verdictWord(c.Verdict, strict)
+	switch c.Verdict {
+	case compare.OK:
+		return fmt.Sprintf("%s, rules out > %s", w, compare.Pct(c.Hi))
+	case compare.Inconclusive:
+		switch {
+		case c.More < 0:
+			return w + ", needs a bigger baseline"
+		case c.More > 0:
+			return fmt.Sprintf("%s, ~%d more requests", w, c.More)
+		}
+	}
+	return w
 }
 
 // verdictWord is the verdict as the text table shows it: the ones that fail

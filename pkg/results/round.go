@@ -40,11 +40,13 @@ func AppendRound(f, round *File) {
 			}
 			p.Requests += rp.Requests
 			p.Errors += rp.Errors
+			p.WallMS = round3(p.WallMS + rp.WallMS)
 			p.ByClass = addCounts(p.ByClass, rp.ByClass)
 			p.Metrics = MetricsOf(p.Samples)
 		}
 		t.Requests += rt.Requests
 		t.Errors += rt.Errors
+		t.WallMS = round3(t.WallMS + rt.WallMS) // time spent measuring, rounds added
 		t.Retries += rt.Retries
 		t.ByClass = addCounts(t.ByClass, rt.ByClass)
 		t.ErrorRate = 0

@@ -21,7 +21,7 @@ type Stat struct {
 // Named lists the statistics a latgate.yaml may gate on, in the order the
 // documentation gives them. ParseStat accepts any pNN; the config keeps to
 // these.
-func Named() []string { return []string{"p50", "p95", "p99", "mean"} }
+func Named() []string { return []string{"p50", "p90", "p95", "p99", "mean"} }
 
 // ParseStat parses "mean" or "pNN" (p50, p95, p99, p99.9).
 func ParseStat(name string) (Stat, error) {

@@ -1,0 +1,156 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/latgate/latgate/pkg/compare"
+	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/measure"
+	"github.com/latgate/latgate/pkg/results"
+)
+
+// measureSequential is check's measurement: run.requests per prompt, then,
+// while compare.NextRound finds checks still undecided and run.max_requests
+// allows, another round for the prompts that hold them, compared again at
+// the next look. The decision is compare's; this is only the loop. It
+// returns the results of every round together and the last comparison
+// (empty when the measurement failed).
+func measureSequential(ctx context.Context, env Env, cfg *config.Config, base compare.Side, quiet bool) (*results.File, compare.Report, error) {
+	eps, stop, err := endpoints(ctx, env, cfg)
+	if err != nil {
+		return nil, compare.Report{}, err
+	}
+	defer stop() // one simulator for every round: its schedule runs on
+	f, err := measureOn(ctx, env, cfg, eps, cfg.Prompts, cfg.Run, quiet)
+	if err == nil {
+		err = budget(f)
+	}
+	if err != nil {
+		return f, compare.Report{}, err
+	}
+	design := compare.NewDesign(cfg.Run.Requests, cfg.Run.Cap())
+	if design.Sequential() {
+		f.Run.MaxRequests = design.Last()
+	}
+	for {
+		rep := compare.CompareSequential(base, side(f.Run, f.Targets), cfg.Gate, design)
+		r, more := compare.NextRound(rep, design)
+		if !more {
+			return f, rep, nil
+		}
+		if !quiet {
+			fmt.Fprintf(env.Stderr, "latgate: %s\n", roundLine(r))
+		}
+		for _, ep := range eps {
+			ids := r.Prompts[compare.TargetID{Name: ep.Target.Name, Region: ep.Target.Region}]
+			if len(ids) == 0 {
+				continue
+			}
+			prompts := slices.DeleteFunc(slices.Clone(cfg.Prompts), func(p config.Prompt) bool { return !slices.Contains(ids, p.ID) })
+			run := cfg.Run
+			run.Requests = r.To - requestsOf(f, ep.Target, ids)
+			if run.Requests <= 0 {
+				continue
+			}
+			g, err := measureOn(ctx, env, cfg, []measure.Endpoint{ep}, prompts, run, quiet)
+			if g != nil {
+				results.AppendRound(f, g)
+			}
+			if err == nil {
+				err = budget(f)
+			}
+			if err != nil {
+				return f, compare.Report{}, err
+			}
+		}
+	}
+}
+
+func budget(f *results.File) error {
+	if err := results.CheckBudget(f); err != nil {
+		return measurementErr(err)
+	}
+	return nil
+}
+
+// requestsOf returns the fewest requests (samples and failures) any of the
+// prompts ids of target t has in f.
+func requestsOf(f *results.File, t config.Target, ids []string) int {
+	n := -1
+	for _, rt := range f.Targets {
+		if rt.Name != t.Name || rt.Region != t.Region {
+			continue
+		}
+		for _, p := range rt.Prompts {
+			if slices.Contains(ids, p.ID) && (n < 0 || p.Requests < n) {
+				n = p.Requests
+			}
+		}
+	}
+	return max(n, 0)
+}
+
+// roundLine says why check measures again, for the progress on stderr:
+//
+//	2 checks undecided: greeting ttft p90 +12% [-3%, +31%] vs +35%, ...; round 2 of 4: 90 requests per prompt for greeting, summarize
+func roundLine(r compare.Round) string {
+	var why []string
+	for i, c := range r.Why {
+		if i == 3 {
+			why = append(why, fmt.Sprintf("and %d more", len(r.Why)-3))
+			break
+		}
+		who := c.Prompt
+		if who == "" {
+			who = "all prompts"
+		}
+		why = append(why, fmt.Sprintf("%s %s %s %s [%s, %s] vs %s", who, c.Metric, c.Stat,
+			compare.Pct(c.Ratio), compare.Pct(c.Lo), compare.Pct(c.Hi), compare.Pct(c.Threshold)))
+	}
+	noun := "checks"
+	if len(r.Why) == 1 {
+		noun = "check"
+	}
+	var prompts []string
+	for id, ps := range r.Prompts {
+		for _, p := range ps {
+			label := p
+			if len(r.Prompts) > 1 {
+				label = id.Name + "/" + p
+			}
+			prompts = append(prompts, label)
+		}
+	}
+	slices.Sort(prompts)
+	return fmt.Sprintf("%d %s undecided: %s; round %d of %d: %d requests per prompt for %s",
+		len(r.Why), noun, strings.Join(why, ", "), r.Look+1, r.Looks, r.To, strings.Join(prompts, ", "))
+}
+
+// blessCommandLine is the bless command a failing gate offers as its next
+// step: with the config, the baseline when it is not the config's, and the
+// results file when one was compared.
+func blessCommandLine(cfg *config.Config, baselinePath, from string) string {
+	s := "latgate bless --config " + shellQuote(cfg.Path)
+	if baselinePath != "" && baselinePath != cfg.Baseline {
+		s += " --baseline " + shellQuote(baselinePath)
+	}
+	if from != "" {
+		s += " --from " + shellQuote(from)
+	}
+	return s
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but plain
+// path characters.
+func shellQuote(s string) string {
+	plain := s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:@+,", r))
+	}) < 0
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
