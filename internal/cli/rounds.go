@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/latgate/latgate/internal/numfmt"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/measure"
@@ -108,7 +109,7 @@ func roundLine(r compare.Round) string {
 			who = "all prompts"
 		}
 		why = append(why, fmt.Sprintf("%s %s %s %s [%s, %s] vs %s", who, c.Metric, c.Stat,
-			compare.Pct(c.Ratio), compare.Pct(c.Lo), compare.Pct(c.Hi), compare.Pct(c.Threshold)))
+			numfmt.Pct(c.Ratio), numfmt.Pct(c.Lo), numfmt.Pct(c.Hi), numfmt.Pct(c.Threshold)))
 	}
 	noun := "checks"
 	if len(r.Why) == 1 {

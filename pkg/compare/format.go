@@ -47,7 +47,7 @@ func (c Check) Summary() string {
 	case Improved:
 		return fmt.Sprintf("%s < %s %s", change, tol, values)
 	case OK:
-		return fmt.Sprintf("%s within %s: rules out > %s %s", change, tol, Pct(c.Hi), values)
+		return fmt.Sprintf("%s within %s: rules out > %s %s", change, tol, numfmt.Pct(c.Hi), values)
 	}
 	return fmt.Sprintf("%s straddles %s: %s %s", change, tol, c.Decider(), values)
 }

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 	"unicode/utf8"
 
+	"github.com/latgate/latgate/internal/numfmt"
 	"github.com/latgate/latgate/pkg/compare"
 )
 
@@ -81,7 +82,7 @@ func verdictCell(c compare.Check, strict bool) string {
 	w := verdictWord(c.Verdict, strict)
 	switch c.Verdict {
 	case compare.OK:
-		return fmt.Sprintf("%s, rules out > %s", w, compare.Pct(c.Hi))
+		return fmt.Sprintf("%s, rules out > %s", w, numfmt.Pct(c.Hi))
 	case compare.Inconclusive:
 		switch {
 		case c.More < 0:
