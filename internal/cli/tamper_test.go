@@ -24,6 +24,7 @@ prompts:
       - {role: user, content: "Say bye."}
 run:
   requests: 12
+  bless_requests: 12 # the counts below are asserted
   warmup: 0
   concurrency: 2
 `

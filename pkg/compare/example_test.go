@@ -41,7 +41,7 @@ func ExampleCompare() {
 	}
 	// Output:
 	// verdict: regressed - fails the gate: true
-	// ttft p95: regressed
+	// ttft p90: regressed
 	// ttft p50: regressed
 	// itl p50: ok
 	// itl p95: ok
@@ -59,4 +59,29 @@ func ExampleDecide() {
 	// Output:
 	// regressed
 	// +20% [95% CI +12%, +29%] > +10% tolerance (400 ms -> 480 ms)
+}
+
+// Sequential looks, as check makes them: compare at the look the current
+// requests belong to, and measure another round only while NextRound finds
+// an undecided check below the cap.
+func ExampleNextRound() {
+	d := compare.NewDesign(60, 150) // run.requests 60, run.max_requests 150
+	fmt.Println("looks:", d.Looks)
+	for k := range d.Looks {
+		fmt.Printf("look %d: %.1f%% intervals\n", k+1, 100*d.Confidence(0.95, 240, k))
+	}
+	base, cur := side(240, 400), side(60, 404)
+	gate := config.DefaultGate()
+	gate.Checks = []config.Check{{Metric: "ttft", Stat: "p50", Tolerance: config.Tolerance{Rel: 0.01}}}
+	rep := compare.CompareSequential(base, cur, gate, d)
+	if r, more := compare.NextRound(rep, d); more {
+		fmt.Printf("%d undecided: measure %v to %d requests (look %d of %d)\n", len(r.Why), r.Prompts[compare.TargetID{Name: "api"}], r.To, r.Look+1, r.Looks)
+	}
+	// Output:
+	// looks: [60 90 120 150]
+	// look 1: 96.8% intervals
+	// look 2: 98.1% intervals
+	// look 3: 98.3% intervals
+	// look 4: 98.4% intervals
+	// 1 undecided: measure [greeting] to 90 requests (look 2 of 4)
 }

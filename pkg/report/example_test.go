@@ -28,5 +28,7 @@ func ExampleVerdicts() {
 	// target  prompt    check     baseline   current  change        95% CI  tolerance  verdict
 	// api     greeting  ttft p50    400 ms →  480 ms    +20%  [+12%, +29%]  +10%       REGRESSED
 	//
-	// FAIL: 1 regression (api/greeting ttft p50 +20%)
+	// FAIL: 1 prompt regression (api/greeting ttft p50 +20%)
+	// next: if the slowdown is not intended, find its cause and re-run the check; if it is intended (a new model, server or
+	//       setting), accept it as the new baseline and commit the baseline
 }
