@@ -22,6 +22,7 @@ func ExampleParseStat() {
 	fmt.Println(err)
 	// Output:
 	// p50   127.5 ms, needs 5 requests
+	// p90   290.0 ms, needs 29 requests
 	// p95   345.0 ms, needs 59 requests
 	// p99   389.0 ms, needs 299 requests
 	// mean  177.5 ms, needs 5 requests
