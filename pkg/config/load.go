@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/latgate/latgate/internal/inputfile"
 	"github.com/latgate/latgate/pkg/results"
