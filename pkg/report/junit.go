@@ -93,13 +93,13 @@ func JUnit(w io.Writer, rep compare.Report, opts Options) error {
 			}
 			switch {
 			case c.Verdict == compare.Regressed:
-				tc.Failure = &junit.Result{Message: msg, Type: "regression", Data: detail(c, rep.Confidence)}
+				tc.Failure = &junit.Result{Message: msg, Type: "regression", Data: xmlText(detail(c, rep.Confidence))}
 			case c.Verdict.Fails(opts.Strict):
-				tc.Failure = &junit.Result{Message: "inconclusive (strict): " + msg, Type: "inconclusive", Data: detail(c, rep.Confidence)}
+				tc.Failure = &junit.Result{Message: "inconclusive (strict): " + msg, Type: "inconclusive", Data: xmlText(detail(c, rep.Confidence))}
 			case c.Verdict == compare.Inconclusive:
-				tc.Skipped = &junit.Result{Message: "inconclusive: " + msg, Data: detail(c, rep.Confidence)}
+				tc.Skipped = &junit.Result{Message: "inconclusive: " + msg, Data: xmlText(detail(c, rep.Confidence))}
 			case len(c.Labels) > 0:
-				tc.SystemOut = &junit.Output{Data: "changed since baseline: " + labels(c)}
+				tc.SystemOut = &junit.Output{Data: xmlText("changed since baseline: " + labels(c))}
 			}
 			add(tc, c)
 		}
@@ -118,7 +118,7 @@ func JUnit(w io.Writer, rep compare.Report, opts Options) error {
 			out = append(out, "warning: "+w)
 		}
 		if len(out) > 0 {
-			suite.Out = &junit.Output{Data: strings.Join(out, "\n")}
+			suite.Out = &junit.Output{Data: xmlText(strings.Join(out, "\n"))}
 		}
 		root.AddSuite(suite.Testsuite) // counts it
 		root.Suites = append(root.Suites, suite)
@@ -233,4 +233,23 @@ func side(ms float64, n, gaps int, metric string) string {
 		s += fmt.Sprintf(" (%d gaps)", gaps)
 	}
 	return s
+}
+
+// xmlText makes text written as character data (<failure>, <skipped>,
+// <system-out>) valid XML 1.0: encoding/xml escapes attributes but writes
+// CDATA as it is, and a control character from a baseline or history file
+// (an ESC in a hand-edited model name) would make the whole report
+// unparsable to every JUnit publisher. Such characters become U+FFFD, as
+// encoding/xml does in attributes.
+func xmlText(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r',
+			r >= 0x20 && r <= 0xD7FF,
+			r >= 0xE000 && r <= 0xFFFD,
+			r >= 0x10000 && r <= 0x10FFFF:
+			return r
+		}
+		return '\uFFFD'
+	}, s)
 }

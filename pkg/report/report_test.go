@@ -15,6 +15,7 @@ import (
 	"github.com/latgate/latgate/internal/golden"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/results"
+	"github.com/latgate/latgate/pkg/trend"
 )
 
 func TestGolden(t *testing.T) {
@@ -474,5 +475,44 @@ func TestOutcomeSplitsAggregates(t *testing.T) {
 		if !strings.Contains(strings.Join(strings.Fields(buf.String()), " "), want) {
 			t.Errorf("output lacks %q:\n%s", want, buf.String())
 		}
+	}
+}
+
+// TestJUnitControlCharacters: text from a file latgate did not write (a
+// hand-edited baseline's model name, a history record's runner) can hold
+// control characters; the JUnit reports must still parse, or every JUnit
+// publisher drops the whole report.
+func TestJUnitControlCharacters(t *testing.T) {
+	const hostile = "m\x1b[31mRED\x1b]0;t\x07\x00\x0b end"
+	tests := []struct {
+		name   string
+		render func(io.Writer) error
+	}{
+		{"check", func(w io.Writer) error {
+			rep := failReport()
+			rep.Warnings = append(rep.Warnings, "the baseline was blessed with "+hostile)
+			return JUnit(w, rep, Options{Blessed: "blessed on " + hostile})
+		}},
+		{"trend", func(w io.Writer) error {
+			return TrendJUnit(w, trend.Report{}, []string{"the endpoint now returns model " + hostile}, TrendOptions{Baseline: hostile})
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := tt.render(&buf); err != nil {
+				t.Fatal(err)
+			}
+			dec := xml.NewDecoder(&buf)
+			for {
+				_, err := dec.Token()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatalf("the report does not parse: %v", err)
+				}
+			}
+		})
 	}
 }

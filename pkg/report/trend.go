@@ -344,11 +344,11 @@ func TrendJUnit(w io.Writer, rep trend.Report, warnings []string, opts TrendOpti
 		tc := junit.Testcase{Name: name, Classname: suite.Name, Time: "0.000"}
 		switch s.Verdict {
 		case trend.Regressed:
-			tc.Failure = &junit.Result{Message: why(s), Type: "regression", Data: seriesDetail(s)}
+			tc.Failure = &junit.Result{Message: why(s), Type: "regression", Data: xmlText(seriesDetail(s))}
 		case trend.Insufficient:
 			tc.Skipped = &junit.Result{Message: why(s)}
 		default:
-			tc.SystemOut = &junit.Output{Data: why(s) + "\n" + seriesDetail(s)}
+			tc.SystemOut = &junit.Output{Data: xmlText(why(s) + "\n" + seriesDetail(s))}
 		}
 		suite.AddTestcase(tc)
 	}
@@ -360,7 +360,7 @@ func TrendJUnit(w io.Writer, rep trend.Report, warnings []string, opts TrendOpti
 		out.WriteString("warning: " + warn + "\n")
 	}
 	if out.Len() > 0 {
-		suite.SystemOut = &junit.Output{Data: out.String()}
+		suite.SystemOut = &junit.Output{Data: xmlText(out.String())}
 	}
 	suite.Time = "0.000"
 	suites := junit.Testsuites{Name: "latgate", Time: "0.000"}
