@@ -43,6 +43,11 @@ no run can have, or a prompt with too few samples for any check to decide
 whose error rate is over a target's max_error_rate.
 It prints what changed against the previous baseline.
 
+bless measures run.bless_requests per prompt (default 4 x run.requests, 240
+at the defaults) and says how many requests that is: the baseline's noise
+enters every later check, so a well-measured baseline makes every check's
+interval narrower. --requests N measures N instead.
+
 --from blesses a results file measured earlier (e.g. a CI artifact from
 'latgate measure --out' or 'latgate check --out') without measuring again.
 

@@ -33,18 +33,28 @@ func checkCommand(env Env) *ucli.Command {
 		Usage:     "measure and compare with the baseline: the CI gate",
 		UsageText: "latgate check [--config latgate.yaml] [--junit junit.xml] [--markdown report.md] [--strict]",
 		Description: `Measures like 'latgate measure', then compares every gated metric and
-statistic (gate.checks; default TTFT and ITL at P50 and P95) with the baseline
-that 'latgate bless' wrote. Each check gets a bootstrap confidence interval of
-current/baseline from whole requests, and a verdict:
+statistic (gate.checks; default TTFT at P50 and P90, ITL at P50 and P95)
+with the baseline that 'latgate bless' wrote. Each check gets a bootstrap
+confidence interval of current/baseline from whole requests, and a verdict:
 
   regressed     the whole interval is beyond the tolerance (exit 1)
   improved      the whole interval is beyond the tolerance on the faster side
   ok            the interval rules out a regression beyond the tolerance
+                (the report says what it ruled out: "rules out > +9%")
   inconclusive  the interval straddles the tolerance, or the statistic needs
-                more requests than were taken (P95 needs 59); fails with --strict
+                more requests than were taken (P90 needs 29, P95 59); the
+                report says about how many more would decide it; fails with
+                --strict
 
-The tolerance is relative AND absolute: a change smaller than the floor (e.g.
-20ms) is never a regression.
+Sequential looks: check first measures run.requests per prompt; while some
+check is inconclusive, it measures another round for the prompts holding
+undecided checks, up to run.max_requests (default 2.5 x run.requests), and
+says why on stderr. Each look's interval is a repeated confidence interval
+(Lan-DeMets alpha spending), so looking again does not add false alarms.
+
+The tolerance is relative AND absolute: a change smaller than the floor is
+never a regression. An unset floor is latgate's timing resolution (1 ms;
+0.25 ms for itl and tpot), so a doubled 5 ms TTFT is a regression.
 
 A pull request that changes the config is gated, not refused: a changed
 model, endpoint (base_url), max_tokens, temperature, extra_body or

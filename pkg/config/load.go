@@ -230,6 +230,9 @@ func (p *parser) parse(data []byte) *Config {
 	cfg.Run = p.run(get(m, "run"))
 	if err := RunTooLarge(cfg.Run.Requests, cfg.Run.Warmup, len(cfg.Prompts)); err != "" {
 		p.fail(get(m, "run"), "run", "%s", err)
+	} else if err := RunTooLarge(max(cfg.Run.Cap(), cfg.Run.BlessN()), cfg.Run.Warmup, len(cfg.Prompts)); err != "" {
+		// check's rounds and bless measure up to these: the same bound.
+		p.fail(get(m, "run"), "run", "%s (run.max_requests %d and run.bless_requests %d count too; lower them)", err, cfg.Run.Cap(), cfg.Run.BlessN())
 	}
 	cfg.Gate = p.gate(get(m, "gate"), cfg.Prompts)
 	return cfg

@@ -20,6 +20,7 @@ func TestRunRounds(t *testing.T) {
 		{"run: {requests: 30, max_requests: 200, bless_requests: 45}\n", 200, 45, ""},
 		{"run: {requests: 30, max_requests: 20}\n", 0, 0, ":3: run.max_requests: 20 is below run.requests (30)"},
 		{"run: {bless_requests: 0}\n", 0, 0, ":3: run.bless_requests: must be > 0"},
+		{"run: {requests: 100, bless_requests: 2000000}\n", 0, 0, "run.bless_requests 2000000 count too"},
 	}
 	for _, tt := range tests {
 		c, err := Parse([]byte(head+tt.run), "l.yaml", Options{Getenv: func(string) string { return "" }})
