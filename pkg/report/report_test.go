@@ -516,3 +516,24 @@ func TestJUnitControlCharacters(t *testing.T) {
 		})
 	}
 }
+
+// TestTuneNumbers: the tolerances and floors tune prints are pasted into a
+// config, so float arithmetic must not show through.
+func TestTuneNumbers(t *testing.T) {
+	tests := []struct {
+		got, want string
+	}{
+		{tolPct(2.3), "230%"},
+		{tolPct(1.14), "114%"},
+		{tolPct(0.09), "9%"},
+		{tolPct(0.125), "12.5%"},
+		{yamlMS(0.35000000000000003), "0.35ms"},
+		{yamlMS(0.034), "0.034ms"},
+		{yamlMS(13), "13ms"},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("got %q, want %q", tt.got, tt.want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -52,9 +53,13 @@ func TuneYAML(w io.Writer, rep trend.TuneReport, source string) error {
 	return ew.err
 }
 
-func tolPct(r float64) string { return strconv.FormatFloat(100*r, 'f', -1, 64) + "%" }
+func tolPct(r float64) string { return yamlNum(100*r) + "%" }
 
-func yamlMS(ms float64) string { return strconv.FormatFloat(ms, 'f', -1, 64) + "ms" }
+func yamlMS(ms float64) string { return yamlNum(ms) + "ms" }
+
+// yamlNum writes x to paste into a config: rounded to a millionth, so that
+// float arithmetic (100 × 2.3) does not print as 229.99999999999997.
+func yamlNum(x float64) string { return strconv.FormatFloat(math.Round(x*1e6)/1e6, 'f', -1, 64) }
 
 func pctRate(r float64) string {
 	switch {
