@@ -1000,16 +1000,3 @@ func TestToleranceJSON(t *testing.T) {
 		t.Error(`{"rel": "x"} decoded without an error`)
 	}
 }
-
-// TestExampleMatchesExamplesDir: the config `latgate init` writes and the
-// one the README starts from (examples/latgate.yaml) are the same file, so a
-// comment corrected in one cannot stay wrong in the other.
-func TestExampleMatchesExamplesDir(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "latgate.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(string(data), string(Example())); diff != "" {
-		t.Errorf("pkg/config/example.yaml differs from examples/latgate.yaml (-examples +init):\n%s", diff)
-	}
-}
