@@ -169,8 +169,11 @@ func (p *parser) err() error {
 
 var yamlLine = regexp.MustCompile(`(?s)^yaml: line (\d+): (.*)$`)
 
-// syntax records a YAML syntax error at yaml's own line.
-func (p *parser) syntax(err error) {
+// syntax records a YAML syntax error at yaml's own line, except for a tab
+// in the indentation, which yaml reports at the line before the tab's (the
+// line of the token it was scanning): that one is placed at the first line
+// from there indented with a tab.
+func (p *parser) syntax(err error, data []byte) {
 	msg := err.Error()
 	line := 0
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
@@ -178,6 +181,15 @@ func (p *parser) syntax(err error) {
 		msg = m[2]
 	} else {
 		msg = strings.TrimPrefix(msg, "yaml: ")
+	}
+	if lines := strings.Split(string(data), "\n"); strings.Contains(msg, "found a tab character") && line > 0 && line <= len(lines) {
+		for i, l := range lines[line-1:] {
+			if strings.Contains(l[:len(l)-len(strings.TrimLeft(l, " \t"))], "\t") {
+				line += i
+				msg += "; indent with spaces"
+				break
+			}
+		}
 	}
 	p.errs = append(p.errs, &Error{File: p.path, Line: line, Msg: "YAML syntax error: " + msg})
 }
@@ -189,7 +201,7 @@ func (p *parser) parse(data []byte) *Config {
 		if errors.Is(err, io.EOF) {
 			p.fail(nil, "", "the file is empty; run `latgate init` to write an example config")
 		} else {
-			p.syntax(err)
+			p.syntax(err, data)
 		}
 		return nil
 	}
@@ -197,7 +209,7 @@ func (p *parser) parse(data []byte) *Config {
 	if err := dec.Decode(&next); err == nil {
 		p.fail(&next, "", "a second YAML document (after ---); keep one document per file")
 	} else if !errors.Is(err, io.EOF) {
-		p.syntax(err)
+		p.syntax(err, data)
 	}
 	root := &doc
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {

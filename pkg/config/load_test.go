@@ -101,6 +101,13 @@ run:
   warmup 2
   seed: 3
 `, []string{"examples/latgate.yaml:5: YAML syntax error", "could not find expected ':'"}, nil},
+		{"tab line", `
+targets:
+  - name: a
+    base_url: sim
+	model: x
+prompts: [{id: p, messages: [{role: user, content: hi}]}]
+`, []string{"examples/latgate.yaml:4: YAML syntax error", "tab character", "indent with spaces"}, nil},
 		{"empty file", "\n# nothing\n", []string{"examples/latgate.yaml: ", "empty", "latgate init"}, nil},
 		{"not a mapping", "\n- a\n- b\n", []string{":1: ", "want a mapping", "the top level"}, nil},
 		{"two documents", `
