@@ -469,9 +469,13 @@ func TestCheckErrorBudget(t *testing.T) {
 			t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, got["stdout"], got["stderr"])
 		}
 		const want = "1 of 40 requests failed"
+		const said = "server: \"HTTP 500: The server had an error while processing your request (simulated).\""
 		for _, name := range []string{"stdout", "junit.xml", "report.md", "summary.md"} {
 			if !strings.Contains(got[name], want) || !strings.Contains(got[name], "server 1") {
 				t.Errorf("%s does not report the failed request (%q):\n%s", name, want, got[name])
+			}
+			if !strings.Contains(got[name], "the endpoint said:") || !strings.Contains(strings.ReplaceAll(got[name], `\`, ""), strings.ReplaceAll(said, `\`, "")) {
+				t.Errorf("%s lacks the endpoint's words %q:\n%s", name, said, got[name])
 			}
 		}
 		if !strings.Contains(got["stdout"], "::warning title=latgate::target t: 1 of 40 requests failed") {

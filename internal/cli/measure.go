@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
@@ -137,7 +138,7 @@ func runMeasurement(ctx context.Context, env Env, cfg *config.Config, quiet bool
 		return f, err
 	}
 	if err := results.CheckBudget(f); err != nil {
-		return f, measurementErr(err)
+		return f, measurementErr(withEndpointSaid(err, f))
 	}
 	return f, nil
 }
@@ -244,4 +245,23 @@ func runMeasure(ctx context.Context, env Env, opts measureOptions) error {
 		recordHistory(ctx, env, cfg, opts.historyFlags, f, "measure", "")
 	}
 	return merr
+}
+
+// withEndpointSaid adds to a budget error the first distinct messages of
+// each failure class, so the exit-3 line (and the JUnit, Markdown and job
+// summary that carry it) has the endpoint's own words, not only counts.
+func withEndpointSaid(err error, f *results.File) error {
+	var said []string
+	for _, t := range f.Targets {
+		if s := results.EndpointSaid(t.FirstFailures(results.MaxSaidPerClass)); s != "" {
+			if len(f.Targets) > 1 {
+				s = "target " + t.Label() + ": " + s
+			}
+			said = append(said, s)
+		}
+	}
+	if len(said) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w%s%s", err, results.SaidSep, strings.Join(said, "; "))
 }

@@ -72,7 +72,7 @@ func measureSequential(ctx context.Context, env Env, cfg *config.Config, base co
 
 func budget(f *results.File) error {
 	if err := results.CheckBudget(f); err != nil {
-		return measurementErr(err)
+		return measurementErr(withEndpointSaid(err, f))
 	}
 	return nil
 }

@@ -580,8 +580,12 @@ func runWarnings(targets []results.Target) []string {
 				classes = append(classes, fmt.Sprintf("%s %d", k, v))
 			}
 			slices.Sort(classes)
-			out = append(out, fmt.Sprintf("%s: %d of %d requests failed (%.1f%%: %s); failed requests are not samples",
-				targetLabel(t), t.Errors, t.Requests, 100*float64(t.Errors)/float64(max(t.Requests, 1)), strings.Join(classes, ", ")))
+			msg := fmt.Sprintf("%s: %d of %d requests failed (%.1f%%: %s); failed requests are not samples",
+				targetLabel(t), t.Errors, t.Requests, 100*float64(t.Errors)/float64(max(t.Requests, 1)), strings.Join(classes, ", "))
+			if said := results.EndpointSaid(t.FirstFailures(results.MaxSaidPerClass)); said != "" {
+				msg += results.SaidSep + said
+			}
+			out = append(out, msg)
 		}
 		if t.Retries > 0 {
 			out = append(out, fmt.Sprintf("%s: %d retries after HTTP 429 (timings are the final attempt's)", targetLabel(t), t.Retries))

@@ -490,10 +490,12 @@ func (c *client) fail(ctx context.Context, a *attempt, err error) outcome {
 
 func (c *client) statusFailure(a *attempt, status int, msg string) outcome {
 	class := results.ErrHTTP
+	if h := hint(status, c.ep); h != "" {
+		msg += " (" + h + ")"
+	}
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		class = results.ErrAuth
-		msg += fmt.Sprintf(" (check the API key in $%s)", c.ep.APIKeyEnv)
 	case status == http.StatusTooManyRequests:
 		class = results.ErrRateLimit
 	case status >= 500:

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/latgate/latgate/pkg/compare"
+	"github.com/latgate/latgate/pkg/results"
 )
 
 // maxAnnotations is how many annotations of one level a step may usefully
@@ -34,6 +35,11 @@ func Annotations(w io.Writer, rep compare.Report, locate func(target, prompt str
 		}
 	}
 	for _, warn := range rep.Warnings {
+		// An annotation carries latgate's words only; the endpoint's are in
+		// the report and the log.
+		if before, _, ok := strings.Cut(warn, results.SaidSep); ok {
+			warn = before + " (the endpoint's messages are in the report)"
+		}
 		warns = append(warns, "::warning title=latgate::"+escapeData(warn))
 	}
 	for _, l := range errs[:min(len(errs), maxAnnotations)] {

@@ -85,6 +85,12 @@ func markdown(w io.Writer, rep compare.Report, opts Options, charts bool) error 
 	if len(rep.Warnings) > 0 {
 		fmt.Fprint(ew, "\n### Warnings\n\n")
 		for _, warn := range rep.Warnings {
+			// The endpoint's own words go in a code block, where no
+			// Markdown they hold can render.
+			if before, said, ok := strings.Cut(warn, results.SaidSep); ok {
+				fmt.Fprintf(ew, "- %s; the endpoint said:\n\n%s\n", mdEscape(before), strings.TrimRight(sanitize.CodeBlock(said), "\n"))
+				continue
+			}
 			fmt.Fprintf(ew, "- %s\n", mdEscape(warn))
 		}
 	}

@@ -81,6 +81,9 @@ func notes(t results.Target, run results.Run) []string {
 		sort.Strings(classes)
 		out = append(out, fmt.Sprintf("%d of %d requests failed (%.1f%%): %s; failed requests are not samples",
 			t.Errors, t.Requests, 100*t.ErrorRate, strings.Join(classes, ", ")))
+		if said := results.EndpointSaid(t.FirstFailures(results.MaxSaidPerClass)); said != "" {
+			out = append(out, "the endpoint said: "+said)
+		}
 	}
 	return out
 }

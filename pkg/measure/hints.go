@@ -1,0 +1,64 @@
+package measure
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// hint returns advice for the common mistakes behind an HTTP failure, or ""
+// (a sentence to append to the failure's message):
+//
+//   - 401/403 with an empty key: the variable is empty or unset;
+//   - 404 on a base URL ending in /chat/completions: latgate appends that;
+//   - 404 on a base URL without /v1: most servers serve /v1/chat/completions;
+//   - any other 404: an unknown model name is a 404 on Ollama and vLLM.
+func hint(status int, ep Endpoint) string {
+	switch status {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		if strings.TrimSpace(ep.APIKey) == "" {
+			return fmt.Sprintf("$%s is empty or unset: export the key in it, or set api_key_env to the variable that holds it", ep.APIKeyEnv)
+		}
+		return fmt.Sprintf("check the API key in $%s", ep.APIKeyEnv)
+	case http.StatusNotFound:
+		path := strings.TrimSuffix(urlPath(ep.URL), "/")
+		switch {
+		case strings.HasSuffix(path, "/chat/completions"):
+			return "base_url ends in /chat/completions, which latgate appends itself: set base_url to the part before it (e.g. https://host/v1)"
+		case !hasV1(path):
+			return "base_url has no /v1: most OpenAI-compatible servers answer at BASE/v1/chat/completions, so try base_url: " + strings.TrimSuffix(shownURL(ep.URL), "/") + "/v1"
+		}
+		return fmt.Sprintf("check the model name %q: an unknown model is a 404 on Ollama and vLLM", ep.Model)
+	}
+	return ""
+}
+
+// urlPath is the path of a base URL ("" when it does not parse).
+func urlPath(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Path
+}
+
+// hasV1 reports whether a path has a version segment such as /v1 or /v1beta.
+func hasV1(path string) bool {
+	for _, seg := range strings.Split(path, "/") {
+		if len(seg) >= 2 && seg[0] == 'v' && seg[1] >= '0' && seg[1] <= '9' {
+			return true
+		}
+	}
+	return false
+}
+
+// shownURL is a base URL as a message may show it: scheme, host and path,
+// no credentials or query.
+func shownURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "BASE"
+	}
+	return u.Scheme + "://" + u.Host + u.Path
+}
