@@ -87,9 +87,19 @@ stop_server() {
 	fi
 }
 
+# stop_hog ends the CPU hog we started, by its PID.
+hog_pid=""
+stop_hog() {
+	[[ -n $hog_pid ]] || return 0
+	kill -KILL "$hog_pid" 2>/dev/null || true
+	wait "$hog_pid" 2>/dev/null || true
+	hog_pid=""
+}
+
 cleanup() {
 	local status=$?
 	set +e
+	stop_hog
 	if ((status != 0)); then
 		[[ -n $step_name ]] && echo "e2e-ollama: failed in step '$step_name' (exit $status)" >&2
 		step_end
@@ -153,14 +163,20 @@ step "start ollama serve on loopback"
 port=$("$e2echeck" freeport)
 export HOME=$tmp OLLAMA_HOST=127.0.0.1:$port OLLAMA_MODELS=$tmp/models OLLAMA_NUM_PARALLEL=1
 base_url=http://127.0.0.1:$port/v1
+# Pinned to one core (taskset; its runner inherits it), so that a CPU hog on
+# that core later is a real, reproducible slowdown of the server.
+pin=()
+if command -v taskset >/dev/null; then
+	pin=(taskset -c 0)
+fi
 # In a process group of its own (setsid), so that a runner it leaves behind
 # can be found; without setsid, only the server's PID is signalled.
 if command -v setsid >/dev/null; then
-	setsid "$ollama" serve >"$tmp/ollama.log" 2>&1 &
+	setsid "${pin[@]}" "$ollama" serve >"$tmp/ollama.log" 2>&1 &
 	server_pid=$!
 	process_group=$server_pid
 else
-	"$ollama" serve >"$tmp/ollama.log" 2>&1 &
+	"${pin[@]}" "$ollama" serve >"$tmp/ollama.log" 2>&1 &
 	server_pid=$!
 fi
 echo "ollama serve: pid $server_pid, $base_url"
@@ -203,7 +219,7 @@ step "latgate measure"
 step "latgate bless --from the measured results"
 # The run just checked becomes the baseline (as a CI artifact would): no
 # second measurement, and bless's --from path is exercised on real data.
-"$latgate" bless --config "$cfg" --from "$tmp/results.json" --quiet
+"$latgate" bless --config "$cfg" --base-url "$base_url" --from "$tmp/results.json" --quiet
 [[ -s $tmp/latgate.baseline.json ]] || fail "bless wrote no $tmp/latgate.baseline.json"
 
 # ----------------------------------------------------------------------------
@@ -216,6 +232,30 @@ status=0
 "$latgate" check --config "$cfg" --base-url "$base_url" --junit "$tmp/junit.xml" --quiet || status=$?
 ((status == 0)) || fail "latgate check exited $status against a baseline blessed seconds earlier"
 grep -q "<testsuites" "$tmp/junit.xml" || fail "check wrote no JUnit report to $tmp/junit.xml"
+
+# ----------------------------------------------------------------------------
+# A real slowdown: a busy loop pinned to the server's core takes about half of
+# it, as a noisy neighbour would. TTFT and the token gaps grow by several
+# milliseconds on a 5-15 ms TTFT, and the gate must say so (exit 1). Without
+# taskset the hog cannot be aimed at the server: the step is skipped.
+if ((${#pin[@]} > 0)); then
+	step "latgate check with a CPU hog on the server's core (must fail)"
+	"${pin[@]}" bash -c 'while :; do :; done' &
+	hog_pid=$!
+	status=0
+	"$latgate" check --config "$cfg" --base-url "$base_url" --out "$tmp/hog.json" --quiet >"$tmp/hog.txt" 2>&1 || status=$?
+	stop_hog
+	grep -E "^(PASS|FAIL)|REGRESSED" "$tmp/hog.txt" || true
+	((status == 1)) || { cat "$tmp/hog.txt" >&2; fail "latgate check exited $status with a CPU hog on the server's core, want 1 (regressed)"; }
+
+	step "latgate check again without the hog (must pass)"
+	status=0
+	"$latgate" check --config "$cfg" --base-url "$base_url" --quiet >"$tmp/after.txt" 2>&1 || status=$?
+	grep -E "^(PASS|FAIL)" "$tmp/after.txt" || true
+	((status == 0)) || { cat "$tmp/after.txt" >&2; fail "latgate check exited $status after the hog stopped, want 0"; }
+else
+	echo "e2e-ollama: no taskset: the CPU hog step is skipped"
+fi
 
 # ----------------------------------------------------------------------------
 step "stop ollama"
