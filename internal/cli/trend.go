@@ -12,6 +12,7 @@ import (
 
 	"github.com/latgate/latgate/internal/atomicfile"
 	"github.com/latgate/latgate/pkg/baseline"
+	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/history"
 	"github.com/latgate/latgate/pkg/report"
@@ -275,7 +276,7 @@ func trendSpec(cfg *config.Config, base *baseline.File) trend.Spec {
 				}
 			}
 			for _, c := range cfg.Gate.Checks {
-				tol := cfg.Gate.ToleranceFor(p.ID, c)
+				tol := compare.Resolvable(c.Metric, cfg.Gate.ToleranceFor(p.ID, c)) // the gate's floor: at least the timing resolution
 				ss := trend.SeriesSpec{
 					Target: t.Name, Region: t.Region, Prompt: p.ID, PromptHash: p.Hash,
 					Metric: c.Metric, Stat: c.Stat,
