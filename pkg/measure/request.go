@@ -49,6 +49,7 @@ type attempt struct {
 	reused            bool
 	status            int
 	retryAfter        string
+	contentType       string
 	body              io.ReadCloser
 
 	// net/http may finish a dial started for this request on its own
@@ -123,6 +124,7 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 	}
 	a.status = resp.StatusCode
 	a.retryAfter = resp.Header.Get("Retry-After")
+	a.contentType = resp.Header.Get("Content-Type")
 	if resp.StatusCode >= 300 {
 		resp.Body = struct {
 			io.Reader
@@ -290,6 +292,7 @@ func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 		finish                    string
 		done, errorEvent          bool
 		maxStall                  time.Duration
+		other                     string // the first line that is no SSE field, for a body that is not a stream
 	)
 	s := &o.sample
 	gaps := make([]float64, 0, min(max(c.ep.MaxTokens, 1), 256))
@@ -313,6 +316,9 @@ func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 			errorEvent = bytes.Equal(bytes.TrimSpace(line[6:]), []byte("error"))
 			continue
 		case !bytes.HasPrefix(line, []byte("data:")):
+			if other == "" && chunks == 0 && !bytes.HasPrefix(line, []byte("id:")) && !bytes.HasPrefix(line, []byte("retry:")) {
+				other = clip(bytes.TrimSpace(line), 120)
+			}
 			continue // id:, retry: and unknown fields are ignored, as SSE says
 		}
 		payload := line[5:]
@@ -362,6 +368,11 @@ func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 			s.TokenSource = "usage"
 		}
 	}
+	if finish == "" && chunks == 0 && !isEventStream(a.contentType) {
+		return c.failf(a, results.ErrMalformed, a.status,
+			"HTTP %d with Content-Type %q is not an event stream (text/event-stream): the endpoint answered without streaming; check that base_url is the API (e.g. …/v1) and that it streams (stream: true); the body began: %s",
+			a.status, a.contentType, other)
+	}
 	if finish == "" {
 		what := "without a finish_reason"
 		if !done {
@@ -405,6 +416,12 @@ func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 // clipped (see package sanitize).
 func (c *client) field(b []byte) string {
 	return sanitize.Field(c.redact, string(b), sanitize.MaxField)
+}
+
+// isEventStream reports whether a Content-Type is text/event-stream.
+func isEventStream(contentType string) bool {
+	mt, _, _ := strings.Cut(contentType, ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "text/event-stream")
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -183,6 +183,10 @@ func TestStreamShapes(t *testing.T) {
 		{"final line without newline", []step{content("a"), {write: `data: {"choices":[{"delta":{},"finish_reason":"stop"}]}`}}, 1},
 		{"finish without [DONE]", []step{content("a"), content("b"), finish("length")}, 2},
 		{"event and id fields ignored", []step{{write: "id: 1\nevent: message\nretry: 10\n"}, content("a"), finish("stop"), done}, 1},
+		// A byte-order mark used to hide the first chunk (TTFT doubled).
+		{"UTF-8 byte-order mark", []step{{write: "\xef\xbb\xbf"}, content("a"), content("b"), finish("stop"), done}, 2},
+		{"CR line endings", []step{{write: "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\r\rdata: {\"choices\":[{\"delta\":{\"content\":\"b\"}}]}\r\r"}, finish("stop"), done}, 2},
+		{"CRLF split between reads", []step{{write: "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\r"}, sleep(5 * time.Millisecond), {write: "\n\r\n"}, content("b"), finish("stop"), done}, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -202,10 +206,10 @@ func TestStreamShapes(t *testing.T) {
 func TestErrorClasses(t *testing.T) {
 	status := func(code int, body string, hdr ...string) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
 			for i := 0; i+1 < len(hdr); i += 2 {
 				w.Header().Set(hdr[i], hdr[i+1])
 			}
-			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(code)
 			fmt.Fprint(w, body)
 		}
@@ -226,6 +230,10 @@ func TestErrorClasses(t *testing.T) {
 		{name: "openai error frame", steps: []step{content("a"), {write: `data: {"error":{"message":"model overloaded","type":"server_error"}}` + "\n\n"}}, class: results.ErrStreamErr, msg: "server_error: model overloaded"},
 		{name: "ollama error frame after keep-alive", steps: []step{content("a"), {write: ": ping\n\n"}, {write: `data: {"error":"out of memory"}` + "\n\n"}}, class: results.ErrStreamErr, msg: "out of memory"},
 		{name: "event: error", steps: []step{content("a"), {write: "event: error\ndata: {\"message\":\"bad\"}\n\n"}}, class: results.ErrStreamErr, msg: "bad"},
+		{name: "200 JSON, not a stream", handler: status(200, `{"id":"x","object":"chat.completion","choices":[{"message":{"content":"hi"}}]}`), class: results.ErrMalformed, status: 200,
+			msg: `HTTP 200 with Content-Type "application/json" is not an event stream (text/event-stream)`},
+		{name: "200 HTML, not a stream", handler: status(200, "<!doctype html>\n<html>login</html>", "Content-Type", "text/html; charset=utf-8"), class: results.ErrMalformed, status: 200,
+			msg: `Content-Type "text/html; charset=utf-8" is not an event stream (text/event-stream): the endpoint answered without streaming; check that base_url is the API (e.g. …/v1) and that it streams (stream: true); the body began: <!doctype html>`},
 		{name: "zero tokens", steps: []step{chunk(`{"role":"assistant","content":""}`), finish("stop"), done}, class: results.ErrEmpty, msg: "no tokens"},
 	}
 	for _, tt := range tests {

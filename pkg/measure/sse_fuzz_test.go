@@ -34,40 +34,44 @@ func (r *chunkedReader) Read(p []byte) (int, error) {
 }
 
 // refLine is a line as the SSE reader must return it, with the offset just
-// past its last byte (its '\n', or the end of the data).
+// past its last byte (its line ending's first byte, or the end of the data).
 type refLine struct {
 	text       []byte
 	end        int
-	terminated bool // by '\n'
+	terminated bool // by LF, CRLF or CR
 }
 
-// refLines splits data at '\n', dropping one '\r' before it; a last line
-// without '\n' is kept as it is. tooLong is the index of the first line with
-// maxLine or more bytes before its '\n' (-1 for none).
+// refLines splits data as the SSE specification does: at LF, CRLF or a lone
+// CR, after a UTF-8 byte-order mark at the very start; a last line without
+// an ending is kept as it is. tooLong is the index of the first line with
+// maxLine or more bytes before its ending (-1 for none).
 func refLines(data []byte, maxLine int) (lines []refLine, tooLong int) {
 	tooLong = -1
 	off := 0
+	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+		off = 3
+	}
 	for off < len(data) {
-		i := bytes.IndexByte(data[off:], '\n')
-		raw, end := data[off:], len(data)
-		if i >= 0 {
-			raw, end = data[off:off+i], off+i+1
+		k := bytes.IndexAny(data[off:], "\r\n")
+		raw, end, next := data[off:], len(data), len(data)
+		if k >= 0 {
+			raw, end, next = data[off:off+k], off+k+1, off+k+1
+			if data[off+k] == '\r' && next < len(data) && data[next] == '\n' {
+				next++
+			}
 		}
 		if len(raw) >= maxLine {
 			return lines, len(lines)
 		}
-		text := raw
-		if i >= 0 {
-			text = bytes.TrimSuffix(raw, []byte("\r"))
-		}
-		lines = append(lines, refLine{text: text, end: end, terminated: i >= 0})
-		off = end
+		lines = append(lines, refLine{text: raw, end: end, terminated: k >= 0})
+		off = next
 	}
 	return lines, tooLong
 }
 
 // FuzzLineReader splits arbitrary bytes into arbitrary reads: the SSE line
-// reader returns the lines of the whole (split at '\n', CRLF or LF), each
+// reader returns the lines of the whole (split at LF, CRLF or CR, after a
+// byte-order mark), each
 // stamped with the time of the Read that completed it; a line of maxLine
 // bytes or more is an error, not a panic or an unbounded buffer.
 func FuzzLineReader(f *testing.F) {
@@ -82,6 +86,8 @@ func FuzzLineReader(f *testing.F) {
 		{"a\n\n\n\r\n\rb\r\r\n", []byte{1}},
 		{"data: " + string(bytes.Repeat([]byte("x"), 100)) + "\nafter\n", []byte{9, 31}},
 		{"", []byte{1}},
+		{"\xef\xbb\xbfdata: {}\r\rdata: [DONE]\r", []byte{1, 2}},
+		{"a\rb\r\nc\r", []byte{2}},
 	} {
 		f.Add([]byte(s.data), s.sizes)
 	}
