@@ -21,6 +21,8 @@ func TestUsageErrors(t *testing.T) {
 		{"compare needs two files", []string{"compare", "a.json"}, ExitUsage, "BASELINE and RESULTS", ""},
 		{"negative requests", []string{"measure", "--config", "../../examples/latgate.yaml", "--requests", "-1"}, ExitUsage, "--requests must be between 1 and 100000, got -1", ""},
 		{"bad sim profile", []string{"measure", "--config", "../../examples/latgate.yaml", "--base-url", "sim:nosuch"}, ExitUsage, "nosuch", ""},
+		{"bad sim profile blames the flag", []string{"measure", "--config", "../../examples/latgate.yaml", "--base-url", "sim:nosuch"}, ExitUsage, `latgate: --base-url "sim:nosuch": sim: unknown profile "nosuch"`, ""},
+		{"bad base url blames the flag", []string{"check", "--config", "../../examples/latgate.yaml", "--base-url", "ftp://u:hunter2@x/v1"}, ExitUsage, `latgate: --base-url "ftp://x/v1" is not an http(s) URL`, ""},
 		{"version", []string{"version"}, ExitPass, "", "latgate version " + readBuild().String() + "\n"},
 		{"--version agrees", []string{"--version"}, ExitPass, "", "latgate version " + readBuild().String() + "\n"},
 		{"did you mean a command", []string{"chek"}, ExitUsage, `unknown command "chek"; did you mean "check"?`, ""},

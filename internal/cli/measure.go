@@ -15,6 +15,7 @@ import (
 	"github.com/latgate/latgate/pkg/measure"
 	"github.com/latgate/latgate/pkg/report"
 	"github.com/latgate/latgate/pkg/results"
+	"github.com/latgate/latgate/pkg/sim"
 )
 
 // runFlags are the flags shared by every command that measures.
@@ -78,6 +79,15 @@ func (f runFlags) apply(cfg *config.Config) error {
 		return usageErr(fmt.Errorf("--timeout must be above 0 and at most %s, got %v", config.MaxTimeout, *f.Timeout))
 	}
 	if f.BaseURL != "" {
+		// Checked here, so that a bad value blames the flag, not the
+		// config line whose base_url it overrides.
+		if t := (config.Target{BaseURL: f.BaseURL}); t.IsSim() {
+			if _, err := sim.ParseSpec(t.SimSpec()); err != nil {
+				return usageErr(fmt.Errorf("--base-url %q: %w", f.BaseURL, err))
+			}
+		} else if err := checkURL(t); err != nil {
+			return usageErr(fmt.Errorf("--base-url %q is not an http(s) URL (e.g. http://127.0.0.1:8000/v1), nor sim or sim:PROFILE", sanitize.URL(f.BaseURL)))
+		}
 		for i := range cfg.Targets {
 			cfg.Targets[i].BaseURL = f.BaseURL
 		}
