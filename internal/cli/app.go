@@ -166,7 +166,8 @@ const exitCodesHelp = `EXIT CODES:
    1  latency regression (or inconclusive with --strict)
    2  usage, config or baseline problem (nothing was overwritten)
    3  measurement failure: endpoint unreachable, auth failure, error budget
-      exceeded, or the run was interrupted`
+      exceeded, or the run was interrupted
+  70  latgate crashed (a bug: please report it)`
 
 // Exit codes of the commands that measure but do not gate.
 const measureExitHelp = `EXIT CODES:

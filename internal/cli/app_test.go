@@ -35,6 +35,7 @@ func TestUsageErrors(t *testing.T) {
 		{"help command", []string{"help", "check"}, ExitPass, "", "latgate check - measure and compare"},
 		{"compare flags after files", []string{"compare", "a.json", "b.json", "--junit", "x.xml"}, ExitUsage, "flags go before BASELINE and RESULTS", ""},
 		{"help lists exit codes", []string{"--help"}, ExitPass, "", "EXIT CODES"},
+		{"help lists the crash exit code", []string{"--help"}, ExitPass, "", "70  latgate crashed"},
 		{"check help teaches the verdicts", []string{"check", "--help"}, ExitPass, "", "inconclusive"},
 	}
 	for _, tt := range tests {
