@@ -61,6 +61,11 @@ gate:
 	if !strings.Contains(stdout, "inconclusive") {
 		t.Errorf("stdout has no inconclusive verdict:\n%s", stdout)
 	}
+	// compare on check's results rebuilds the same looks: the same verdicts.
+	_, cmpOut, _ := run(t, nil, "compare", "--config", cfg, filepath.Join(dir, "latgate.baseline.json"), out)
+	if got, want := statusLine(cmpOut), statusLine(stdout); got != want || want == "" {
+		t.Errorf("compare says %q, check said %q", got, want)
+	}
 
 	// A generous tolerance is decided at the first look: no round.
 	loose := writeConfig(t, t.TempDir(), strings.Replace(mustRead(t, cfg), "tolerance: 0%", "tolerance: 300%", 1))
@@ -77,4 +82,14 @@ func mustRead(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// statusLine returns the PASS/FAIL line of a verdict report.
+func statusLine(out string) string {
+	for line := range strings.Lines(out) {
+		if strings.HasPrefix(line, "PASS: ") || strings.HasPrefix(line, "FAIL: ") {
+			return strings.TrimSpace(line)
+		}
+	}
+	return ""
 }
