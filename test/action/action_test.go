@@ -490,8 +490,11 @@ func (r *runner) logOutput() {
 
 // testConfig is a small, quick config: one prompt, 60 requests to a
 // simulator with a fixed 30 ms TTFT and 8 one-millisecond tokens, gated on
-// TTFT P50 and P95 with a 10 ms floor, far above scheduling noise (two
-// statistics, so the job summary's chart has two categories to draw).
+// TTFT P50 and P95 (two statistics, so the job summary's chart has two
+// categories to draw). It tests the action's wiring, not the gate: the
+// simulator runs in latgate's process, and on a loaded machine its P95 was
+// seen 30 ms late between two unchanged runs, so the tolerance (+100%) and
+// floor (60 ms) are far above scheduling noise.
 const testConfig = `baseline: latgate.baseline.json
 targets:
   - name: sim
@@ -508,13 +511,13 @@ run:
   concurrency: 2
 gate:
   checks:
-    - {metric: ttft, stat: p50, tolerance: 25%, floor: 10ms}
-    - {metric: ttft, stat: p95, tolerance: 25%, floor: 10ms}
+    - {metric: ttft, stat: p50, tolerance: 100%, floor: 60ms}
+    - {metric: ttft, stat: p95, tolerance: 100%, floor: 60ms}
 `
 
-// regressionArgs doubles the simulator's TTFT: +30 ms, beyond the 10 ms floor
-// and the 25% tolerance.
-const regressionArgs = "--base-url sim:fast?ttft=30ms&ttft_factor=2 --quiet"
+// regressionArgs makes the simulator's TTFT 6× slower: +150 ms, beyond the
+// 60 ms floor and the +100% tolerance.
+const regressionArgs = "--base-url sim:fast?ttft=30ms&ttft_factor=6 --quiet"
 
 // requireCheck skips the test unless this tree's latgate has a check command.
 func requireCheck(t *testing.T) {
