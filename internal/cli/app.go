@@ -162,11 +162,14 @@ func crashed(w io.Writer, r any, stack []byte, s *secrets) int {
 }
 
 const exitCodesHelp = `EXIT CODES:
-   0  pass: every check ok, improved, or inconclusive (without --strict)
+   0  pass: every check ok, improved, or inconclusive (without --strict);
+      also check without a baseline file ("no baseline: nothing was gated")
    1  latency regression (or inconclusive with --strict)
-   2  usage, config or baseline problem (nothing was overwritten)
+   2  usage, config or baseline problem (nothing was overwritten): also a
+      baseline with nothing in common with the config, any difference from
+      it under --strict-baseline, no baseline under --require-baseline
    3  measurement failure: endpoint unreachable, auth failure, error budget
-      exceeded, or the run was interrupted
+      exceeded or out of reach (given up early), or the run was interrupted
   70  latgate crashed (a bug: please report it)`
 
 // Exit codes of the commands that measure but do not gate.

@@ -124,10 +124,18 @@ func TestPullRequestFlow(t *testing.T) {
 	t.Run("an edited prompt is compared and labelled", func(t *testing.T) {
 		writeConfig(t, dir, strings.Replace(gateConfig, "Say hello in five words.", "Say hello in six words.", 1))
 		defer writeConfig(t, dir, gateConfig)
-		md := filepath.Join(dir, "report.md")
-		code, out, errs := run(t, nil, "check", "--config", cfg, "--quiet", "--markdown", md)
+		md, res := filepath.Join(dir, "report.md"), filepath.Join(dir, "edited.json")
+		code, out, errs := run(t, nil, "check", "--config", cfg, "--quiet", "--markdown", md, "--out", res)
 		if code != ExitPass {
 			t.Fatalf("check exit %d, want 0 (the simulator's latency did not change)\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+		}
+		// compare, offline on the saved run, pairs and labels the same way.
+		ccode, cout, cerrs := run(t, nil, "compare", "--config", cfg, basePath, res)
+		if ccode != ExitPass || !strings.Contains(cout, "prompt greeting of target sim: edited since the baseline") {
+			t.Errorf("compare exit %d, want 0 with the edit labelled\nstdout:\n%s\nstderr:\n%s", ccode, cout, cerrs)
+		}
+		if ccode, _, cerrs := run(t, nil, "compare", "--config", cfg, "--strict-baseline", basePath, res); ccode != ExitUsage || !strings.Contains(cerrs, "--strict-baseline") {
+			t.Errorf("compare --strict-baseline exit %d, want 2\nstderr:\n%s", ccode, cerrs)
 		}
 		var rows int
 		for line := range strings.Lines(out) {
