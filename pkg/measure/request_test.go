@@ -393,6 +393,40 @@ func TestRetryAfter429(t *testing.T) {
 	}
 }
 
+// TestInterruptDuring429Backoff: Ctrl-C while waiting out a 429's
+// Retry-After ends the run as interrupted, promptly, and records no
+// rate_limit failure: the endpoint did not fail the request, the run stopped.
+func TestInterruptDuring429Backoff(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.Header().Set("Retry-After", "20")
+		w.WriteHeader(http.StatusTooManyRequests)
+		fmt.Fprint(w, `{"error":{"message":"slow down","type":"rate_limit"}}`)
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for calls.Load() == 0 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		time.Sleep(50 * time.Millisecond) // inside the backoff
+		cancel()
+	}()
+	start := time.Now()
+	f, err := Run(ctx, runOpts(endpoint(srv.URL), 1))
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("Run error %v, want ErrInterrupted", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("Run took %v: the backoff was not interrupted", d)
+	}
+	tg := f.Targets[0]
+	if tg.Errors != 0 || tg.ByClass[results.ErrRateLimit] != 0 || len(tg.Prompts[0].Failures) != 0 {
+		t.Errorf("target errors %d by class %v, failures %+v; want none: an interruption is no failure", tg.Errors, tg.ByClass, tg.Prompts[0].Failures)
+	}
+}
+
 func TestRetryWait(t *testing.T) {
 	tests := []struct {
 		retryAfter string

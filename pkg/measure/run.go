@@ -303,7 +303,10 @@ func (c *client) do(ctx context.Context, msgs []openai.ChatCompletionMessage, op
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
+			// Interrupted while waiting to retry: not the endpoint's
+			// rate_limit failure, but a request the run stopped under.
 			t.Stop()
+			o.failure.Class, o.failure.Message = results.ErrCanceled, fmt.Sprintf("canceled while waiting to retry a 429 (%s)", o.failure.Message)
 			o.failure.Retries = retry
 			return o
 		case <-t.C:
