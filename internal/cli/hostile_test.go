@@ -77,7 +77,7 @@ func hostileServer(t *testing.T, auth *atomic.Bool) (*httptest.Server, func() []
 // query string, user:pass@) into every field of successful streams and into
 // error bodies, with text built to inject workflow commands, Markdown and
 // terminal escapes. It greps every output: stdout, stderr, results, baseline,
-// JUnit, Markdown, job summary, step outputs.
+// JUnit, Markdown, job summary, step outputs, run history.
 func TestHostileEndpoint(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measures for a few seconds")
@@ -110,9 +110,10 @@ func TestHostileEndpoint(t *testing.T) {
 	srv, seen := hostileServer(t, &auth)
 	cfg := faultConfig(t, mkdir(t, inputs, "ok"), url(srv), 80, 4)
 	base := filepath.Join(dir, "baseline.json")
-	step("measure", ExitPass, "measure", "--config", cfg, "--quiet", "--out", filepath.Join(dir, "measure.json"))
+	history := filepath.Join(dir, "history.jsonl")
+	step("measure", ExitPass, "measure", "--config", cfg, "--quiet", "--out", filepath.Join(dir, "measure.json"), "--history", history)
 	step("bless", ExitPass, "bless", "--config", cfg, "--quiet", "--baseline", base)
-	step("check", ExitPass, append([]string{"check", "--config", cfg, "--baseline", base}, reports("check")...)...)
+	step("check", ExitPass, append([]string{"check", "--config", cfg, "--baseline", base, "--history", history}, reports("check")...)...)
 	step("compare", ExitPass, "compare", "--config", cfg, "--junit", filepath.Join(dir, "compare.junit.xml"),
 		"--markdown", filepath.Join(dir, "compare.md"), base, filepath.Join(dir, "check.results.json"))
 	auth.Store(true)
@@ -123,14 +124,15 @@ func TestHostileEndpoint(t *testing.T) {
 		t.Errorf("request URLs %q, want the first /v1/chat/completions?api-key=%s", urls, queryKey)
 	}
 	out.addFiles(t, dir)
-	for _, f := range []string{"summary.md", "output.txt", "measure.json", "baseline.json", "check.junit.xml", "check.md",
+	for _, f := range []string{"summary.md", "output.txt", "measure.json", "baseline.json", "check.junit.xml", "check.md", "history.jsonl",
 		"compare.md", "auth.junit.xml", "auth.md"} {
 		if _, ok := out[filepath.Join(dir, f)]; !ok {
 			t.Errorf("%s was not written; the test would not check it", f)
 		}
 	}
 	// The text did reach the outputs (sanitised), or the test proves nothing.
-	if !strings.Contains(out[filepath.Join(dir, "baseline.json")], "owned") || !strings.Contains(out["check 401 stderr"], "owned") {
+	if !strings.Contains(out[filepath.Join(dir, "baseline.json")], "owned") || !strings.Contains(out["check 401 stderr"], "owned") ||
+		!strings.Contains(out[history], "owned") {
 		t.Fatalf("the hostile text reached neither the baseline nor stderr; the test would prove nothing")
 	}
 	secrets := []string{strings.TrimSpace(paddedKey), "PADDED-SENTINEL", queryKey, "QUERY-SENTINEL", hostilePass}
