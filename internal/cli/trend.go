@@ -109,6 +109,16 @@ func runTrend(env Env, opts trendOptions) error {
 		return err
 	}
 	cfg, hist, base, path, basePath, warnings := in.cfg, in.hist, in.base, in.path, in.basePath, in.warnings
+	plan := &ioPlan{}
+	plan.config(cfg)
+	plan.in("the history", path)
+	plan.in("the baseline", basePath)
+	plan.out("--junit", opts.Junit)
+	plan.out("--markdown", opts.Markdown)
+	plan.githubFiles(env)
+	if err := plan.check(); err != nil {
+		return err
+	}
 	spec := trendSpec(cfg, base)
 	rep := trend.Analyze(hist.Records, spec, trend.Options{
 		Window: opts.Window, Recent: opts.Recent, Confidence: cfg.Gate.Confidence, Seed: uint64(cfg.Gate.Seed),

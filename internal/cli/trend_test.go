@@ -312,3 +312,44 @@ func TestTuneCommand(t *testing.T) {
 		t.Errorf("bad rate: exit %d %s", code, errs)
 	}
 }
+
+// TestTrendOutputsOverInputs: trend's --junit and --markdown, and the job
+// summary, may not name the history, the baseline or the config: each is
+// refused with exit 2, and every input stays byte-identical.
+func TestTrendOutputsOverInputs(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, trendConfig)
+	hist := filepath.Join(dir, "latgate.history.jsonl")
+	base := filepath.Join(dir, "latgate.baseline.json")
+	nightlyHistory(t, cfg, hist, 8, func(int) float64 { return 1 })
+	writeTrendBaseline(t, dir, cfg)
+	inputs := map[string]string{}
+	for _, p := range []string{cfg, hist, base} {
+		inputs[p] = readText(t, p)
+	}
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{"markdown over the history", nil, []string{"--markdown", hist}, "is the history"},
+		{"junit over the baseline", nil, []string{"--junit", base}, "is the baseline"},
+		{"junit over the config", nil, []string{"--junit", cfg}, "is the config"},
+		{"junit and markdown in one file", nil, []string{"--junit", filepath.Join(dir, "r"), "--markdown", filepath.Join(dir, "r")}, "give each output its own file"},
+		{"job summary over the history", map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": hist}, nil, "is the history"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := run(t, tt.env, append([]string{"trend", "--config", cfg}, tt.args...)...)
+			if code != ExitUsage || !strings.Contains(errs, tt.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q\n%s", code, errs, tt.want, out)
+			}
+			for p, want := range inputs {
+				if got := readText(t, p); got != want {
+					t.Fatalf("%s was changed", p)
+				}
+			}
+		})
+	}
+}
