@@ -138,7 +138,7 @@ func runTrend(env Env, opts trendOptions) error {
 		if path == "" {
 			return nil
 		}
-		if err := atomicfile.Write(path, 0o644, render); err != nil {
+		if err := atomicfile.Write(path, 0o644, redacted(env, render)); err != nil {
 			return usageErr(fmt.Errorf("writing %s: %w", path, err))
 		}
 		return nil
@@ -158,7 +158,7 @@ func runTrend(env Env, opts trendOptions) error {
 			if err := report.TrendMarkdown(&buf, rep, warnings, ropts); err != nil {
 				return err
 			}
-			if err := appendFile(p, buf.Bytes()); err != nil {
+			if err := appendFile(p, []byte(env.redact.Redact(buf.String()))); err != nil {
 				fmt.Fprintf(env.Stderr, "latgate: warning: could not write the job summary: %v\n", err)
 			}
 		}

@@ -353,3 +353,40 @@ func TestTrendOutputsOverInputs(t *testing.T) {
 		})
 	}
 }
+
+// TestTrendRedactsReports: a history is a file anyone with push access to
+// its branch can edit; text in it that holds the API key (here a returned
+// model) reaches trend's warnings, and must be redacted in the JUnit and
+// Markdown files and the job summary as it is on stdout and in check's.
+func TestTrendRedactsReports(t *testing.T) {
+	const key = "sk-TREND-SENTINEL-0123456789"
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, trendConfig)
+	hist := filepath.Join(dir, "latgate.history.jsonl")
+	nightlyHistory(t, cfg, hist, 8, func(int) float64 { return 1 })
+	writeTrendBaseline(t, dir, cfg)
+	h, err := history.Read(hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := h.Records[len(h.Records)-1]
+	r.At = r.At.Add(time.Hour)
+	r.Targets[0].ReturnedModels = []string{"model-" + key}
+	if _, err := history.Append(hist, r, 0); err != nil {
+		t.Fatal(err)
+	}
+	junit, md, summary := filepath.Join(dir, "t.xml"), filepath.Join(dir, "t.md"), filepath.Join(dir, "summary.md")
+	env := map[string]string{"OPENAI_API_KEY": key, "GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary}
+	code, out, errs := run(t, env, "trend", "--config", cfg, "--junit", junit, "--markdown", md)
+	if code != ExitPass {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(out+errs, "model-[REDACTED]") {
+		t.Fatalf("the returned model is not in trend's warnings; the test would prove nothing:\n%s\n%s", out, errs)
+	}
+	for _, p := range []string{junit, md, summary} {
+		if s := readText(t, p); strings.Contains(s, key) {
+			t.Errorf("%s holds the API key", filepath.Base(p))
+		}
+	}
+}
