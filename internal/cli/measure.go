@@ -143,7 +143,7 @@ func runMeasurement(ctx context.Context, env Env, cfg *config.Config, quiet bool
 		return nil, err
 	}
 	defer stop()
-	f, err := measureOn(ctx, env, cfg, eps, cfg.Prompts, cfg.Run, quiet)
+	f, err := measureOn(ctx, env, cfg, eps, cfg.Prompts, cfg.Run, quiet, nil)
 	if err != nil {
 		return f, err
 	}
@@ -154,8 +154,9 @@ func runMeasurement(ctx context.Context, env Env, cfg *config.Config, quiet bool
 }
 
 // measureOn measures prompts on running endpoints with run's settings. The
-// caller checks the error budget (on the whole of check's rounds).
-func measureOn(ctx context.Context, env Env, cfg *config.Config, eps []measure.Endpoint, prompts []config.Prompt, run config.Run, quiet bool) (*results.File, error) {
+// caller checks the error budget (on the whole of check's rounds); before,
+// the earlier rounds, lets measure's give-up rule count them too.
+func measureOn(ctx context.Context, env Env, cfg *config.Config, eps []measure.Endpoint, prompts []config.Prompt, run config.Run, quiet bool, before *results.File) (*results.File, error) {
 	var obs measure.Observer
 	if !quiet {
 		obs = newProgress(env.Stderr, !plainProgress(env), time.Now)
@@ -168,6 +169,7 @@ func measureOn(ctx context.Context, env Env, cfg *config.Config, eps []measure.E
 		Version:    readBuild().Version,
 		ConfigPath: cfg.Path,
 		ConfigHash: cfg.Hash,
+		Before:     before,
 	})
 	if p, ok := obs.(interface{ finish() }); ok {
 		p.finish()

@@ -25,7 +25,7 @@ func measureSequential(ctx context.Context, env Env, cfg *config.Config, base co
 		return nil, compare.Report{}, err
 	}
 	defer stop() // one simulator for every round: its schedule runs on
-	f, err := measureOn(ctx, env, cfg, eps, cfg.Prompts, cfg.Run, quiet)
+	f, err := measureOn(ctx, env, cfg, eps, cfg.Prompts, cfg.Run, quiet, nil)
 	if err == nil {
 		err = budget(f)
 	}
@@ -56,7 +56,7 @@ func measureSequential(ctx context.Context, env Env, cfg *config.Config, base co
 			if run.Requests <= 0 {
 				continue
 			}
-			g, err := measureOn(ctx, env, cfg, []measure.Endpoint{ep}, prompts, run, quiet)
+			g, err := measureOn(ctx, env, cfg, []measure.Endpoint{ep}, prompts, run, quiet, f)
 			if g != nil {
 				results.AppendRound(f, g)
 			}

@@ -75,6 +75,7 @@ type giveUp struct {
 	warmPlanned        int
 	warmDone, warmFail int
 	allowed            int // measured failures the budget allows
+	priorReq, priorErr int // of earlier rounds (spent)
 	measFail           int
 	done, planned      int
 	streakClass        string
@@ -90,6 +91,17 @@ func newGiveUp(warmup, measured int, maxErrorRate float64) *giveUp {
 		allowed = int(math.Floor(maxErrorRate*float64(measured) + 1e-9))
 	}
 	return &giveUp{warmPlanned: warmup, allowed: allowed, planned: warmup + measured, byClass: map[string]int{}}
+}
+
+// spent accounts for requests and failures measured before this run (an
+// earlier round): the budget is the rate of all of them together.
+func (g *giveUp) spent(requests, errors int, maxErrorRate float64) {
+	if maxErrorRate >= 1 {
+		return
+	}
+	measured := g.planned - g.warmPlanned
+	g.allowed = int(math.Floor(maxErrorRate*float64(requests+measured)+1e-9)) - errors
+	g.priorReq, g.priorErr = requests, errors
 }
 
 // finished records a finished request (fl nil for a success) and reports
@@ -123,6 +135,10 @@ func (g *giveUp) finished(fl *results.Failure, warmup bool) bool {
 	case g.measFail > g.allowed:
 		g.reason = fmt.Sprintf("the error budget can no longer be met: %d measured requests failed, max_error_rate allows %d of the %d planned",
 			g.measFail, g.allowed, g.planned-g.warmPlanned)
+		if g.priorReq > 0 {
+			g.reason = fmt.Sprintf("the error budget can no longer be met: %d measured requests failed in this round, max_error_rate allows %d more (%d of %d failed in earlier rounds, %d planned in this one)",
+				g.measFail, g.allowed, g.priorErr, g.priorReq, g.planned-g.warmPlanned)
+		}
 	}
 	return g.reason != ""
 }

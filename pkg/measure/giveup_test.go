@@ -17,25 +17,33 @@ func TestGiveUp(t *testing.T) {
 		name          string
 		warmup, meas  int
 		rate          float64
+		prior         [2]int // requests and failures of earlier rounds
 		events        string
 		wantAt        int    // 1-based event that gives up; 0 for never
 		wantReasonHas string // in the reason
 	}{
-		{"every warmup request failed", 4, 100, 0.05, "ttss", 4, "every warmup request failed (4 of 4)"},
-		{"one warmup success keeps going", 4, 100, 0.05, "ssso" + r(".", 10), 0, ""},
-		{"five in a row of one class", 0, 100, 0.5, "TTTT.TTTTT", 10, "5 requests in a row failed with timeout"},
-		{"another class restarts the count", 0, 100, 0.5, "TTTTSSSSTTTT", 0, ""},
-		{"budget out of reach", 0, 40, 0.05, "S...S...S", 9, "error budget can no longer be met: 3 measured requests failed, max_error_rate allows 2 of the 40 planned"},
-		{"warmup failures are not in the budget", 2, 40, 0.05, "soS...S...", 0, ""},
-		{"429 storm: answers count, retried or not", 0, 100, 0.5, "LLLLL", 5, "5 answers in a row were HTTP 429"},
-		{"a success ends a 429 run", 0, 100, 0.5, "LLLL.LLLL", 0, ""},
-		{"the last request stops nothing", 0, 4, 0.25, "..SS", 0, ""},
-		{"one before the last does", 0, 4, 0.25, ".SS.", 3, "allows 1 of the 4 planned"},
-		{"a 100% budget is never out of reach", 0, 10, 1, "S.S.S.S.S.", 0, ""},
+		{"every warmup request failed", 4, 100, 0.05, [2]int{}, "ttss", 4, "every warmup request failed (4 of 4)"},
+		{"one warmup success keeps going", 4, 100, 0.05, [2]int{}, "ssso" + r(".", 10), 0, ""},
+		{"five in a row of one class", 0, 100, 0.5, [2]int{}, "TTTT.TTTTT", 10, "5 requests in a row failed with timeout"},
+		{"another class restarts the count", 0, 100, 0.5, [2]int{}, "TTTTSSSSTTTT", 0, ""},
+		{"budget out of reach", 0, 40, 0.05, [2]int{}, "S...S...S", 9, "error budget can no longer be met: 3 measured requests failed, max_error_rate allows 2 of the 40 planned"},
+		{"warmup failures are not in the budget", 2, 40, 0.05, [2]int{}, "soS...S...", 0, ""},
+		{"429 storm: answers count, retried or not", 0, 100, 0.5, [2]int{}, "LLLLL", 5, "5 answers in a row were HTTP 429"},
+		{"a success ends a 429 run", 0, 100, 0.5, [2]int{}, "LLLL.LLLL", 0, ""},
+		{"the last request stops nothing", 0, 4, 0.25, [2]int{}, "..SS", 0, ""},
+		{"one before the last does", 0, 4, 0.25, [2]int{}, ".SS.", 3, "allows 1 of the 4 planned"},
+		// check's later rounds: 120 requests with 4 failures before, 20 now;
+		// 5% of 140 allows 7 in all, so 3 more, not 1 (5% of 20).
+		{"earlier rounds share the budget", 0, 20, 0.05, [2]int{120, 4}, "S.S.S.", 0, ""},
+		{"earlier rounds can leave none", 0, 20, 0.05, [2]int{120, 6}, ".S.S", 4, "max_error_rate allows 1 more (6 of 120 failed in earlier rounds, 20 planned in this one)"},
+		{"a 100% budget is never out of reach", 0, 10, 1, [2]int{}, "S.S.S.S.S.", 0, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := newGiveUp(tt.warmup, tt.meas, tt.rate)
+			if tt.prior[0] > 0 {
+				g.spent(tt.prior[0], tt.prior[1], tt.rate)
+			}
 			at := 0
 			for i, e := range tt.events {
 				warm := e >= 'a' && e <= 'z'

@@ -38,6 +38,10 @@ type Options struct {
 	MaxRetries int
 	// MaxRetryWait caps one wait between retries (default 30s).
 	MaxRetryWait time.Duration
+	// Before holds what earlier runs of the same measurement (check's
+	// earlier rounds) measured, or nil: the give-up rule "the error budget
+	// can no longer be met" counts their requests and failures too.
+	Before *results.File
 }
 
 // Observer is told about each finished request: the per-request hook for
@@ -176,6 +180,13 @@ func runTarget(ctx context.Context, ep Endpoint, opts Options, runStart time.Tim
 		authErr atomic.Pointer[AuthError]
 	)
 	gu := newGiveUp(len(warm), len(meas), ep.MaxErrorRate)
+	if opts.Before != nil {
+		for _, bt := range opts.Before.Targets {
+			if bt.Name == ep.Name && bt.Region == ep.Region {
+				gu.spent(bt.Requests, bt.Errors, ep.MaxErrorRate)
+			}
+		}
+	}
 	outcomes := make([]outcome, len(meas))
 	ran := make([]bool, len(meas))
 	at := make([]float64, len(meas))
