@@ -190,3 +190,26 @@ func TestInputsMustBeRegularFiles(t *testing.T) {
 		t.Errorf("bless --from a FIFO wrote a baseline")
 	}
 }
+
+// TestMessagesFileNotUTF8Refused: a messages_file with bytes that are not
+// UTF-8 is exit 2 naming the file and the byte offset, before measuring,
+// and nothing is written.
+func TestMessagesFileNotUTF8Refused(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, pathsConfig)
+	msgs := filepath.Join(dir, "msgs.json")
+	if err := os.WriteFile(msgs, []byte("[{\"role\":\"user\",\"content\":\"caf\xe9\"}]"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, dir)
+	out := filepath.Join(dir, "out.json")
+	code, stdout, stderr := run(t, nil, "measure", "--config", cfg, "--quiet", "--out", out)
+	want := msgs + ": byte offset 30 (0xe9) is not UTF-8; save the file as UTF-8"
+	if code != ExitUsage || !strings.Contains(stderr, want) || stdout != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 2 and %q", code, stdout, stderr, want)
+	}
+	after := snapshot(t, dir)
+	if len(after) != len(before) || string(after["msgs.json"]) != string(before["msgs.json"]) || string(after["latgate.yaml"]) != string(before["latgate.yaml"]) {
+		t.Errorf("files changed: before %d, after %d", len(before), len(after))
+	}
+}
