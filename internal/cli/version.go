@@ -86,6 +86,7 @@ func versionCommand(env Env, b buildInfo) *ucli.Command {
   revision:  0123456...   the Git commit it was built from ("unknown" without VCS stamping)
   time:      2026-...     that commit's time
   modified:  false        true when built from a checkout with uncommitted changes
+                          ("unknown" without VCS stamping)
   go:        go1.26.0     the Go toolchain that built it`,
 		Action: func(c *ucli.Context) error {
 			if c.NArg() > 0 {
@@ -98,8 +99,12 @@ func versionCommand(env Env, b buildInfo) *ucli.Command {
 			if when == "" {
 				when = "unknown"
 			}
-			_, err := fmt.Fprintf(env.Stdout, "latgate version %s\nversion:   %s\nrevision:  %s\ntime:      %s\nmodified:  %t\ngo:        %s\n",
-				b, b.Version, rev, when, b.Modified, b.GoVersion)
+			modified := fmt.Sprint(b.Modified)
+			if b.Revision == "" {
+				modified = "unknown" // without VCS stamping Go cannot tell
+			}
+			_, err := fmt.Fprintf(env.Stdout, "latgate version %s\nversion:   %s\nrevision:  %s\ntime:      %s\nmodified:  %s\ngo:        %s\n",
+				b, b.Version, rev, when, modified, b.GoVersion)
 			return err
 		},
 	}

@@ -129,3 +129,16 @@ func TestVersionStampedByGoBuild(t *testing.T) {
 
 	expect(version("-X github.com/latgate/latgate/internal/cli.Version=v9.8.7"), "latgate version v9.8.7 (revision "+rev[:12], "version:   v9.8.7\n")
 }
+
+// TestVersionUnstamped: a binary built without VCS information (a test
+// binary, -buildvcs=false, a git worktree) cannot tell whether its tree was
+// modified, so it does not claim "false".
+func TestVersionUnstamped(t *testing.T) {
+	if readBuild().Revision != "" {
+		t.Skip("this test binary has VCS information")
+	}
+	code, out, errs := run(t, nil, "version")
+	if code != ExitPass || !strings.Contains(out, "revision:  unknown") || !strings.Contains(out, "modified:  unknown\n") {
+		t.Errorf("exit %d, stdout:\n%s\nstderr: %s\nwant revision and modified unknown", code, out, errs)
+	}
+}
