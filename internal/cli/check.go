@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
@@ -191,6 +192,9 @@ func runUngated(ctx context.Context, env Env, cfg *config.Config, opts checkOpti
 	if out == "" {
 		out = defaultResultsPath(basePath)
 	}
+	if hasLimits(cfg.Gate) {
+		return runLimitsOnly(ctx, env, cfg, opts, basePath, out)
+	}
 	f, merr := runMeasurement(ctx, env, cfg, opts.Quiet)
 	if f == nil {
 		return merr
@@ -211,6 +215,50 @@ func runUngated(ctx context.Context, env Env, cfg *config.Config, opts checkOpti
 	}
 	recordHistory(ctx, env, cfg, opts.historyFlags, f, "check", "no-baseline")
 	return publishNoBaseline(env, opts.gateFlags, noBaselineNotice(basePath, out, cfg.Path))
+}
+
+// hasLimits reports whether some gate check has an absolute limit (max).
+func hasLimits(g config.Gate) bool {
+	return slices.ContainsFunc(g.Checks, func(c config.Check) bool { return c.Max > 0 })
+}
+
+// runLimitsOnly is check without a baseline when the gate has absolute
+// limits: those need no baseline, so they are gated (in sequential rounds
+// like any check) and decide the exit code; the relative checks are
+// reported as new, as for a prompt the baseline lacks.
+func runLimitsOnly(ctx context.Context, env Env, cfg *config.Config, opts checkOptions, basePath, out string) error {
+	f, rep, merr := measureSequential(ctx, env, cfg, compare.Side{}, opts.Quiet)
+	if f == nil {
+		return merr
+	}
+	if err := report.Measure(env.Stdout, f); err != nil {
+		return err
+	}
+	if merr != nil {
+		if opts.Out != "" {
+			if err := results.Write(opts.Out, f); err == nil {
+				fmt.Fprintf(env.Stderr, "latgate: partial results written to %s\n", opts.Out)
+			}
+		}
+		return merr
+	}
+	fmt.Fprintln(env.Stdout)
+	if err := writeRecorded(out, compare.Recorded{File: f, Comparison: &rep}); err != nil {
+		return usageErr(fmt.Errorf("writing results: %w", err))
+	}
+	// Everything is "new" against no baseline: say it once, not per row.
+	rep.Changes = nil
+	for i := range rep.Checks {
+		rep.Checks[i].Labels = nil
+	}
+	rep.Warnings = append(rep.Warnings, limitsOnlyNotice(basePath, out, cfg.Path))
+	ropts := report.Options{Strict: opts.Strict, Results: "this run", Wall: report.WallOf(f),
+		Rerun: "latgate check --config " + shellQuote(cfg.Path), Bless: blessCommandLine(cfg, opts.Baseline, "")}
+	if err := publish(env, rep, opts.gateFlags, ropts, locator(cfg)); err != nil {
+		return err
+	}
+	recordHistory(ctx, env, cfg, opts.historyFlags, f, "check", string(rep.Verdict))
+	return gateOutcome(rep, opts.Strict)
 }
 
 // writeRecorded atomically writes a results file with its comparison, in

@@ -106,6 +106,11 @@ type Check struct {
 	// Labels name what changed since the baseline for this check (see
 	// Pair): "model a → b", "edited", …; empty when nothing did.
 	Labels []string `json:"labels,omitempty"`
+	// Max, when positive, makes this a limit check (gate `max:`): the
+	// current statistic against an absolute limit in milliseconds, with no
+	// baseline. Lo and Hi then bound the current statistic itself, in
+	// milliseconds, and Baseline, Ratio and Threshold are 0 (see DecideLimit).
+	Max float64 `json:"max_ms,omitempty"`
 }
 
 // Report is the outcome of a comparison.
@@ -208,6 +213,9 @@ func CompareSequential(base, cur Side, gate config.Gate, d Design) Report {
 			}
 			data := map[string][2]*dataset{}
 			for ci, pc := range checks {
+				if pc.c.MaxOnly {
+					continue // a limit only: limitJobs
+				}
 				d, ok := data[pc.c.Metric]
 				if !ok {
 					d = [2]*dataset{newDataset(bp.Samples, pc.c.Metric), newDataset(cp.Samples, pc.c.Metric)}
@@ -228,6 +236,7 @@ func CompareSequential(base, cur Side, gate config.Gate, d Design) Report {
 		}
 		groups = append(groups, tgroups...)
 	}
+	jobs = append(jobs, limitJobs(cur, checks)...)
 
 	runJobs(jobs, rep.Resamples, gate.Seed, conf, d)
 	for _, j := range jobs {
@@ -300,6 +309,10 @@ func runJobs(jobs []*job, resamples int, seed int64, conf float64, d Design) {
 
 func (j *job) run(resamples int, seed int64, conf float64, d Design, scratch []float64) {
 	c := &j.check
+	if c.Max > 0 {
+		j.runLimit(resamples, seed, conf, d, scratch)
+		return
+	}
 	c.NBase, c.NCur = j.base.requests(), j.cur.requests()
 	if d.Sequential() {
 		c.Look, c.Looks = d.Look(c.NCur)+1, len(d.Looks)
@@ -333,6 +346,10 @@ func (j *job) run(resamples int, seed int64, conf float64, d Design, scratch []f
 // be built from hand-made checks by the same rule. A Stat that does not
 // parse can never be resolved: the check is inconclusive.
 func Decide(c *Check) {
+	if c.Max > 0 {
+		DecideLimit(c)
+		return
+	}
 	c.Need, c.NeedRequests = need(c.Stat, c.Metric, c.Confidence)
 	c.Threshold = 0
 	if c.Baseline > 0 {
@@ -434,6 +451,12 @@ func need(stat, metric string, conf float64) (values, requests int) {
 
 // resolved reports whether both sides have enough values for the statistic.
 func (c Check) resolved() bool {
+	if c.Max > 0 { // a limit check has only the current side
+		if c.Metric == results.ITL {
+			return c.GapsCur >= c.Need && c.NCur >= c.NeedRequests
+		}
+		return c.NCur >= c.Need
+	}
 	if c.Metric == results.ITL {
 		return min(c.GapsBase, c.GapsCur) >= c.Need && min(c.NBase, c.NCur) >= c.NeedRequests
 	}
@@ -627,7 +650,9 @@ func sampleWarnings(cs []Check, manyTargets bool) []string {
 		if _, ok := prompts[k]; !ok {
 			order = append(order, k)
 		}
-		prompts[k] = append(prompts[k], c.Prompt)
+		if !slices.Contains(prompts[k], c.Prompt) { // a check and its max
+			prompts[k] = append(prompts[k], c.Prompt)
+		}
 	}
 	var out []string
 	for _, k := range order {
@@ -650,7 +675,7 @@ func sampleWarnings(cs []Check, manyTargets bool) []string {
 // documentation), and if so what the smaller side has, what it needs, and
 // the unit counted: "requests", or "gaps" for pooled itl.
 func (c Check) Shortfall() (have, need int, unit string, short bool) {
-	if c.NBase == 0 || c.NCur == 0 || c.resolved() {
+	if c.NCur == 0 || c.NBase == 0 && c.Max <= 0 || c.resolved() {
 		return 0, 0, "", false
 	}
 	have, need, unit = c.unresolved()
@@ -659,6 +684,15 @@ func (c Check) Shortfall() (have, need int, unit string, short bool) {
 
 // unresolved returns what an unresolved check has, needs, and the unit.
 func (c Check) unresolved() (have, need int, unit string) {
+	if c.Max > 0 {
+		switch {
+		case c.Metric == results.ITL && c.NCur < c.NeedRequests:
+			return c.NCur, c.NeedRequests, "requests"
+		case c.Metric == results.ITL:
+			return c.GapsCur, c.Need, "gaps"
+		}
+		return c.NCur, c.Need, "requests"
+	}
 	if c.Metric == results.ITL && min(c.NBase, c.NCur) < c.NeedRequests {
 		return min(c.NBase, c.NCur), c.NeedRequests, "requests"
 	}

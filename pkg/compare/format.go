@@ -14,6 +14,9 @@ import (
 //
 // It is derived from the other fields only; Compare stores it in Reason.
 func (c Check) Summary() string {
+	if c.Max > 0 {
+		return c.limitSummary()
+	}
 	values := fmt.Sprintf("(%s -> %s)", fmtMS(c.Baseline), fmtMS(c.Current))
 	switch {
 	case c.NBase == 0 && c.NCur == 0:
@@ -57,6 +60,8 @@ func (c Check) Summary() string {
 // it: bless with more requests".
 func (c Check) Decider() string {
 	switch {
+	case c.More < 0 && c.Max > 0:
+		return "the statistic sits on the limit: more requests may not decide it"
 	case c.More < 0:
 		return "the baseline has too few requests to decide it: bless with more"
 	case c.More > 0:

@@ -208,6 +208,9 @@ func (p Plan) label(rep *Report, cur Side, checks []parsedCheck) {
 			}
 			data := map[string]*dataset{}
 			for _, pc := range checks {
+				if pc.c.MaxOnly {
+					continue // its limit check shows the value, and gates it
+				}
 				d, ok := data[pc.c.Metric]
 				if !ok {
 					d = newDataset(pr.Samples, pc.c.Metric)

@@ -282,7 +282,7 @@ func normQuantile(p float64) float64 { return -math.Sqrt2 * math.Erfcinv(2*p) }
 func Undecided(rep Report) []Check {
 	var out []Check
 	for _, c := range slices.Concat(rep.Checks, rep.Aggregates) {
-		if c.Verdict == Inconclusive && c.NBase > 0 && c.NCur > 0 && c.Baseline > 0 {
+		if c.Verdict == Inconclusive && c.NCur > 0 && (c.Max > 0 || c.NBase > 0 && c.Baseline > 0) {
 			out = append(out, c)
 		}
 	}

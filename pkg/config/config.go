@@ -138,6 +138,13 @@ type Check struct {
 	Metric    string // results metric name: ttft, itl, total, tpot, ttfb, ttfct, max_stall
 	Stat      string // p50, p95, p99 or mean
 	Tolerance Tolerance
+	// Max is an absolute limit on the statistic (`max: 800ms`), 0 for none:
+	// the current run's statistic must stay at or below it, judged by its own
+	// interval, with or without a baseline.
+	Max time.Duration
+	// MaxOnly marks a check that sets max and no tolerance: only the limit
+	// is gated, no comparison with the baseline.
+	MaxOnly bool
 }
 
 // Tolerance is how much slower is still fine: a relative change AND an absolute

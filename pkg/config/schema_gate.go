@@ -145,15 +145,40 @@ func (p *parser) tolerance(m map[string]*yaml.Node, path string, t *Tolerance) (
 var checkKeys = []string{"metric", "stat", "tolerance", "floor"}
 
 func (p *parser) check(n *yaml.Node, path string) (Check, bool) {
-	m, ok := p.mapping(n, path, checkKeys)
+	m, ok := p.mapping(n, path, append(slices.Clone(checkKeys), "max"))
 	if !ok {
 		return Check{}, false
 	}
+	if v := get(m, "max"); v != nil {
+		// A limit is a duration: say so before the generic metric error.
+		if mv := get(m, "metric"); mv != nil && mv.Kind == yaml.ScalarNode && !slices.Contains(checkMetrics, mv.Value) {
+			p.fail(mv, path+".metric", "max is a duration limit and %q is not a duration metric; use max with one of %s (tokens_per_s: gate tpot, its reciprocal)",
+				mv.Value, strings.Join(checkMetrics, ", "))
+			return Check{}, false
+		}
+	}
 	metric, stat, ok := p.metricStat(n, m, path)
 	c := Check{Metric: metric, Stat: stat}
+	if v := get(m, "max"); v != nil {
+		if d, dok := p.duration(v, path+".max", "800ms"); !dok {
+			ok = false
+		} else if d <= 0 {
+			p.fail(v, path+".max", "must be > 0, got %s; e.g. max: 800ms", d)
+			ok = false
+		} else {
+			c.Max = d
+		}
+	}
 	if get(m, "tolerance") == nil {
-		p.fail(n, path, "missing required field tolerance; add e.g. tolerance: 20%% (and floor: 30ms)")
-		ok = false
+		if get(m, "max") == nil {
+			p.fail(n, path, "missing required field tolerance; add e.g. tolerance: 20%% (and floor: 30ms), or an absolute limit max: 800ms")
+			ok = false
+		} else if get(m, "floor") != nil {
+			p.fail(get(m, "floor"), path+".floor", "a floor belongs to a tolerance, and this check has only max; add e.g. tolerance: 20%% or remove floor")
+			ok = false
+		} else {
+			c.MaxOnly = true
+		}
 	}
 	_, tok := p.tolerance(m, path, &c.Tolerance)
 	return c, ok && tok
@@ -196,6 +221,9 @@ func (p *parser) overrides(n *yaml.Node, checks []Check, prompts []Prompt) []Ove
 			i := slices.IndexFunc(checks, func(c Check) bool { return c.Metric == metric && c.Stat == stat })
 			if i < 0 {
 				p.fail(it, path, "no check gates %s %s, so there is nothing to override; add it to gate.checks or use a checked metric/stat", metric, stat)
+				ok = false
+			} else if checks[i].MaxOnly {
+				p.fail(it, path, "the check %s %s has only max, no tolerance to override; add a tolerance to the check (beside its max) to compare it with the baseline", metric, stat)
 				ok = false
 			} else {
 				o.Tolerance = checks[i].Tolerance // unset fields inherit from the check

@@ -186,6 +186,15 @@ func caseProperties(c compare.Check) *[]junit.Property {
 	if c.Threshold > 0 {
 		props = append(props, junit.Property{Name: "latgate.threshold", Value: f(round4(c.Threshold))})
 	}
+	if isLimit(c) {
+		props = append(props, junit.Property{Name: "latgate.max_ms", Value: f(round3(c.Max))})
+		if c.Lo != 0 || c.Hi != 0 {
+			props = append(props,
+				junit.Property{Name: "latgate.ci_low_ms", Value: f(round3(c.Lo))},
+				junit.Property{Name: "latgate.ci_high_ms", Value: f(round3(c.Hi))},
+				junit.Property{Name: "latgate.confidence", Value: f(c.Confidence)})
+		}
+	}
 	props = append(props,
 		junit.Property{Name: "latgate.n_baseline", Value: strconv.Itoa(c.NBase)},
 		junit.Property{Name: "latgate.n_current", Value: strconv.Itoa(c.NCur)})
@@ -205,10 +214,17 @@ func detail(c compare.Check, conf float64) string {
 	if isAggregate(c) {
 		fmt.Fprintf(&b, "aggregate:  geometric mean over prompts %s\n", strings.Join(c.Prompts, ", "))
 	}
-	fmt.Fprintf(&b, "baseline:   %s\n", side(c.Baseline, c.NBase, c.GapsBase, c.Metric))
+	if isLimit(c) {
+		fmt.Fprintf(&b, "limit:      %s %s (absolute: the current run alone, no baseline)\n", c.Stat, limitOf(c))
+	} else {
+		fmt.Fprintf(&b, "baseline:   %s\n", side(c.Baseline, c.NBase, c.GapsBase, c.Metric))
+	}
 	fmt.Fprintf(&b, "current:    %s\n", side(c.Current, c.NCur, c.GapsCur, c.Metric))
 	if c.Ratio > 0 {
 		fmt.Fprintf(&b, "change:     %s (ratio %.3f), %s CI %s\n", numfmt.Pct(c.Ratio), c.Ratio, confPct(conf), interval(c))
+	}
+	if isLimit(c) && (c.Lo != 0 || c.Hi != 0) {
+		fmt.Fprintf(&b, "interval:   %s CI %s of %s\n", confPct(conf), interval(c), c.Stat)
 	}
 	if c.Threshold > 0 {
 		fmt.Fprintf(&b, "threshold:  %s (ratio %.3f): max(tolerance %s, floor %g ms)\n",
@@ -218,7 +234,11 @@ func detail(c compare.Check, conf float64) string {
 	if c.Metric == results.ITL {
 		need = fmt.Sprintf("%d gaps and %d requests", c.Need, c.NeedRequests)
 	}
-	fmt.Fprintf(&b, "needs:      %s per side for %s\n", need, c.Stat)
+	perSide := " per side"
+	if isLimit(c) {
+		perSide = ""
+	}
+	fmt.Fprintf(&b, "needs:      %s%s for %s\n", need, perSide, c.Stat)
 	fmt.Fprintf(&b, "reason:     %s", reason(c))
 	return b.String()
 }

@@ -64,7 +64,7 @@ func markdown(w io.Writer, rep compare.Report, opts Options, charts bool) error 
 				prompt = "*" + prompt + "*"
 			}
 			chg := change(c)
-			if c.Verdict == compare.Regressed {
+			if c.Verdict == compare.Regressed && c.Ratio > 0 {
 				chg = "**" + chg + "**"
 			}
 			if lab {
@@ -72,7 +72,7 @@ func markdown(w io.Writer, rep compare.Report, opts Options, charts bool) error 
 			}
 			fmt.Fprintf(ew, "| %s | %s | %s → %s | %s | %s | %s | %s |%s\n",
 				prompt, mdEscape(checkOf(c)), value(c.Baseline, c.NBase), value(c.Current, c.NCur),
-				chg, interval(c), mdEscape(tolerance(c)), mdVerdict(c.Verdict, opts.Strict), end)
+				chg, interval(c), mdEscape(tolerance(c)), mdVerdict(c.Verdict, opts.Strict)+mdEscape(limitVerdict(c)), end)
 		}
 		for _, c := range rep.New {
 			if targetOf(c) == target {
@@ -94,7 +94,12 @@ func markdown(w io.Writer, rep compare.Report, opts Options, charts bool) error 
 			fmt.Fprintf(ew, "- %s\n", mdEscape(warn))
 		}
 	}
-	fmt.Fprintf(ew, "\n<details><summary>How to read this</summary>\n\n%s\n\n</details>\n", howToRead(rep))
+	read := howToRead(rep)
+	if slices.ContainsFunc(all, isLimit) {
+		read += " A *max* check holds the current statistic to an absolute limit, no baseline: its interval is of the " +
+			"statistic itself (ms); it *regressed* when the whole interval lies above the limit, and is *ok* when the whole interval lies at or below it."
+	}
+	fmt.Fprintf(ew, "\n<details><summary>How to read this</summary>\n\n%s\n\n</details>\n", read)
 	return ew.err
 }
 

@@ -119,7 +119,21 @@ func promptOf(c compare.Check) string {
 	return c.Prompt
 }
 
-func checkOf(c compare.Check) string { return c.Metric + " " + c.Stat }
+// checkOf names the check: "ttft p95", and "ttft p95 max" for the limit
+// check of a gate check's max.
+func checkOf(c compare.Check) string {
+	if isLimit(c) {
+		return c.Metric + " " + c.Stat + " max"
+	}
+	return c.Metric + " " + c.Stat
+}
+
+// isLimit reports whether c is a limit check (gate max): the current
+// statistic against an absolute limit, no baseline.
+func isLimit(c compare.Check) bool { return c.Max > 0 }
+
+// limitOf is the limit a limit check holds the statistic to: "max 800 ms".
+func limitOf(c compare.Check) string { return "max " + numfmt.Millis(c.Max) }
 
 // whereOf names a check in one phrase: "primary/greeting ttft p95".
 func whereOf(c compare.Check) string {
@@ -128,7 +142,14 @@ func whereOf(c compare.Check) string {
 
 // message is a check's verdict as one sentence led by the metric, in the style
 // ttft p95 +38% [95% CI +22%, +55%] > +15% tolerance (412 ms -> 569 ms).
-func message(c compare.Check) string { return checkOf(c) + " " + reason(c) }
+// A limit check's reason names its statistic: "ttft p95 912 ms [95% CI 871,
+// 960] > max 800 ms".
+func message(c compare.Check) string {
+	if isLimit(c) {
+		return c.Metric + " " + reason(c)
+	}
+	return checkOf(c) + " " + reason(c)
+}
 
 // reason is the check's Reason as the report carries it, or its Summary.
 func reason(c compare.Check) string {
@@ -159,12 +180,18 @@ func interval(c compare.Check) string {
 	if c.Lo == 0 && c.Hi == 0 {
 		return "-"
 	}
+	if isLimit(c) { // of the statistic itself
+		return "[" + c.LimitInterval() + "] ms"
+	}
 	return c.Interval()
 }
 
 // tolerance is the slowdown a check allows, as a percentage, naming the
 // floor when the floor sets it: "+15%", "+49% (20 ms floor)".
 func tolerance(c compare.Check) string {
+	if isLimit(c) {
+		return limitOf(c)
+	}
 	if c.Threshold <= 0 {
 		s := numfmt.Pct(1 + c.Tolerance.Rel)
 		if f := floorMS(c); f > 0 {
@@ -249,6 +276,10 @@ func outcome(rep compare.Report, strict bool) (status, detail string) {
 		}
 		var names []string
 		for _, c := range g.cs[:min(n, maxListed)] {
+			if isLimit(c) {
+				names = append(names, fmt.Sprintf("%s %s > %s", whereOf(c), numfmt.Millis(c.Current), numfmt.Millis(c.Max)))
+				continue
+			}
 			names = append(names, whereOf(c)+" "+change(c))
 		}
 		if n > maxListed {
@@ -291,6 +322,11 @@ func nextStep(rep compare.Report, opts Options) string {
 		return "next: measure more to decide the inconclusive checks (raise run.requests or run.max_requests), or " +
 			"drop --strict; " + cmd(opts.Rerun, "re-run")
 	}
+	if !slices.ContainsFunc(ordered(rep), func(c compare.Check) bool { return c.Verdict == compare.Regressed && !isLimit(c) }) {
+		// Only absolute limits failed: a new baseline would not change that.
+		return "next: the run is above an absolute limit (a gate check's max): find the cause and " + cmd(opts.Rerun, "re-run the check") +
+			"; if the limit itself is wrong, raise that max in the config (blessing does not change a limit)"
+	}
 	return "next: if the slowdown is not intended, find its cause and " + cmd(opts.Rerun, "re-run the check") +
 		"; if it is intended (a new model, server or setting), " + cmd(opts.Bless, "accept it as the new baseline") +
 		" and commit the baseline"
@@ -305,7 +341,9 @@ func inconclusiveWhy(cs []compare.Check) []string {
 	for _, c := range cs {
 		_, need, unit, short := c.Shortfall()
 		switch {
-		case !hasData(c):
+		case isLimit(c) && c.NCur > 0 && !short && (c.Lo != 0 || c.Hi != 0):
+			straddle++
+		case !hasData(c) && !(isLimit(c) && c.NCur > 0):
 			nodata++
 		case short:
 			s := fmt.Sprintf("%s needs ≥%d %s", checkOf(c), need, unit)

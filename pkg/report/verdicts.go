@@ -80,6 +80,9 @@ func Verdicts(w io.Writer, rep compare.Report, opts Options) error {
 // out, for inconclusive what would decide it.
 func verdictCell(c compare.Check, strict bool) string {
 	w := verdictWord(c.Verdict, strict)
+	if s := limitVerdict(c); s != "" {
+		return w + s
+	}
 	switch c.Verdict {
 	case compare.OK:
 		return fmt.Sprintf("%s, rules out > %s", w, numfmt.Pct(c.Hi))
@@ -92,6 +95,25 @@ func verdictCell(c compare.Check, strict bool) string {
 		}
 	}
 	return w
+}
+
+// limitVerdict is what follows the verdict word of a limit check, for
+// example ", p95 ≤ 800 ms ruled in" or ", p95 912 ms [871, 960] > max 800 ms";
+// empty for other checks and for an inconclusive one that more requests may
+// decide (the text table says how many).
+func limitVerdict(c compare.Check) string {
+	if !isLimit(c) {
+		return ""
+	}
+	switch {
+	case c.Verdict == compare.OK:
+		return fmt.Sprintf(", %s ≤ %s ruled in", c.Stat, numfmt.Millis(c.Max))
+	case c.Verdict == compare.Regressed:
+		return fmt.Sprintf(", %s %s [%s] > %s", c.Stat, numfmt.Millis(c.Current), c.LimitInterval(), limitOf(c))
+	case c.Verdict == compare.Inconclusive && c.More < 0:
+		return ", on the limit"
+	}
+	return ""
 }
 
 // verdictWord is the verdict as the text table shows it: the ones that fail

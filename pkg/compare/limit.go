@@ -1,0 +1,186 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/latgate/latgate/pkg/results"
+)
+
+// # Absolute limits
+//
+// A gate check may carry max (`{metric: ttft, stat: p95, max: 800ms}`), the
+// k6-style `p(95)<800`. Beside the relative check it adds a limit check per
+// target × prompt: the current run's statistic alone, no baseline needed,
+// with a one-sample bootstrap interval (whole requests resampled, at the
+// same level a relative check of that look would use; in sequential rounds
+// the level of a one-sample design, whose information grows with the
+// current requests alone). The decision mirrors the relative one:
+//
+//	regressed     the whole interval is above max
+//	ok            the whole interval is at or below max (max is ruled in)
+//	inconclusive  the interval straddles max, or the current side has too few
+//	              requests for the statistic
+//
+// An inconclusive limit check is undecided like any other and takes part in
+// check's rounds.
+
+// oneSample is the baseline size that makes a design's information that of
+// the current side alone: 1/(1/n_b + 1/n) ≈ n.
+const oneSample = 1 << 40
+
+// limitJobs returns a limit job for every target × prompt of cur and every
+// check with a max, whether or not the baseline has the prompt.
+func limitJobs(cur Side, checks []parsedCheck) []*job {
+	var jobs []*job
+	for _, t := range cur.Targets {
+		for _, p := range t.Prompts {
+			data := map[string]*dataset{}
+			for _, pc := range checks {
+				if pc.c.Max <= 0 {
+					continue
+				}
+				d, ok := data[pc.c.Metric]
+				if !ok {
+					d = newDataset(p.Samples, pc.c.Metric)
+					data[pc.c.Metric] = d
+				}
+				jobs = append(jobs, &job{
+					check: Check{
+						Target: t.Name, Region: t.Region, Prompt: p.ID,
+						Metric: pc.c.Metric, Stat: pc.c.Stat,
+						Max: float64(pc.c.Max) / 1e6,
+					},
+					spec: pc.spec, cur: d,
+					key: strings.Join([]string{t.Name, t.Region, p.ID, pc.c.Metric, pc.c.Stat, "max"}, "\x00"),
+				})
+			}
+		}
+	}
+	return jobs
+}
+
+// runLimit bootstraps the current statistic of a limit job and decides it.
+func (j *job) runLimit(resamples int, seed int64, conf float64, d Design, scratch []float64) {
+	c := &j.check
+	c.Confidence = conf
+	c.NCur = j.cur.requests()
+	if c.Metric == results.ITL {
+		c.GapsCur = len(j.cur.vals)
+	}
+	if d.Sequential() {
+		c.Look, c.Looks = d.Look(c.NCur)+1, len(d.Looks)
+		c.Level = d.Confidence(conf, oneSample, c.Look-1)
+	}
+	if c.NCur > 0 {
+		c.Current = j.cur.stat(j.spec)
+		src := rand.NewPCG(uint64(seed), keyHash(j.key))
+		r := newResampler(j.cur, j.spec)
+		reps := make([]float64, resamples)
+		for i := range reps {
+			reps[i] = r.draw(src)
+		}
+		c.Lo, c.Hi = percentileInterval(reps, scratch, c.level())
+	}
+	DecideLimit(c)
+}
+
+// DecideLimit is Decide for a limit check (Max > 0): from Current, its
+// interval Lo–Hi (milliseconds), Confidence and NCur (GapsCur for itl) it
+// sets Need, NeedRequests, Verdict, More and Reason. It is pure, so that the
+// decision is tested apart from the bootstrap.
+func DecideLimit(c *Check) {
+	c.Need, c.NeedRequests = need(c.Stat, c.Metric, c.Confidence)
+	c.Baseline, c.Ratio, c.Threshold = 0, 0, 0
+	finite := !math.IsNaN(c.Lo) && !math.IsNaN(c.Hi) && !math.IsInf(c.Hi, 0) && !math.IsInf(c.Lo, 0)
+	if !finite {
+		c.Lo, c.Hi = 0, 0
+	}
+	switch {
+	case c.NCur == 0 || !finite || !c.resolved():
+		c.Verdict = Inconclusive
+	case c.Lo > c.Max:
+		c.Verdict = Regressed
+	case c.Hi <= c.Max:
+		c.Verdict = OK
+	default:
+		c.Verdict = Inconclusive
+	}
+	c.More = 0
+	if c.Verdict == Inconclusive {
+		c.More = c.moreLimit()
+	}
+	c.Reason = c.Summary()
+}
+
+// moreLimit estimates how many more current requests an inconclusive limit
+// check needs for its interval to clear max on the side its statistic is
+// on, assuming the statistic stays put and the interval's width in log
+// space shrinks as 1/√n. -1: the statistic sits on the limit.
+func (c Check) moreLimit() int {
+	if c.NCur == 0 {
+		return 0
+	}
+	if !c.resolved() {
+		have, need, unit := c.unresolved()
+		if unit == "gaps" {
+			per := float64(max(c.GapsCur, 1)) / float64(c.NCur)
+			return max(1, int(math.Ceil(float64(need-have)/per)))
+		}
+		return need - have
+	}
+	if c.Lo <= 0 || c.Hi <= 0 || c.Current <= 0 {
+		return 0
+	}
+	lc, lm := math.Log(c.Current), math.Log(c.Max)
+	h := math.Log(c.Hi) - lc
+	if lc > lm {
+		h = lc - math.Log(c.Lo)
+	}
+	dist := math.Abs(lm - lc)
+	if dist == 0 || h <= 0 {
+		return -1
+	}
+	n := float64(c.NCur)
+	more := math.Ceil(n*(h/dist)*(h/dist) - n)
+	if more > 1e7 {
+		return -1
+	}
+	return max(1, int(more))
+}
+
+// limitSummary is Summary for a limit check, for example
+//
+//	p95 912 ms [95% CI 871, 960] > max 800 ms
+//	p95 512 ms [95% CI 490, 540]: p95 ≤ 800 ms ruled in
+func (c Check) limitSummary() string {
+	limit := "max " + fmtMS(c.Max)
+	if c.NCur == 0 {
+		return fmt.Sprintf("no %s values in the current run (%s)", c.Metric, limit)
+	}
+	value := fmt.Sprintf("%s %s", c.Stat, fmtMS(c.Current))
+	if !c.resolved() {
+		have, need, unit := c.unresolved()
+		return fmt.Sprintf("%s unresolved against %s: %s needs at least %d %s, have %d", value, limit, c.Stat, need, unit, have)
+	}
+	if c.Lo == 0 && c.Hi == 0 {
+		return fmt.Sprintf("%s, interval unbounded (%s)", value, limit)
+	}
+	ci := fmt.Sprintf("%s [%s%% CI %s]", value, fmtConf(c.Confidence), c.LimitInterval())
+	switch c.Verdict {
+	case Regressed:
+		return fmt.Sprintf("%s > %s", ci, limit)
+	case OK:
+		return fmt.Sprintf("%s: %s ≤ %s ruled in", ci, c.Stat, fmtMS(c.Max))
+	}
+	return fmt.Sprintf("%s straddles %s: %s", ci, limit, c.Decider())
+}
+
+// LimitInterval formats a limit check's interval of the statistic in the
+// unit and precision of its value: "871, 960".
+func (c Check) LimitInterval() string {
+	f := func(ms float64) string { return strings.TrimSuffix(fmtMS(ms), " ms") }
+	return f(c.Lo) + ", " + f(c.Hi)
+}
