@@ -57,6 +57,12 @@ The tolerance is relative AND absolute: a change smaller than the floor is
 never a regression. An unset floor is latgate's timing resolution (1 ms;
 0.25 ms for itl and tpot), so a doubled 5 ms TTFT is a regression.
 
+Absolute limits: a check with max (e.g. {metric: ttft, stat: p95, max: 800ms},
+alone or beside a tolerance) also holds each prompt's statistic to that
+limit, by the interval of this run's statistic alone: regressed when the
+whole interval is above max, ok when it is at or below. Limits need no
+baseline: they gate new prompts, and a run without a baseline file.
+
 A pull request that changes the config is gated, not refused: a changed
 model, endpoint (base_url), max_tokens, temperature, extra_body or
 concurrency is compared with the old baseline and every check is labelled
@@ -69,7 +75,8 @@ request marks the change as intended.
 Without a baseline file, check measures, reports, writes the results (--out,
 else latgate.results.json beside the baseline) and exits 0 with the warning
 "no baseline: nothing was gated" (verdict=no-baseline in $GITHUB_OUTPUT);
---require-baseline makes that exit 2.
+--require-baseline makes that exit 2. A gate with limits (max) gates those
+alone then, and exits 1 when one is breached.
 
 Inside GitHub Actions (GITHUB_ACTIONS=true) it also appends the report and a
 chart to $GITHUB_STEP_SUMMARY, emits ::error/::warning annotations, and writes

@@ -147,7 +147,14 @@ func describeGate(g config.Gate) string {
 		if c.Tolerance.Floor < t.Floor {
 			floor += " (timing resolution)"
 		}
-		checks = append(checks, fmt.Sprintf("%s %s (%s%%, %s)", c.Metric, c.Stat, pct(c.Tolerance.Rel), floor))
+		switch {
+		case c.MaxOnly:
+			checks = append(checks, fmt.Sprintf("%s %s (max %v)", c.Metric, c.Stat, c.Max))
+		case c.Max > 0:
+			checks = append(checks, fmt.Sprintf("%s %s (%s%%, %s, max %v)", c.Metric, c.Stat, pct(c.Tolerance.Rel), floor, c.Max))
+		default:
+			checks = append(checks, fmt.Sprintf("%s %s (%s%%, %s)", c.Metric, c.Stat, pct(c.Tolerance.Rel), floor))
+		}
 	}
 	s := fmt.Sprintf("%s; %s%% intervals, %d resamples, seed %d", strings.Join(checks, ", "),
 		pct(g.Confidence), g.Resamples, g.Seed)

@@ -286,6 +286,9 @@ func trendSpec(cfg *config.Config, base *baseline.File) trend.Spec {
 				}
 			}
 			for _, c := range cfg.Gate.Checks {
+				if c.MaxOnly {
+					continue // an absolute limit, not a change to trend against
+				}
 				tol := compare.Resolvable(c.Metric, cfg.Gate.ToleranceFor(p.ID, c)) // the gate's floor: at least the timing resolution
 				ss := trend.SeriesSpec{
 					Target: t.Name, Region: t.Region, Prompt: p.ID, PromptHash: p.Hash,

@@ -209,6 +209,9 @@ func resolve(cfg *config.Config, levels []Level) *Resolution {
 	conf, resamples := cfg.Gate.Confidence, cfg.Gate.Resamples // config.Load set the defaults
 	res := &Resolution{Config: cfg.Path, Requests: cfg.Run.Requests, Concurrency: conc, Confidence: conf, NoiseFrom: len(noise.Delays)}
 	for _, c := range cfg.Gate.Checks {
+		if c.MaxOnly {
+			continue // an absolute limit has no relative change to resolve
+		}
 		rc := ResolvedCheck{Metric: c.Metric, Stat: c.Stat, Tolerance: c.Tolerance.Rel,
 			FloorMS: float64(c.Tolerance.Floor) / 1e6, MinChangeMS: math.NaN()}
 		stat, err := stats.ParseStat(c.Stat)
