@@ -34,8 +34,8 @@ func compareCommand(env Env) *ucli.Command {
 		Description: `The gate of 'latgate check' on saved files: same files, same output (the
 bootstrap is seeded). The gate settings (gate: in latgate.yaml) come from
 --config when given, else from ./latgate.yaml when there is one, like the
-other commands, else the defaults (TTFT and ITL at P50 and P95); stderr says
-which it used.
+other commands, else the defaults (TTFT at P50 and P90, ITL at P50 and
+P95); stderr says which it used.
 
 ` + exitCodesHelp,
 		Flags: append(gateFlagDefs(),
