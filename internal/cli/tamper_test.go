@@ -111,6 +111,15 @@ func TestTamperedBaselineRefused(t *testing.T) {
 		{"run nulled", func(m map[string]any) { m["run"] = nil }, nil, "run.requests: 0 is out of range"},
 		{"concurrency zero", func(m map[string]any) { at(m, "run").(map[string]any)["concurrency"] = 0 }, nil, "run.concurrency: 0 is out of range"},
 		{"too few samples to gate", thin, nil, "targets[0].prompts[0] (sim/a) has 3 samples, and the gate needs at least 5"},
+		{"escape codes in a returned model", func(m map[string]any) {
+			at(m, "targets", 0).(map[string]any)["returned_models"] = []any{"sim\x1b[2J\x1b[31m"}
+		}, nil, "targets[0].returned_models[0]: holds the control character U+001B"},
+		{"a workflow command in the runner's name", func(m map[string]any) {
+			m["runner"] = map[string]any{"os": "Linux", "arch": "X64", "name": "r1\n::error title=pwned::all good"}
+		}, nil, "runner.name: holds the control character U+000A"},
+		{"a newline in a prompt id", func(m map[string]any) {
+			at(m, "targets", 0, "prompts", 0).(map[string]any)["id"] = "a\n::warning::x"
+		}, nil, "targets[0].prompts[0].id: holds the control character U+000A"},
 		{"duplicate key", nil, func(s string) string {
 			return regexp.MustCompile(`"ttft_ms":\s*`).ReplaceAllStringFunc(s, func(k string) string { return `"ttft_ms": 1, ` + k })
 		}, "key targets[0].prompts[0].samples[0].ttft_ms appears twice"},

@@ -87,11 +87,31 @@ func Decode(data []byte, name string) (*File, error) {
 		e.Line, e.Col = line, 1
 		return nil, e
 	}
-	if err := results.ValidateData(f.Run, f.Targets, true); err != nil {
+	err = results.ValidateData(f.Run, f.Targets, true)
+	if err == nil {
+		err = provenanceText(&f)
+	}
+	if err != nil {
 		return nil, &Error{Path: name, Kind: ErrInvalid, Err: err,
 			Problem: err.Error() + " (the baseline was edited or damaged)", Fix: strings.ReplaceAll(fixRestore, "FILE", name)}
 	}
 	return &f, nil
+}
+
+// provenanceText checks the baseline's own text fields as results.CheckText
+// checks a run's: every report prints them.
+func provenanceText(f *File) error {
+	fields := [][2]string{{"latgate_version", f.Version}, {"git_commit", f.GitCommit}, {"config_hash", f.ConfigHash}}
+	if r := f.Runner; r != nil {
+		fields = append(fields, [][2]string{{"runner.os", r.OS}, {"runner.arch", r.Arch}, {"runner.name", r.Name},
+			{"runner.labels", r.Labels}, {"runner.region", r.Region}, {"runner.environment", r.Environment}}...)
+	}
+	for _, fv := range fields {
+		if err := results.CheckText(fv[0], fv[1]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // missing describes the first missing required field of f, or returns "".

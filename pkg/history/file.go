@@ -120,7 +120,31 @@ func decodeLine(line []byte) (Record, error) {
 	case r.At.IsZero():
 		return Record{}, errors.New(`record has no "at" time; skipped`)
 	}
+	r.clean()
 	return r, nil
+}
+
+// clean passes every text field of a record read back through Clean: latgate
+// wrote them clean, but anyone who can push to the history branch can edit
+// the file, and trend prints them into the CI log, reports and issues.
+func (r *Record) clean() {
+	for _, p := range []*string{&r.Commit, &r.Version, &r.Command, &r.Verdict, &r.ConfigHash,
+		&r.Runner.OS, &r.Runner.Arch, &r.Runner.Name, &r.Runner.Labels, &r.Runner.Region, &r.Runner.Environment} {
+		*p = Clean(*p)
+	}
+	for i := range r.Targets {
+		t := &r.Targets[i]
+		t.Name, t.Region, t.Model = Clean(t.Name), Clean(t.Region), Clean(t.Model)
+		for k := range t.ReturnedModels {
+			t.ReturnedModels[k] = Clean(t.ReturnedModels[k])
+		}
+		for k := range t.SystemFingerprints {
+			t.SystemFingerprints[k] = Clean(t.SystemFingerprints[k])
+		}
+		for j := range t.Prompts {
+			t.Prompts[j].ID, t.Prompts[j].Hash = Clean(t.Prompts[j].ID), Clean(t.Prompts[j].Hash)
+		}
+	}
 }
 
 func clipErr(err error) string { return Clean(err.Error()) }

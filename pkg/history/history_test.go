@@ -218,6 +218,30 @@ func TestSanitize(t *testing.T) {
 	}
 }
 
+// TestEditedRecordCleanedOnRead: a record written by hand into the history
+// branch (escape codes, a newline and a workflow command in its text) is
+// read back clean, since trend prints these fields.
+func TestEditedRecordCleanedOnRead(t *testing.T) {
+	line, err := Encode(FromResults(runFile(rand.New(rand.NewPCG(1, 1)), 1, 1), meta(time.Unix(1e9, 0))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostile := `x\u001b[2J\n::error title=pwned::all good` // JSON escapes
+	edited := strings.NewReplacer(`"runner-1"`, `"`+hostile+`"`, `"m-2026"`, `"`+hostile+`"`, `"prompt-00"`, `"`+hostile+`"`,
+		`"abc123"`, `"`+hostile+`"`).Replace(string(line))
+	f := Parse([]byte(edited))
+	if len(f.Records) != 1 || len(f.Problems) != 0 {
+		t.Fatalf("parsed %d records, problems %v; want the edited record", len(f.Records), f.Problems)
+	}
+	r := f.Records[0]
+	for what, s := range map[string]string{"runner.name": r.Runner.Name, "returned_models[0]": r.Targets[0].ReturnedModels[0],
+		"prompts[0].id": r.Targets[0].Prompts[0].ID, "commit": r.Commit} {
+		if strings.ContainsAny(s, "\x1b\n") || strings.Contains(s, "::") {
+			t.Errorf("%s read back as %q: still holds a control character or a workflow command", what, s)
+		}
+	}
+}
+
 // TestGrowthPerRun prints how much one run adds to the history, for the
 // README's claim ("a few KB with 10 prompts"), and fails if it ever grows
 // past 8 KB.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Bounds of a run, shared by the config (which refuses more), the flags, and
@@ -67,6 +69,32 @@ func (v *validator) count(path string, n, least, most int) {
 	}
 }
 
+// CheckText refuses text that no run writes into a file: invalid UTF-8 or a
+// control character (a newline, an ANSI escape). Latgate sanitises what it
+// stores, so such text in a names, models or provenance field means the file
+// was edited, and printed raw it could redraw a terminal or inject a
+// workflow command into a CI log. It returns a *DataError naming path.
+func CheckText(path, s string) error {
+	if !utf8.ValidString(s) {
+		return &DataError{Path: path, Problem: "is not valid UTF-8"}
+	}
+	for i, r := range s {
+		if unicode.IsControl(r) {
+			return &DataError{Path: path, Problem: fmt.Sprintf("holds the control character %U at byte %d: latgate never stores one", r, i)}
+		}
+	}
+	return nil
+}
+
+func (v *validator) text(path, s string) {
+	if v.err != nil {
+		return
+	}
+	if err := CheckText(path, s); err != nil {
+		v.err = err.(*DataError)
+	}
+}
+
 func (v *validator) run(r Run) {
 	v.count("run.requests", r.Requests, 1, MaxRequests)
 	v.count("run.warmup", r.Warmup, 0, MaxWarmup)
@@ -77,6 +105,16 @@ func (v *validator) run(r Run) {
 }
 
 func (v *validator) target(path string, t Target, needSamples bool) {
+	v.text(path+".name", t.Name)
+	v.text(path+".region", t.Region)
+	v.text(path+".base_url", t.BaseURL)
+	v.text(path+".model", t.Model)
+	for i, m := range t.ReturnedModels {
+		v.text(path+".returned_models["+strconv.Itoa(i)+"]", m)
+	}
+	for i, fp := range t.SystemFingerprints {
+		v.text(path+".system_fingerprints["+strconv.Itoa(i)+"]", fp)
+	}
 	requests, errs := 0, 0
 	for j, p := range t.Prompts {
 		pp := path + ".prompts[" + strconv.Itoa(j) + "]"
@@ -102,6 +140,13 @@ func (v *validator) target(path string, t Target, needSamples bool) {
 }
 
 func (v *validator) prompt(path string, p Prompt) {
+	v.text(path+".id", p.ID)
+	v.text(path+".hash", p.Hash)
+	for i, f := range p.Failures {
+		fp := path + ".failures[" + strconv.Itoa(i) + "]"
+		v.text(fp+".class", f.Class)
+		v.text(fp+".message", f.Message)
+	}
 	v.count(path+".requests", p.Requests, 0, MaxRequests)
 	v.count(path+".errors", p.Errors, 0, MaxRequests)
 	if p.Requests != len(p.Samples)+p.Errors {
@@ -116,6 +161,8 @@ func (v *validator) prompt(path string, p Prompt) {
 }
 
 func (v *validator) sample(path string, s Sample) {
+	v.text(path+".finish_reason", s.FinishReason)
+	v.text(path+".token_source", s.TokenSource)
 	dur := func(name string, x float64, positive bool) {
 		switch {
 		case math.IsNaN(x) || math.IsInf(x, 0):
