@@ -158,18 +158,8 @@ func runCheck(ctx context.Context, env Env, opts checkOptions) (err error) {
 	if f == nil {
 		return merr
 	}
-	if err := report.Measure(env.Stdout, f); err != nil {
+	if err := reportMeasured(env, f, merr, opts.Out); err != nil {
 		return err
-	}
-	if merr != nil {
-		// Nothing is compared on a failed or interrupted run: its samples
-		// are not the population the baseline describes.
-		if opts.Out != "" {
-			if err := results.Write(opts.Out, f); err == nil {
-				fmt.Fprintf(env.Stderr, "latgate: partial results written to %s\n", opts.Out)
-			}
-		}
-		return merr
 	}
 	fmt.Fprintln(env.Stdout)
 	if opts.Out != "" {
@@ -206,16 +196,8 @@ func runUngated(ctx context.Context, env Env, cfg *config.Config, opts checkOpti
 	if f == nil {
 		return merr
 	}
-	if err := report.Measure(env.Stdout, f); err != nil {
+	if err := reportMeasured(env, f, merr, opts.Out); err != nil {
 		return err
-	}
-	if merr != nil {
-		if opts.Out != "" {
-			if err := results.Write(opts.Out, f); err == nil {
-				fmt.Fprintf(env.Stderr, "latgate: partial results written to %s\n", opts.Out)
-			}
-		}
-		return merr
 	}
 	if err := results.Write(out, f); err != nil {
 		return usageErr(fmt.Errorf("writing results: %w", err))
@@ -238,16 +220,8 @@ func runLimitsOnly(ctx context.Context, env Env, cfg *config.Config, opts checkO
 	if f == nil {
 		return merr
 	}
-	if err := report.Measure(env.Stdout, f); err != nil {
+	if err := reportMeasured(env, f, merr, opts.Out); err != nil {
 		return err
-	}
-	if merr != nil {
-		if opts.Out != "" {
-			if err := results.Write(opts.Out, f); err == nil {
-				fmt.Fprintf(env.Stderr, "latgate: partial results written to %s\n", opts.Out)
-			}
-		}
-		return merr
 	}
 	fmt.Fprintln(env.Stdout)
 	if err := writeRecorded(out, compare.Recorded{File: f, Comparison: &rep}); err != nil {
@@ -266,6 +240,25 @@ func runLimitsOnly(ctx context.Context, env Env, cfg *config.Config, opts checkO
 	}
 	recordHistory(ctx, env, cfg, opts.historyFlags, f, "check", string(rep.Verdict))
 	return gateOutcome(rep, opts.Strict)
+}
+
+// reportMeasured prints what a run measured. When the run failed or was
+// interrupted (merr), nothing is compared: its samples are not the
+// population the baseline describes, so it writes them to out (--out, when
+// given) as partial results and returns merr.
+func reportMeasured(env Env, f *results.File, merr error, out string) error {
+	if err := report.Measure(env.Stdout, f); err != nil {
+		return err
+	}
+	if merr == nil {
+		return nil
+	}
+	if out != "" {
+		if err := results.Write(out, f); err == nil {
+			fmt.Fprintf(env.Stderr, "latgate: partial results written to %s\n", out)
+		}
+	}
+	return merr
 }
 
 // writeRecorded atomically writes a results file with its comparison, in
