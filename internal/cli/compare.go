@@ -147,6 +147,9 @@ func describeGate(g config.Gate) string {
 		if c.Tolerance.Floor < t.Floor {
 			floor += " (timing resolution)"
 		}
+		if results.HigherIsBetter(c.Metric) { // a rate: its floor is in tokens/s
+			floor = fmt.Sprintf("floor %g tokens/s, higher is better", c.Tolerance.FloorRate)
+		}
 		switch {
 		case c.MaxOnly:
 			checks = append(checks, fmt.Sprintf("%s %s (max %v)", c.Metric, c.Stat, c.Max))

@@ -289,6 +289,9 @@ func trendSpec(cfg *config.Config, base *baseline.File) trend.Spec {
 				if c.MaxOnly {
 					continue // an absolute limit, not a change to trend against
 				}
+				if results.HigherIsBetter(c.Metric) {
+					continue // trend's change points read larger as worse: a rate (tokens_per_s) is not trended yet
+				}
 				tol := compare.Resolvable(c.Metric, cfg.Gate.ToleranceFor(p.ID, c)) // the gate's floor: at least the timing resolution
 				ss := trend.SeriesSpec{
 					Target: t.Name, Region: t.Region, Prompt: p.ID, PromptHash: p.Hash,

@@ -11,9 +11,9 @@ import (
 	"github.com/latgate/latgate/pkg/stats"
 )
 
-// Metrics compare knows how to gate. All are durations in milliseconds for
-// which larger is worse; tokens_per_s is not gated.
-var gatedMetrics = results.DurationMetrics()
+// Metrics compare knows how to gate: durations in milliseconds, for which
+// larger is worse, and tokens_per_s, for which larger is better.
+var gatedMetrics = results.GatedMetrics()
 
 // minITLRequests is the fewest requests a side needs for a pooled itl
 // statistic: gaps within one stream are correlated, so many gaps from a few

@@ -66,7 +66,8 @@ type Check struct {
 	Prompts []string `json:"prompts,omitempty"`
 	Metric  string   `json:"metric"`
 	Stat    string   `json:"stat"`
-	// Baseline and Current are the statistic on each side, in milliseconds.
+	// Baseline and Current are the statistic on each side, in milliseconds
+	// (tokens per second for tokens_per_s; the JSON names keep _ms).
 	Baseline float64 `json:"baseline_ms"`
 	Current  float64 `json:"current_ms"`
 	// Ratio is Current/Baseline; Lo and Hi bound it at Confidence. All three
@@ -75,8 +76,10 @@ type Check struct {
 	Lo         float64 `json:"lo"`
 	Hi         float64 `json:"hi"`
 	Confidence float64 `json:"confidence"`
-	// Threshold is the regression threshold on the ratio,
-	// 1 + max(Tolerance.Rel, Tolerance.Floor/Baseline).
+	// Threshold is the regression threshold on the ratio current/baseline:
+	// for a duration 1 + max(Tolerance.Rel, Tolerance.Floor/Baseline), above
+	// which it regressed; for tokens_per_s 1/RateThreshold, below which it
+	// regressed.
 	Threshold float64          `json:"threshold"`
 	Tolerance config.Tolerance `json:"tolerance"`
 	// NBase and NCur count requests (for itl, requests with at least one gap);
@@ -353,20 +356,25 @@ func Decide(c *Check) {
 	c.Need, c.NeedRequests = need(c.Stat, c.Metric, c.Confidence)
 	c.Threshold = 0
 	if c.Baseline > 0 {
-		c.Threshold = Threshold(c.Tolerance.Rel, floorMS(c.Tolerance), c.Baseline)
+		if results.HigherIsBetter(c.Metric) {
+			c.Threshold = 1 / RateThreshold(c.Tolerance.Rel, c.Tolerance.FloorRate, c.Baseline)
+		} else {
+			c.Threshold = Threshold(c.Tolerance.Rel, floorMS(c.Tolerance), c.Baseline)
+		}
 	}
 	finite := !math.IsNaN(c.Lo) && !math.IsNaN(c.Hi) && !math.IsInf(c.Hi, 0) && !math.IsInf(c.Lo, 0)
 	if !finite {
 		c.Lo, c.Hi = 0, 0
 	}
+	_, lo, hi, tau := c.slowdown()
 	switch {
 	case c.NBase == 0 || c.NCur == 0 || c.Baseline <= 0 || !finite || !c.resolved():
 		c.Verdict = Inconclusive
-	case c.Lo > c.Threshold:
+	case lo > tau:
 		c.Verdict = Regressed
-	case c.Hi < 1/c.Threshold:
+	case hi < 1/tau:
 		c.Verdict = Improved
-	case c.Hi <= c.Threshold:
+	case hi <= tau:
 		c.Verdict = OK
 	default:
 		c.Verdict = Inconclusive
@@ -378,6 +386,29 @@ func Decide(c *Check) {
 	c.Reason = c.Summary()
 }
 
+// slowdown returns the check's ratio, interval and regression threshold as
+// slowdown factors, larger is worse, which is what the decision rule reads:
+// Ratio, Lo, Hi and Threshold as they are for a duration (current/baseline),
+// and their inverses for a rate (baseline/current: the interval [1/Hi,
+// 1/Lo], the threshold τ = 1/Threshold). A zero bound inverts to +Inf.
+func (c Check) slowdown() (ratio, lo, hi, tau float64) {
+	if !results.HigherIsBetter(c.Metric) {
+		return c.Ratio, c.Lo, c.Hi, c.Threshold
+	}
+	inv := func(x float64) float64 {
+		if x == 0 {
+			return math.Inf(1)
+		}
+		return 1 / x
+	}
+	return inv(c.Ratio), inv(c.Hi), inv(c.Lo), inv(c.Threshold)
+}
+
+// higherIsBetter reports whether the check's metric is a rate whose drop is
+// the bad direction (tokens_per_s): its Threshold then lies below 1, and a
+// regression shows as a negative change.
+func (c Check) higherIsBetter() bool { return results.HigherIsBetter(c.Metric) }
+
 // Threshold is τ, the ratio current/baseline beyond which a slowdown is a
 // regression: 1 + max(rel, floorMS/baselineMS), so a change smaller than
 // the floor never is one; 1 + rel when the baseline is not positive. The
@@ -387,6 +418,22 @@ func Threshold(rel, floorMS, baselineMS float64) float64 {
 		return 1 + floorMS/baselineMS
 	}
 	return 1 + rel
+}
+
+// RateThreshold is τ for a metric where higher is better (tokens_per_s): the
+// factor baseline/current by which the rate may fall before it is a
+// regression, 1 + max(rel, floor/(baseline − floor)), so that a drop smaller
+// than floor (in the baseline's unit, tokens/s) never is one; +Inf when the
+// floor is not below the baseline (no drop is a regression). A rel of 15%
+// lets the time per token grow by 15%: the rate may fall by 1 − 1/1.15 = 13%.
+func RateThreshold(rel, floor, baseline float64) float64 {
+	if floor <= 0 {
+		return 1 + rel
+	}
+	if floor >= baseline {
+		return math.Inf(1)
+	}
+	return 1 + max(rel, floor/(baseline-floor))
 }
 
 // moreRequests estimates how many more current requests an inconclusive
@@ -414,10 +461,11 @@ func (c Check) moreRequests() int {
 	if c.Lo <= 0 || c.Hi <= 0 || c.Ratio <= 0 {
 		return 0
 	}
-	lr, lt := math.Log(c.Ratio), math.Log(c.Threshold)
-	h := math.Log(c.Hi) - lr // must shrink to lt − lr for ok
+	ratio, lo, hi, tau := c.slowdown() // larger is worse
+	lr, lt := math.Log(ratio), math.Log(tau)
+	h := math.Log(hi) - lr // must shrink to lt − lr for ok
 	if lr > lt {
-		h = lr - math.Log(c.Lo) // must shrink to lr − lt for regressed
+		h = lr - math.Log(lo) // must shrink to lr − lt for regressed
 	}
 	d := math.Abs(lt - lr)
 	nb, nc := float64(c.NBase), float64(c.NCur)
@@ -482,6 +530,8 @@ func floorMS(t config.Tolerance) float64 { return float64(t.Floor) / 1e6 }
 // times, 0.25 ms for a token gap.
 func Resolution(metric string) time.Duration {
 	switch metric {
+	case results.TokensPerS:
+		return 0 // a rate: its floor is Tolerance.FloorRate, in tokens/s
 	case results.ITL, results.TPOT:
 		return 250 * time.Microsecond
 	}
@@ -571,11 +621,13 @@ func WorstFirst(a, b Check) int {
 	if d := a.Verdict.rank() - b.Verdict.rank(); d != 0 {
 		return d
 	}
+	ra, _, _, _ := a.slowdown()
+	rb, _, _, _ := b.slowdown()
 	switch a.Verdict {
 	case Improved:
-		return cmpFloat(a.Ratio, b.Ratio)
+		return cmpFloat(ra, rb)
 	case Regressed:
-		return cmpFloat(b.Ratio, a.Ratio)
+		return cmpFloat(rb, ra)
 	}
 	return 0
 }

@@ -379,9 +379,9 @@ func TestWarnings(t *testing.T) {
 		{"itl with few gaps", side(prompt("a", few(12, 2))), side(prompt("a", few(12, 3))),
 			[]config.Check{{Metric: results.ITL, Stat: "p95"}}, []string{"itl p95 for prompt a cannot be resolved with 24 gaps: needs at least 59 (raise run.requests)"}},
 		{"unknown metric and statistic", side(prompt("a", few(30, 3))), side(prompt("a", few(30, 3))),
-			[]config.Check{{Metric: results.TokensPerS, Stat: "p50"}, {Metric: results.TTFT, Stat: "max"}},
+			[]config.Check{{Metric: "ttlt", Stat: "p50"}, {Metric: results.TTFT, Stat: "max"}},
 			[]string{
-				`check tokens_per_s p50 skipped: metric "tokens_per_s" cannot be gated (use one of ttfb, ttft, ttfct, itl, tpot, total, max_stall)`,
+				`check ttlt p50 skipped: metric "ttlt" cannot be gated (use one of ttfb, ttft, ttfct, itl, tpot, total, max_stall, tokens_per_s)`,
 				`check ttft max skipped: statistic "max" is not p50, p95, p99 or mean`,
 				"nothing was compared: no check applies to a target and prompt present in both runs",
 			}},

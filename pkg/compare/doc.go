@@ -24,6 +24,21 @@
 //     p50 and the mean, 59 for p95, 299 for p99 at 95%; for itl, pooled gaps
 //     against that rule and at least 10 requests per side).
 //
+// # Rates: higher is better
+//
+// tokens_per_s is a rate, for which a drop is the bad direction. Decide
+// applies the same rule to the ratio baseline/current — the factor by which
+// each token got slower — whose interval is [1/Hi, 1/Lo], so regressed is
+// Hi < 1/τ (the rate fell beyond the tolerance), improved Lo > τ, ok
+// Lo ≥ 1/τ. Check keeps Ratio, Lo and Hi as current/baseline, so a drop
+// reads as a negative change, and stores Threshold as 1/τ, below which the
+// check regressed. The floor of a rate is Tolerance.FloorRate in tokens/s:
+//
+//	τ = 1 + max(Rel, FloorRate/(baseline − FloorRate))
+//
+// (RateThreshold), so a drop smaller than FloorRate is never a regression.
+// No timing resolution applies to a rate (Resolution is 0).
+//
 // Requiring the whole two-sided interval beyond τ is a one-sided test at
 // (1+confidence)/2 against a margin, not against "no change", which is why
 // an unchanged endpoint is almost never flagged (see calibration_test.go).

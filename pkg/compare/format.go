@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/latgate/latgate/internal/numfmt"
+	"github.com/latgate/latgate/pkg/results"
 )
 
 // Summary returns the verdict of c as one sentence in the style of the text
@@ -17,7 +18,7 @@ func (c Check) Summary() string {
 	if c.Max > 0 {
 		return c.limitSummary()
 	}
-	values := fmt.Sprintf("(%s -> %s)", fmtMS(c.Baseline), fmtMS(c.Current))
+	values := fmt.Sprintf("(%s -> %s)", FormatValue(c.Metric, c.Baseline), FormatValue(c.Metric, c.Current))
 	switch {
 	case c.NBase == 0 && c.NCur == 0:
 		return fmt.Sprintf("no %s values in either run", c.Metric)
@@ -26,7 +27,7 @@ func (c Check) Summary() string {
 	case c.NCur == 0:
 		return fmt.Sprintf("no %s values in the current run", c.Metric)
 	case c.Baseline <= 0:
-		return fmt.Sprintf("baseline %s is 0 ms, so no ratio can be formed %s", c.Stat, values)
+		return fmt.Sprintf("baseline %s is %s, so no ratio can be formed %s", c.Stat, map[bool]string{false: "0 ms", true: "0 tokens/s"}[c.higherIsBetter()], values)
 	}
 	change := fmt.Sprintf("%s [%s%% CI %s, %s]", numfmt.Pct(c.Ratio), fmtConf(c.Confidence), numfmt.PctBeside(c.Lo, c.bound()), numfmt.PctBeside(c.Hi, c.bound()))
 	if !c.resolved() {
@@ -41,16 +42,20 @@ func (c Check) Summary() string {
 		tol = numfmt.Pct(1 / c.Threshold)
 	}
 	tol += " tolerance"
-	if f := floorMS(c.Tolerance); f/c.Baseline > c.Tolerance.Rel {
-		tol += fmt.Sprintf(" (%g ms floor)", f)
+	if f, unit, sets := c.FloorSets(); sets {
+		tol += fmt.Sprintf(" (%g %s floor)", f, unit)
+	}
+	worse, better, bound := ">", "<", c.Hi // the bad direction is up
+	if c.higherIsBetter() {
+		worse, better, bound = "<", ">", c.Lo // a rate: the bad direction is down
 	}
 	switch c.Verdict {
 	case Regressed:
-		return fmt.Sprintf("%s > %s %s", change, tol, values)
+		return fmt.Sprintf("%s %s %s %s", change, worse, tol, values)
 	case Improved:
-		return fmt.Sprintf("%s < %s %s", change, tol, values)
+		return fmt.Sprintf("%s %s %s %s", change, better, tol, values)
 	case OK:
-		return fmt.Sprintf("%s within %s: rules out > %s %s", change, tol, numfmt.Pct(c.Hi), values)
+		return fmt.Sprintf("%s within %s: rules out %s %s %s", change, tol, worse, numfmt.Pct(bound), values)
 	}
 	return fmt.Sprintf("%s straddles %s: %s %s", change, tol, c.Decider(), values)
 }
@@ -94,6 +99,40 @@ func (c Check) Interval() string {
 
 // fmtConf formats a confidence level as a percentage: 0.95 → "95".
 func fmtConf(c float64) string { return fmt.Sprintf("%.4g", c*100) }
+
+// FloorSets reports whether the check's absolute floor, rather than its
+// relative tolerance, sets its threshold, and the floor in its unit: "ms"
+// for a duration, "tokens/s" for tokens_per_s (whose threshold the floor
+// sets when floor/(baseline − floor) exceeds the relative tolerance).
+func (c Check) FloorSets() (floor float64, unit string, sets bool) {
+	if c.Baseline <= 0 {
+		return 0, "", false
+	}
+	if c.higherIsBetter() {
+		f := c.Tolerance.FloorRate
+		return f, "tokens/s", f > 0 && (f >= c.Baseline || f/(c.Baseline-f) > c.Tolerance.Rel)
+	}
+	f := floorMS(c.Tolerance)
+	return f, "ms", f/c.Baseline > c.Tolerance.Rel
+}
+
+// FormatValue formats a value of metric in its unit: milliseconds (fmtMS)
+// for a duration, tokens per second with three significant digits for
+// tokens_per_s.
+func FormatValue(metric string, v float64) string {
+	if !results.HigherIsBetter(metric) {
+		return fmtMS(v)
+	}
+	switch a := math.Abs(v); {
+	case a >= 100:
+		return fmt.Sprintf("%.0f tokens/s", v)
+	case a >= 10:
+		return fmt.Sprintf("%.1f tokens/s", v)
+	case a == 0:
+		return "0 tokens/s"
+	}
+	return fmt.Sprintf("%.2f tokens/s", v)
+}
 
 // fmtMS formats milliseconds with three significant digits or whole numbers.
 func fmtMS(ms float64) string {

@@ -135,7 +135,7 @@ type Gate struct {
 
 // Check is one gated metric × statistic with its tolerance.
 type Check struct {
-	Metric    string // results metric name: ttft, itl, total, tpot, ttfb, ttfct, max_stall
+	Metric    string // results metric name: ttft, itl, total, tpot, ttfb, ttfct, max_stall, tokens_per_s
 	Stat      string // p50, p95, p99 or mean
 	Tolerance Tolerance
 	// Max is an absolute limit on the statistic (`max: 800ms`), 0 for none:
@@ -148,31 +148,39 @@ type Check struct {
 }
 
 // Tolerance is how much slower is still fine: a relative change AND an absolute
-// floor. A change smaller than Floor is never a regression.
+// floor. A change smaller than the floor is never a regression. A duration
+// metric's floor is Floor; tokens_per_s, a rate, has its floor in tokens per
+// second in FloorRate (a drop smaller than FloorRate is never a regression)
+// and never a Floor.
 type Tolerance struct {
-	Rel   float64       // 0.15 for "15%"
-	Floor time.Duration // 20ms
+	Rel       float64       // 0.15 for "15%"
+	Floor     time.Duration // 20ms
+	FloorRate float64       // tokens/s, tokens_per_s only
 }
 
-// MarshalJSON writes {"rel":0.15,"floor_ms":20}, the units of every file.
+// MarshalJSON writes {"rel":0.15,"floor_ms":20}, the units of every file
+// (and "floor_tokens_per_s" when FloorRate is set).
 func (t Tolerance) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
-		Rel     float64 `json:"rel"`
-		FloorMS float64 `json:"floor_ms"`
-	}{t.Rel, float64(t.Floor) / float64(time.Millisecond)})
+		Rel       float64 `json:"rel"`
+		FloorMS   float64 `json:"floor_ms"`
+		FloorRate float64 `json:"floor_tokens_per_s,omitempty"`
+	}{t.Rel, float64(t.Floor) / float64(time.Millisecond), t.FloorRate})
 }
 
 // UnmarshalJSON reads what MarshalJSON writes, so a comparison read back
 // from a results file keeps its tolerances.
 func (t *Tolerance) UnmarshalJSON(data []byte) error {
 	var v struct {
-		Rel     float64 `json:"rel"`
-		FloorMS float64 `json:"floor_ms"`
+		Rel       float64 `json:"rel"`
+		FloorMS   float64 `json:"floor_ms"`
+		FloorRate float64 `json:"floor_tokens_per_s"`
 	}
 	if err := json.Unmarshal(data, &v); err != nil {
 		return err
 	}
 	t.Rel, t.Floor = v.Rel, time.Duration(math.Round(v.FloorMS*float64(time.Millisecond)))
+	t.FloorRate = v.FloorRate
 	return nil
 }
 

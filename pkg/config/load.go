@@ -77,7 +77,7 @@ const (
 
 // Allowed values.
 var (
-	checkMetrics = results.DurationMetrics()
+	checkMetrics = results.GatedMetrics()
 	checkStats   = stats.Named()
 	roles        = []string{"system", "user", "assistant", "tool", "developer"}
 	orders       = []string{"interleave", "shuffle"}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latgate/latgate/pkg/results"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -115,7 +116,9 @@ func (p *parser) metricStat(n *yaml.Node, m map[string]*yaml.Node, path string) 
 }
 
 // tolerance reads tolerance and floor into t, reporting whether any was set.
-func (p *parser) tolerance(m map[string]*yaml.Node, path string, t *Tolerance) (set, ok bool) {
+// The floor of metric tokens_per_s is a rate in tokens/s (a plain number),
+// of every other metric a duration.
+func (p *parser) tolerance(m map[string]*yaml.Node, path, metric string, t *Tolerance) (set, ok bool) {
 	ok = true
 	if v := get(m, "tolerance"); v != nil {
 		set = true
@@ -128,7 +131,14 @@ func (p *parser) tolerance(m map[string]*yaml.Node, path string, t *Tolerance) (
 			t.Rel = x
 		}
 	}
-	if v := get(m, "floor"); v != nil {
+	if v := get(m, "floor"); v != nil && metric == results.TokensPerS {
+		set = true
+		if x, xok := p.rateFloor(v, path+".floor"); !xok {
+			ok = false
+		} else {
+			t.FloorRate = x
+		}
+	} else if v != nil {
 		set = true
 		if d, dok := p.duration(v, path+".floor", "30ms"); !dok {
 			ok = false
@@ -142,6 +152,31 @@ func (p *parser) tolerance(m map[string]*yaml.Node, path string, t *Tolerance) (
 	return set, ok
 }
 
+// rateFloor reads the floor of a tokens_per_s check: a number of tokens per
+// second, optionally written with the unit ("5", "5 tok/s", "5 tokens/s").
+// A duration is refused: a rate's floor is not in ms.
+func (p *parser) rateFloor(n *yaml.Node, field string) (float64, bool) {
+	const fix = "tokens_per_s is a rate, so its floor is in tokens/s, not a duration: a drop smaller than the floor is never a regression; write e.g. floor: 5 (tokens/s) or remove it"
+	if n.Kind != yaml.ScalarNode {
+		p.fail(n, field, "want a number of tokens/s, got %s; %s", describe(n), fix)
+		return 0, false
+	}
+	v := strings.TrimSpace(n.Value)
+	for _, unit := range []string{"tokens/s", "tok/s"} {
+		v = strings.TrimSpace(strings.TrimSuffix(v, unit))
+	}
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil || x != x || x > 1e12 {
+		p.fail(n, field, "%s: %s", describe(n), fix)
+		return 0, false
+	}
+	if x < 0 {
+		p.fail(n, field, "must be >= 0, got %s; e.g. floor: 5 (tokens/s)", n.Value)
+		return 0, false
+	}
+	return x, true
+}
+
 var checkKeys = []string{"metric", "stat", "tolerance", "floor"}
 
 func (p *parser) check(n *yaml.Node, path string) (Check, bool) {
@@ -151,9 +186,9 @@ func (p *parser) check(n *yaml.Node, path string) (Check, bool) {
 	}
 	if v := get(m, "max"); v != nil {
 		// A limit is a duration: say so before the generic metric error.
-		if mv := get(m, "metric"); mv != nil && mv.Kind == yaml.ScalarNode && !slices.Contains(checkMetrics, mv.Value) {
-			p.fail(mv, path+".metric", "max is a duration limit and %q is not a duration metric; use max with one of %s (tokens_per_s: gate tpot, its reciprocal)",
-				mv.Value, strings.Join(checkMetrics, ", "))
+		if mv := get(m, "metric"); mv != nil && mv.Kind == yaml.ScalarNode && !slices.Contains(results.DurationMetrics(), mv.Value) {
+			p.fail(mv, path+".metric", "max is a duration limit and %q is not a duration metric; use max with one of %s (tokens_per_s: gate a drop with tolerance:, or put the max on tpot, its reciprocal)",
+				mv.Value, strings.Join(results.DurationMetrics(), ", "))
 			return Check{}, false
 		}
 	}
@@ -180,7 +215,7 @@ func (p *parser) check(n *yaml.Node, path string) (Check, bool) {
 			c.MaxOnly = true
 		}
 	}
-	_, tok := p.tolerance(m, path, &c.Tolerance)
+	_, tok := p.tolerance(m, path, metric, &c.Tolerance)
 	return c, ok && tok
 }
 
@@ -229,7 +264,7 @@ func (p *parser) overrides(n *yaml.Node, checks []Check, prompts []Prompt) []Ove
 				o.Tolerance = checks[i].Tolerance // unset fields inherit from the check
 			}
 		}
-		set, tok := p.tolerance(m, path, &o.Tolerance)
+		set, tok := p.tolerance(m, path, metric, &o.Tolerance)
 		if !set {
 			p.fail(it, path, "sets neither tolerance nor floor; add e.g. tolerance: 40%%, floor: 60ms")
 		}

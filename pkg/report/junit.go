@@ -106,7 +106,7 @@ func JUnit(w io.Writer, rep compare.Report, opts Options) error {
 		for _, c := range rep.New {
 			if targetOf(c) == target {
 				add(junit.Testcase{Name: c.Prompt + " " + checkOf(c), Classname: suite.Name, Time: seconds(opts.Wall.prompt(c)),
-					Skipped: &junit.Result{Message: fmt.Sprintf("%s: %s from %d requests; %s", newWord, value(c.Current, c.NCur), c.NCur, reason(c))}}, c)
+					Skipped: &junit.Result{Message: fmt.Sprintf("%s: %s from %d requests; %s", newWord, value(c.Metric, c.Current, c.NCur), c.NCur, reason(c))}}, c)
 			}
 		}
 		suite.Testcases = nil // written as Cases, with their properties
@@ -226,7 +226,11 @@ func detail(c compare.Check, conf float64) string {
 	if isLimit(c) && (c.Lo != 0 || c.Hi != 0) {
 		fmt.Fprintf(&b, "interval:   %s CI %s of %s\n", confPct(conf), interval(c), c.Stat)
 	}
-	if c.Threshold > 0 {
+	switch {
+	case c.Threshold > 0 && results.HigherIsBetter(c.Metric):
+		fmt.Fprintf(&b, "threshold:  %s (ratio %.3f, higher is better): 1/max(tolerance %s, floor %g tokens/s)\n",
+			numfmt.Pct(c.Threshold), c.Threshold, numfmt.Pct(1+c.Tolerance.Rel), c.Tolerance.FloorRate)
+	case c.Threshold > 0:
 		fmt.Fprintf(&b, "threshold:  %s (ratio %.3f): max(tolerance %s, floor %g ms)\n",
 			numfmt.Pct(c.Threshold), c.Threshold, numfmt.Pct(1+c.Tolerance.Rel), floorMS(c))
 	}
@@ -248,7 +252,7 @@ func side(ms float64, n, gaps int, metric string) string {
 	if n == 0 {
 		return "no values"
 	}
-	s := fmt.Sprintf("%s from %d requests", numfmt.Millis(ms), n)
+	s := fmt.Sprintf("%s from %d requests", value(metric, ms, n), n)
 	if metric == results.ITL {
 		s += fmt.Sprintf(" (%d gaps)", gaps)
 	}

@@ -71,13 +71,13 @@ func markdown(w io.Writer, rep compare.Report, opts Options, charts bool) error 
 				end = " " + mdEscape(labels(c)) + " |"
 			}
 			fmt.Fprintf(ew, "| %s | %s | %s → %s | %s | %s | %s | %s |%s\n",
-				prompt, mdEscape(checkOf(c)), value(c.Baseline, c.NBase), value(c.Current, c.NCur),
+				prompt, mdEscape(checkOf(c)), value(c.Metric, c.Baseline, c.NBase), value(c.Metric, c.Current, c.NCur),
 				chg, interval(c), mdEscape(tolerance(c)), mdVerdict(c.Verdict, opts.Strict)+mdEscape(limitVerdict(c)), end)
 		}
 		for _, c := range rep.New {
 			if targetOf(c) == target {
 				fmt.Fprintf(ew, "| %s | %s | - → %s | - | - | - | 🆕 %s | %s |\n",
-					mdEscape(c.Prompt), mdEscape(checkOf(c)), value(c.Current, c.NCur), newWord, mdEscape(labels(c)))
+					mdEscape(c.Prompt), mdEscape(checkOf(c)), value(c.Metric, c.Current, c.NCur), newWord, mdEscape(labels(c)))
 			}
 		}
 	}
@@ -126,8 +126,18 @@ func howToRead(rep compare.Report) string {
 		"A check *regressed* only when the whole interval lies above the tolerance, max(relative tolerance, floor ÷ baseline); "+
 		"it is *ok* when the interval rules that out, *improved* when the whole interval lies as far below, and "+
 		"*inconclusive* when the interval straddles the tolerance or a side has too few requests for the statistic "+
-		"(p95 needs ≥%[3]d, p99 ≥%[4]d). *%[5]s* combines a target's prompts by the geometric mean of their ratios.",
-		conf, rep.Resamples, stats.Stat{P: 0.95}.Need(rep.Confidence), stats.Stat{P: 0.99}.Need(rep.Confidence), aggregateLabel)
+		"(p95 needs ≥%[3]d, p99 ≥%[4]d).%[6]s *%[5]s* combines a target's prompts by the geometric mean of their ratios.",
+		conf, rep.Resamples, stats.Stat{P: 0.95}.Need(rep.Confidence), stats.Stat{P: 0.99}.Need(rep.Confidence), aggregateLabel, rateNote(rep))
+}
+
+// rateNote explains the mirrored rule when the report gates tokens_per_s.
+func rateNote(rep compare.Report) string {
+	for _, c := range rep.Checks {
+		if results.HigherIsBetter(c.Metric) {
+			return " *tokens\\_per\\_s* is a rate, higher is better: the rule is mirrored, so it *regressed* when the whole interval lies below its (negative) tolerance, a drop in tokens/s."
+		}
+	}
+	return ""
 }
 
 // mdEscape makes text literal in Markdown, in a table cell or a list item:

@@ -187,12 +187,20 @@ func interval(c compare.Check) string {
 }
 
 // tolerance is the slowdown a check allows, as a percentage, naming the
-// floor when the floor sets it: "+15%", "+49% (20 ms floor)".
+// floor when the floor sets it: "+15%", "+49% (20 ms floor)"; for
+// tokens_per_s the drop it allows: "-13%", "-20% (10 tokens/s floor)".
 func tolerance(c compare.Check) string {
 	if isLimit(c) {
 		return limitOf(c)
 	}
 	if c.Threshold <= 0 {
+		if results.HigherIsBetter(c.Metric) {
+			s := numfmt.Pct(1 / (1 + c.Tolerance.Rel))
+			if f := c.Tolerance.FloorRate; f > 0 {
+				s += fmt.Sprintf(", %g tokens/s floor", f)
+			}
+			return s
+		}
 		s := numfmt.Pct(1 + c.Tolerance.Rel)
 		if f := floorMS(c); f > 0 {
 			s += fmt.Sprintf(", %g ms floor", f)
@@ -200,18 +208,22 @@ func tolerance(c compare.Check) string {
 		return s
 	}
 	s := numfmt.Pct(c.Threshold)
-	if f := floorMS(c); f/c.Baseline > c.Tolerance.Rel {
-		s += fmt.Sprintf(" (%g ms floor)", f)
+	if f, unit, sets := c.FloorSets(); sets {
+		s += fmt.Sprintf(" (%g %s floor)", f, unit)
 	}
 	return s
 }
 
-// value formats one side's statistic, "-" when that side has no data.
-func value(ms float64, n int) string {
+// value formats one side's statistic of metric in its unit (ms, or
+// tokens/s for tokens_per_s), "-" when that side has no data.
+func value(metric string, v float64, n int) string {
 	if n == 0 {
 		return "-"
 	}
-	return numfmt.Millis(ms)
+	if results.HigherIsBetter(metric) {
+		return compare.FormatValue(metric, v)
+	}
+	return numfmt.Millis(v)
 }
 
 // tally counts a report's checks and aggregates by verdict.

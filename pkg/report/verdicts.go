@@ -9,6 +9,7 @@ import (
 
 	"github.com/latgate/latgate/internal/numfmt"
 	"github.com/latgate/latgate/pkg/compare"
+	"github.com/latgate/latgate/pkg/results"
 )
 
 // Verdicts writes the verdict table of `check` and `compare`: what was
@@ -30,7 +31,7 @@ func Verdicts(w io.Writer, rep compare.Report, opts Options) error {
 		}
 		for _, c := range all {
 			r := []string{targetOf(c), promptOf(c), checkOf(c),
-				value(c.Baseline, c.NBase), value(c.Current, c.NCur),
+				value(c.Metric, c.Baseline, c.NBase), value(c.Metric, c.Current, c.NCur),
 				change(c), interval(c), tolerance(c), verdictCell(c, opts.Strict)}
 			if lab {
 				r = append(r, labels(c))
@@ -38,7 +39,7 @@ func Verdicts(w io.Writer, rep compare.Report, opts Options) error {
 			rows = append(rows, r)
 		}
 		for _, c := range rep.New {
-			rows = append(rows, []string{targetOf(c), c.Prompt, checkOf(c), "-", value(c.Current, c.NCur),
+			rows = append(rows, []string{targetOf(c), c.Prompt, checkOf(c), "-", value(c.Metric, c.Current, c.NCur),
 				"-", "-", "-", newWord, labels(c)})
 		}
 		for _, col := range []int{3, 4, 5, 6} {
@@ -85,6 +86,9 @@ func verdictCell(c compare.Check, strict bool) string {
 	}
 	switch c.Verdict {
 	case compare.OK:
+		if results.HigherIsBetter(c.Metric) { // a rate: the bad direction is down
+			return fmt.Sprintf("%s, rules out < %s", w, numfmt.Pct(c.Lo))
+		}
 		return fmt.Sprintf("%s, rules out > %s", w, numfmt.Pct(c.Hi))
 	case compare.Inconclusive:
 		switch {

@@ -23,6 +23,15 @@ const (
 // gate can check (tokens_per_s is a rate, higher is better).
 func DurationMetrics() []string { return []string{TTFB, TTFT, TTFCT, ITL, TPOT, Total, MaxStall} }
 
+// GatedMetrics returns the metrics a gate check may name: the duration
+// metrics, for which larger is worse, and tokens_per_s, for which larger is
+// better (HigherIsBetter).
+func GatedMetrics() []string { return append(DurationMetrics(), TokensPerS) }
+
+// HigherIsBetter reports whether a larger value of metric is an improvement:
+// true for the rate tokens_per_s, false for every duration.
+func HigherIsBetter(metric string) bool { return metric == TokensPerS }
+
 // metricNames lists every metric in report order.
 var metricNames = append(DurationMetrics(), TokensPerS)
 
