@@ -186,32 +186,27 @@ func interval(c compare.Check) string {
 	return c.Interval()
 }
 
-// tolerance is the slowdown a check allows, as a percentage, naming the
-// floor when the floor sets it: "+15%", "+49% (20 ms floor)"; for
-// tokens_per_s the drop it allows: "-13%", "-20% (10 tokens/s floor)".
+// tolerance says in words what a check allows: "+20% or 1 ms, whichever
+// is larger"; when the floor is the larger, what it is at this baseline:
+// "+20% or 20 ms (+49%), whichever is larger". For tokens_per_s, the drop:
+// "-13%", "-13% or 10 tokens/s (-20%), whichever is larger". An absolute
+// limit is its max.
 func tolerance(c compare.Check) string {
 	if isLimit(c) {
 		return limitOf(c)
 	}
-	if c.Threshold <= 0 {
-		if results.HigherIsBetter(c.Metric) {
-			s := numfmt.Pct(1 / (1 + c.Tolerance.Rel))
-			if f := c.Tolerance.FloorRate; f > 0 {
-				s += fmt.Sprintf(", %g tokens/s floor", f)
-			}
-			return s
-		}
-		s := numfmt.Pct(1 + c.Tolerance.Rel)
-		if f := floorMS(c); f > 0 {
-			s += fmt.Sprintf(", %g ms floor", f)
-		}
-		return s
+	rel, floor, unit := numfmt.Pct(1+c.Tolerance.Rel), floorMS(c), "ms"
+	if results.HigherIsBetter(c.Metric) {
+		rel, floor, unit = numfmt.Pct(1/(1+c.Tolerance.Rel)), c.Tolerance.FloorRate, "tokens/s"
 	}
-	s := numfmt.Pct(c.Threshold)
-	if f, unit, sets := c.FloorSets(); sets {
-		s += fmt.Sprintf(" (%g %s floor)", f, unit)
+	if floor <= 0 {
+		return rel
 	}
-	return s
+	f := fmt.Sprintf("%g %s", floor, unit)
+	if _, _, sets := c.FloorSets(); sets && c.Threshold > 0 {
+		f += " (" + numfmt.Pct(c.Threshold) + ")"
+	}
+	return rel + " or " + f + ", whichever is larger"
 }
 
 // value formats one side's statistic of metric in its unit (ms, or
