@@ -3,7 +3,6 @@ package measure
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"sync"
 
@@ -47,7 +46,7 @@ type GiveUpError struct {
 }
 
 func (e *GiveUpError) Error() string {
-	msg := fmt.Sprintf("target %q: gave up after %d of %d requests: %s (%s)", e.Target, e.Done, e.Planned, e.Reason, byClass(e.ByClass))
+	msg := fmt.Sprintf("target %q: gave up after %d of %d requests: %s (%s)", e.Target, e.Done, e.Planned, e.Reason, results.Classes(e.ByClass))
 	if len(e.Failures) > 0 {
 		var first []string
 		for _, f := range e.Failures {
@@ -56,16 +55,6 @@ func (e *GiveUpError) Error() string {
 		msg += "; the endpoint said: " + strings.Join(first, "; ")
 	}
 	return msg
-}
-
-// byClass formats failure counts as "server 3, timeout 1".
-func byClass(m map[string]int) string {
-	out := make([]string, 0, len(m))
-	for k, v := range m {
-		out = append(out, fmt.Sprintf("%s %d", k, v))
-	}
-	slices.Sort(out)
-	return strings.Join(out, ", ")
 }
 
 // giveUp tracks one target's failures and decides when to stop. Safe for

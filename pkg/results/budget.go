@@ -20,7 +20,7 @@ func (e *BudgetError) Error() string {
 	var parts []string
 	for _, t := range e.Over {
 		parts = append(parts, fmt.Sprintf("target %q: %d of %d requests failed (%.1f%% > %.1f%% max_error_rate): %s",
-			t.Name, t.Errors, t.Requests, 100*t.ErrorRate, 100*t.MaxErrorRate, classes(t.ByClass)))
+			t.Name, t.Errors, t.Requests, 100*t.ErrorRate, 100*t.MaxErrorRate, Classes(t.ByClass)))
 	}
 	msg := ""
 	if len(parts) > 0 {
@@ -35,7 +35,8 @@ func (e *BudgetError) Error() string {
 	return msg
 }
 
-func classes(byClass map[string]int) string {
+// Classes formats failure counts by class as "server 3, timeout 1", sorted.
+func Classes(byClass map[string]int) string {
 	out := make([]string, 0, len(byClass))
 	for k, v := range byClass {
 		out = append(out, fmt.Sprintf("%s %d", k, v))
@@ -61,7 +62,7 @@ func CheckBudget(f *File) error {
 		}
 		for _, p := range t.Prompts {
 			if p.Requests > 0 && len(p.Samples) == 0 {
-				e.Empty = append(e.Empty, fmt.Sprintf("%s/%s (%s)", t.Label(), p.ID, classes(p.ByClass)))
+				e.Empty = append(e.Empty, fmt.Sprintf("%s/%s (%s)", t.Label(), p.ID, Classes(p.ByClass)))
 			}
 		}
 	}
