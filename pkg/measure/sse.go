@@ -23,7 +23,9 @@ type lineReader struct {
 	// a LF that comes next belongs to it (CRLF split across reads).
 	skipLF bool
 	// started: the start of the stream was checked for a UTF-8 byte-order
-	// mark (only the first bytes can be one).
+	// mark (only the first bytes can be one). It is set before any line is
+	// returned: while it is unset the buffer holds at most a proper prefix
+	// of the mark, which has no line ending.
 	started bool
 }
 
@@ -72,7 +74,6 @@ func (lr *lineReader) next() ([]byte, time.Time, error) {
 			line := seg[:j]
 			lr.start += j + 1
 			lr.skipLF = j == len(seg)-1 // its LF may be in the next read
-			lr.started = true
 			return line, lr.stamp, nil
 		}
 		if i >= 0 {
@@ -81,14 +82,12 @@ func (lr *lineReader) next() ([]byte, time.Time, error) {
 			if n := len(line); n > 0 && line[n-1] == '\r' {
 				line = line[:n-1]
 			}
-			lr.started = true
 			return line, lr.stamp, nil
 		}
 		if lr.err != nil {
 			if lr.start < lr.end && lr.err == io.EOF { // a last line with no newline
 				line := lr.buf[lr.start:lr.end]
 				lr.start = lr.end
-				lr.started = true
 				return line, lr.stamp, nil
 			}
 			return nil, lr.stamp, lr.err
