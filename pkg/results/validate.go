@@ -164,13 +164,8 @@ func (v *validator) sample(path string, s Sample) {
 	v.text(path+".finish_reason", s.FinishReason)
 	v.text(path+".token_source", s.TokenSource)
 	dur := func(name string, x float64, positive bool) {
-		switch {
-		case math.IsNaN(x) || math.IsInf(x, 0):
-			v.fail(path+"."+name, "%s is not a number of milliseconds", num(x))
-		case x < 0 || (positive && x == 0):
-			v.fail(path+"."+name, "%s ms cannot be: a duration is positive", num(x))
-		case x > MaxMS:
-			v.fail(path+"."+name, "%s ms is absurd (over a day)", num(x))
+		if p := durProblem(x, positive); p != "" {
+			v.fail(path+"."+name, "%s", p)
 		}
 	}
 	dur("ttfb_ms", s.TTFB, false) // 0 in files that did not record it
@@ -182,8 +177,10 @@ func (v *validator) sample(path string, s Sample) {
 	if s.HasContent {
 		dur("ttfct_ms", s.TTFCT, true)
 	}
-	for i, g := range s.ITL {
-		dur("itl_ms["+strconv.Itoa(i)+"]", g, false)
+	for i, g := range s.ITL { // the name only on failure: a sample holds up to max_tokens gaps
+		if p := durProblem(g, false); p != "" {
+			v.fail(path+".itl_ms["+strconv.Itoa(i)+"]", "%s", p)
+		}
 	}
 	if v.err != nil {
 		return
@@ -203,6 +200,20 @@ func (v *validator) sample(path string, s Sample) {
 	case len(s.ITL) > MaxTokens:
 		v.fail(path+".itl_ms", "%d gaps is absurd", len(s.ITL))
 	}
+}
+
+// durProblem says what is wrong with x as a duration in ms, or "" when
+// nothing is (positive: it cannot be 0 either).
+func durProblem(x float64, positive bool) string {
+	switch {
+	case math.IsNaN(x) || math.IsInf(x, 0):
+		return num(x) + " is not a number of milliseconds"
+	case x < 0 || (positive && x == 0):
+		return num(x) + " ms cannot be: a duration is positive"
+	case x > MaxMS:
+		return num(x) + " ms is absurd (over a day)"
+	}
+	return ""
 }
 
 func num(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
