@@ -52,7 +52,7 @@ func (e *GiveUpError) Error() string {
 		for _, f := range e.Failures {
 			first = append(first, fmt.Sprintf("%s: %s", f.Class, f.Message))
 		}
-		msg += "; the endpoint said: " + strings.Join(first, "; ")
+		msg += results.SaidSep + strings.Join(first, "; ")
 	}
 	return msg
 }
@@ -156,10 +156,8 @@ func (g *giveUp) failedInARow(class string) {
 	}
 }
 
-// maxFirstFailures bounds the distinct messages kept per class.
-const maxFirstFailures = 2
-
-// remember keeps the first distinct messages of each class.
+// remember keeps the first distinct messages of each class, as many as the
+// reports quote (results.MaxSaidPerClass).
 func (g *giveUp) remember(fl results.Failure) {
 	n := 0
 	for _, f := range g.first {
@@ -170,7 +168,7 @@ func (g *giveUp) remember(fl results.Failure) {
 			n++
 		}
 	}
-	if n < maxFirstFailures {
+	if n < results.MaxSaidPerClass {
 		g.first = append(g.first, fl)
 	}
 }
