@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/xml"
 	"fmt"
 	"io"
 
@@ -14,16 +15,7 @@ import (
 // "latgate" with an <error> carrying msg, so CI reporters show why instead
 // of finding no file.
 func JUnitFailure(w io.Writer, msg string) error {
-	suites := junit.Testsuites{Name: "latgate"}
-	suite := junit.Testsuite{Name: "latgate"}
-	suite.AddTestcase(junit.Testcase{
-		Name:      "latgate",
-		Classname: "latgate",
-		Time:      "0.000",
-		Error:     &junit.Result{Message: msg, Type: "latgate.error"},
-	})
-	suites.AddSuite(suite)
-	return suites.WriteXML(w)
+	return junitSingle(w, junit.Testcase{Error: &junit.Result{Message: msg, Type: "latgate.error"}})
 }
 
 // MarkdownFailure writes the Markdown report for a run that could not be
@@ -37,18 +29,20 @@ func MarkdownFailure(w io.Writer, msg string) error {
 // gated (no baseline): one testcase "latgate" <skipped> with msg, so the
 // report exists and says why nothing was checked.
 func JUnitNotice(w io.Writer, msg string) error {
-	suites := junit.Testsuites{Name: "latgate"}
-	suite := junit.Testsuite{Name: "latgate"}
-	suite.AddTestcase(junit.Testcase{
-		Name:      "latgate",
-		Classname: "latgate",
-		Time:      "0.000",
-		Skipped:   &junit.Result{Message: msg},
-	})
-	suites.AddSuite(suite)
-	if _, err := io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?>`+"\n"); err != nil {
+	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
+	return junitSingle(w, junit.Testcase{Skipped: &junit.Result{Message: msg}})
+}
+
+// junitSingle writes a JUnit report of the one testcase "latgate" (in suite
+// "latgate") whose outcome tc carries.
+func junitSingle(w io.Writer, tc junit.Testcase) error {
+	tc.Name, tc.Classname, tc.Time = "latgate", "latgate", "0.000"
+	suites := junit.Testsuites{Name: "latgate"}
+	suite := junit.Testsuite{Name: "latgate"}
+	suite.AddTestcase(tc)
+	suites.AddSuite(suite)
 	return suites.WriteXML(w)
 }
 

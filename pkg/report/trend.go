@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/xml"
 	"fmt"
 	"io"
 	"math"
@@ -365,13 +366,11 @@ func TrendJUnit(w io.Writer, rep trend.Report, warnings []string, opts TrendOpti
 	suite.Time = "0.000"
 	suites := junit.Testsuites{Name: "latgate", Time: "0.000"}
 	suites.AddSuite(suite)
-	if _, err := io.WriteString(w, xmlHeader); err != nil {
+	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
 	return suites.WriteXML(w)
 }
-
-const xmlHeader = `<?xml version="1.0" encoding="UTF-8"?>` + "\n"
 
 // seriesDetail lists a series' change points and drift, one per line.
 func seriesDetail(s trend.Series) string {
