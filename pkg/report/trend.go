@@ -50,6 +50,19 @@ func shortCommit(c string) string {
 	return c
 }
 
+// newestAndLast are a series' newest value ("–" without runs) and its last
+// change point ("none"), as the trend tables show them.
+func newestAndLast(s trend.Series) (newest, last string) {
+	newest, last = "–", "none"
+	if n := len(s.Points); n > 0 {
+		newest = numfmt.Millis(s.Points[n-1].Value)
+	}
+	if n := len(s.Changes); n > 0 {
+		last = changeText(s, s.Changes[n-1])
+	}
+	return newest, last
+}
+
 // changeText describes a change point: "+31% [+22%, +40%] at run 15 (2026-11-15, c0ffee)".
 func changeText(s trend.Series, c trend.Change) string {
 	where := fmt.Sprintf("run %d of %d (%s", c.Index+1, len(s.Points), runDate(c.At))
@@ -116,13 +129,7 @@ func TrendText(w io.Writer, rep trend.Report, warnings []string, opts TrendOptio
 		fmt.Fprintln(ew)
 		rows := [][]string{{"target", "prompt", "check", "runs", "newest", "vs baseline", "last change point", "verdict"}}
 		for _, s := range rep.Series {
-			newest, last := "–", "none"
-			if n := len(s.Points); n > 0 {
-				newest = numfmt.Millis(s.Points[n-1].Value)
-			}
-			if n := len(s.Changes); n > 0 {
-				last = changeText(s, s.Changes[n-1])
-			}
+			newest, last := newestAndLast(s)
 			t := results.Label(s.Target, s.Region)
 			v := string(s.Verdict)
 			if s.Verdict == trend.Regressed {
@@ -202,13 +209,7 @@ func TrendMarkdown(w io.Writer, rep trend.Report, warnings []string, opts TrendO
 		fmt.Fprintln(ew, "| target | prompt | check | runs | newest | vs baseline | last change point | verdict |")
 		fmt.Fprintln(ew, "|---|---|---|--:|--:|---|---|---|")
 		for _, s := range rep.Series {
-			newest, last := "–", "none"
-			if n := len(s.Points); n > 0 {
-				newest = numfmt.Millis(s.Points[n-1].Value)
-			}
-			if n := len(s.Changes); n > 0 {
-				last = changeText(s, s.Changes[n-1])
-			}
+			newest, last := newestAndLast(s)
 			v := string(s.Verdict)
 			if s.Verdict == trend.Regressed {
 				v = "**" + strings.ToUpper(v) + "**"
