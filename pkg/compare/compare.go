@@ -362,10 +362,7 @@ func Decide(c *Check) {
 			c.Threshold = Threshold(c.Tolerance.Rel, floorMS(c.Tolerance), c.Baseline)
 		}
 	}
-	finite := !math.IsNaN(c.Lo) && !math.IsNaN(c.Hi) && !math.IsInf(c.Hi, 0) && !math.IsInf(c.Lo, 0)
-	if !finite {
-		c.Lo, c.Hi = 0, 0
-	}
+	finite := c.finiteInterval()
 	_, lo, hi, tau := c.slowdown()
 	switch {
 	case c.NBase == 0 || c.NCur == 0 || c.Baseline <= 0 || !finite || !c.resolved():
@@ -384,6 +381,16 @@ func Decide(c *Check) {
 		c.More = c.moreRequests()
 	}
 	c.Reason = c.Summary()
+}
+
+// finiteInterval reports whether the interval Lo–Hi is finite, and clears
+// it to 0–0 (no interval) when it is not, for Decide and DecideLimit.
+func (c *Check) finiteInterval() bool {
+	if math.IsNaN(c.Lo) || math.IsNaN(c.Hi) || math.IsInf(c.Hi, 0) || math.IsInf(c.Lo, 0) {
+		c.Lo, c.Hi = 0, 0
+		return false
+	}
+	return true
 }
 
 // slowdown returns the check's ratio, interval and regression threshold as

@@ -94,10 +94,7 @@ func (j *job) runLimit(resamples int, seed int64, conf float64, d Design, scratc
 func DecideLimit(c *Check) {
 	c.Need, c.NeedRequests = need(c.Stat, c.Metric, c.Confidence)
 	c.Baseline, c.Ratio, c.Threshold = 0, 0, 0
-	finite := !math.IsNaN(c.Lo) && !math.IsNaN(c.Hi) && !math.IsInf(c.Hi, 0) && !math.IsInf(c.Lo, 0)
-	if !finite {
-		c.Lo, c.Hi = 0, 0
-	}
+	finite := c.finiteInterval()
 	switch {
 	case c.NCur == 0 || !finite || !c.resolved():
 		c.Verdict = Inconclusive
