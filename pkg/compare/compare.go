@@ -317,10 +317,7 @@ func (j *job) run(resamples int, seed int64, conf float64, d Design, scratch []f
 		return
 	}
 	c.NBase, c.NCur = j.base.requests(), j.cur.requests()
-	if d.Sequential() {
-		c.Look, c.Looks = d.Look(c.NCur)+1, len(d.Looks)
-		c.Level = d.Confidence(conf, c.NBase, c.Look-1)
-	}
+	c.atLook(d, conf, c.NBase)
 	if c.Metric == results.ITL {
 		c.GapsBase, c.GapsCur = len(j.base.vals), len(j.cur.vals)
 	}
@@ -516,6 +513,16 @@ func (c Check) resolved() bool {
 		return min(c.GapsBase, c.GapsCur) >= c.Need && min(c.NBase, c.NCur) >= c.NeedRequests
 	}
 	return min(c.NBase, c.NCur) >= c.Need
+}
+
+// atLook sets, in a sequential design d, the look the check's current
+// requests belong to and the level of that look's interval for a baseline of
+// nBase requests; a fixed design leaves them 0.
+func (c *Check) atLook(d Design, conf float64, nBase int) {
+	if d.Sequential() {
+		c.Look, c.Looks = d.Look(c.NCur)+1, len(d.Looks)
+		c.Level = d.Confidence(conf, nBase, c.Look-1)
+	}
 }
 
 // level is the two-sided level of the check's interval: Level at a

@@ -70,10 +70,7 @@ func (j *job) runLimit(resamples int, seed int64, conf float64, d Design, scratc
 	if c.Metric == results.ITL {
 		c.GapsCur = len(j.cur.vals)
 	}
-	if d.Sequential() {
-		c.Look, c.Looks = d.Look(c.NCur)+1, len(d.Looks)
-		c.Level = d.Confidence(conf, oneSample, c.Look-1)
-	}
+	c.atLook(d, conf, oneSample)
 	if c.NCur > 0 {
 		c.Current = j.cur.stat(j.spec)
 		src := rand.NewPCG(uint64(seed), keyHash(j.key))
