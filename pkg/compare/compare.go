@@ -456,9 +456,8 @@ func (c Check) moreRequests() int {
 		switch {
 		case unit == "gaps" && c.GapsBase < need, unit == "requests" && c.NBase < need:
 			return -1 // the baseline is the short side
-		case unit == "gaps": // at the gaps per request measured so far
-			per := float64(max(c.GapsCur, 1)) / float64(c.NCur)
-			return max(1, int(math.Ceil(float64(need-c.GapsCur)/per)))
+		case unit == "gaps":
+			return c.moreForGaps(need)
 		}
 		return need - c.NCur
 	}
@@ -485,6 +484,13 @@ func (c Check) moreRequests() int {
 		return -1
 	}
 	return max(1, int(more))
+}
+
+// moreForGaps is how many more current requests bring an itl check's
+// current gaps up to need, at the gaps per request measured so far.
+func (c Check) moreForGaps(need int) int {
+	per := float64(max(c.GapsCur, 1)) / float64(c.NCur)
+	return max(1, int(math.Ceil(float64(need-c.GapsCur)/per)))
 }
 
 // need returns the fewest values (requests; for itl, gaps) each side needs

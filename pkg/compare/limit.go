@@ -119,9 +119,8 @@ func (c Check) moreLimit() int {
 	}
 	if !c.resolved() {
 		have, need, unit := c.unresolved()
-		if unit == "gaps" {
-			per := float64(max(c.GapsCur, 1)) / float64(c.NCur)
-			return max(1, int(math.Ceil(float64(need-have)/per)))
+		if unit == "gaps" { // have is GapsCur
+			return c.moreForGaps(need)
 		}
 		return need - have
 	}
