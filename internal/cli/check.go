@@ -108,16 +108,8 @@ func runCheck(ctx context.Context, env Env, opts checkOptions) (err error) {
 	plan.in("the config", opts.ConfigPath)
 	plan.in("the baseline", opts.Baseline)
 	plan.out("--out", opts.Out)
-	plan.out("--junit", opts.Junit)
-	plan.out("--markdown", opts.Markdown)
-	plan.githubFiles(env)
-	pathsOK := false
-	defer func() {
-		// An error report is written only where no input can be hit.
-		if err != nil && exitCode(err) != ExitRegression && (pathsOK || plan.check() == nil) {
-			publishFailure(env, opts.gateFlags, err)
-		}
-	}()
+	opts.gateFlags.plan(plan, env)
+	defer func() { publishFailureIfSafe(env, opts.gateFlags, plan, err) }()
 	if err := opts.historyFlags.validate(); err != nil {
 		return err
 	}
@@ -135,7 +127,6 @@ func runCheck(ctx context.Context, env Env, opts checkOptions) (err error) {
 	if err := plan.check(); err != nil {
 		return err
 	}
-	pathsOK = true
 	base, err := loadBaseline(basePath)
 	if errNoBaseline(err) && !opts.RequireBaseline {
 		return runUngated(ctx, env, cfg, opts, basePath)

@@ -60,16 +60,8 @@ func runCompare(env Env, opts compareOptions) (err error) {
 	plan.in("the config", opts.ConfigPath)
 	plan.in("BASELINE", opts.Baseline)
 	plan.in("RESULTS", opts.Results)
-	plan.out("--junit", opts.Junit)
-	plan.out("--markdown", opts.Markdown)
-	plan.githubFiles(env)
-	pathsOK := false
-	defer func() {
-		// An error report is written only where no input can be hit.
-		if err != nil && exitCode(err) != ExitRegression && (pathsOK || plan.check() == nil) {
-			publishFailure(env, opts.gateFlags, err)
-		}
-	}()
+	opts.gateFlags.plan(plan, env)
+	defer func() { publishFailureIfSafe(env, opts.gateFlags, plan, err) }()
 	var cfg *config.Config
 	gate := config.DefaultGate()
 	source := ": the defaults (no --config, and no ./" + defaultConfig + ")"
@@ -91,7 +83,6 @@ func runCompare(env Env, opts compareOptions) (err error) {
 	if err := plan.check(); err != nil {
 		return err
 	}
-	pathsOK = true
 	base, err := loadBaseline(opts.Baseline)
 	if err != nil {
 		return err

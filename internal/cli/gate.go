@@ -173,6 +173,23 @@ func locator(cfg *config.Config) func(target, prompt string) (string, int) {
 	}
 }
 
+// plan adds the files a gate command reports to: --junit, --markdown and
+// the GitHub Actions files.
+func (g gateFlags) plan(p *ioPlan, env Env) {
+	p.out("--junit", g.Junit)
+	p.out("--markdown", g.Markdown)
+	p.githubFiles(env)
+}
+
+// publishFailureIfSafe is the deferred error report of a gate command
+// whose files are plan: an error report is written only where no input can
+// be hit (the plan has passed its check, or passes it now).
+func publishFailureIfSafe(env Env, g gateFlags, plan *ioPlan, err error) {
+	if err != nil && exitCode(err) != ExitRegression && (plan.checked || plan.check() == nil) {
+		publishFailure(env, g, err)
+	}
+}
+
 // publishFailure reports a check that could not decide (exit 2 or 3) where
 // its reports were asked for, so a CI job shows why instead of a missing file:
 // an errored JUnit testcase, a Markdown note, and inside GitHub Actions the

@@ -31,6 +31,8 @@ type ioPlan struct {
 	// $GITHUB_OUTPUT): they must not be an input or an output, but are the
 	// runner's to create, so they are not probed.
 	appends []namedFile
+	// checked is set once check has passed.
+	checked bool
 }
 
 func (p *ioPlan) in(role, path string) {
@@ -112,6 +114,7 @@ func (p *ioPlan) check() error {
 			return usageErr(fmt.Errorf("%s %s cannot be written: %w (found before measuring; nothing was written)", o.role, o.path, err))
 		}
 	}
+	p.checked = true
 	return nil
 }
 
