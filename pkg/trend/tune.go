@@ -1,6 +1,7 @@
 package trend
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -148,7 +149,7 @@ func (r TuneReport) ByCheck() []CheckProposal {
 	}
 	for i := range out {
 		all := slices.Clone(out[i].All)
-		slices.SortStableFunc(all, func(a, b Proposal) int { return cmpF(a.Noise, b.Noise) })
+		slices.SortStableFunc(all, func(a, b Proposal) int { return cmp.Compare(a.Noise, b.Noise) })
 		typical := all[(len(all)-1)/2]
 		out[i].Proposal = typical
 		for _, p := range out[i].All {
@@ -158,14 +159,4 @@ func (r TuneReport) ByCheck() []CheckProposal {
 		}
 	}
 	return out
-}
-
-func cmpF(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
