@@ -83,6 +83,18 @@ func gateOutcome(rep compare.Report, strict bool) error {
 	return nil
 }
 
+// writeReport writes a report file, redacted, where one was asked for
+// (path is not empty).
+func writeReport(env Env, path string, render func(io.Writer) error) error {
+	if path == "" {
+		return nil
+	}
+	if err := atomicfile.Write(path, 0o644, redacted(env, render)); err != nil {
+		return usageErr(fmt.Errorf("writing %s: %w", path, err))
+	}
+	return nil
+}
+
 // publish writes the verdicts everywhere they were asked for: stdout, the
 // JUnit and Markdown files, and, inside GitHub Actions, the job summary,
 // workflow annotations and the step's verdict output.
@@ -90,19 +102,10 @@ func publish(env Env, rep compare.Report, g gateFlags, opts report.Options, loca
 	if err := report.Verdicts(env.Stdout, rep, opts); err != nil {
 		return err
 	}
-	write := func(path string, render func(io.Writer) error) error {
-		if path == "" {
-			return nil
-		}
-		if err := atomicfile.Write(path, 0o644, redacted(env, render)); err != nil {
-			return usageErr(fmt.Errorf("writing %s: %w", path, err))
-		}
-		return nil
-	}
-	if err := write(g.Junit, func(w io.Writer) error { return report.JUnit(w, rep, opts) }); err != nil {
+	if err := writeReport(env, g.Junit, func(w io.Writer) error { return report.JUnit(w, rep, opts) }); err != nil {
 		return err
 	}
-	if err := write(g.Markdown, func(w io.Writer) error { return report.Markdown(w, rep, opts) }); err != nil {
+	if err := writeReport(env, g.Markdown, func(w io.Writer) error { return report.Markdown(w, rep, opts) }); err != nil {
 		return err
 	}
 	if env.Getenv("GITHUB_ACTIONS") != "true" {

@@ -10,7 +10,6 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/latgate/latgate/internal/atomicfile"
 	"github.com/latgate/latgate/pkg/baseline"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
@@ -134,19 +133,10 @@ func runTrend(env Env, opts trendOptions) error {
 	if err := report.TrendText(env.Stdout, rep, warnings, ropts); err != nil {
 		return err
 	}
-	write := func(path string, render func(io.Writer) error) error {
-		if path == "" {
-			return nil
-		}
-		if err := atomicfile.Write(path, 0o644, redacted(env, render)); err != nil {
-			return usageErr(fmt.Errorf("writing %s: %w", path, err))
-		}
-		return nil
-	}
-	if err := write(opts.Junit, func(w io.Writer) error { return report.TrendJUnit(w, rep, warnings, ropts) }); err != nil {
+	if err := writeReport(env, opts.Junit, func(w io.Writer) error { return report.TrendJUnit(w, rep, warnings, ropts) }); err != nil {
 		return err
 	}
-	if err := write(opts.Markdown, func(w io.Writer) error { return report.TrendMarkdown(w, rep, warnings, ropts) }); err != nil {
+	if err := writeReport(env, opts.Markdown, func(w io.Writer) error { return report.TrendMarkdown(w, rep, warnings, ropts) }); err != nil {
 		return err
 	}
 	if env.Getenv("GITHUB_ACTIONS") == "true" {
