@@ -184,8 +184,10 @@ func checkPrompt(name string, p results.Prompt, e expect) []string {
 	switch itl := p.Metrics.ITL; {
 	case itl == nil:
 		bad("no itl summary")
-	case itl.P50 <= 0 || itl.P50 >= e.MaxITLP50ms:
-		bad("itl p50 %.3f ms, want in (0, %g)", itl.P50, e.MaxITLP50ms)
+	// Zero is a real gap: chunks that arrive in one socket read share a
+	// stamp (seen here: Ollama at ~2,400 tokens/s coalesced most of them).
+	case itl.P50 < 0 || itl.P50 >= e.MaxITLP50ms:
+		bad("itl p50 %.3f ms, want in [0, %g)", itl.P50, e.MaxITLP50ms)
 	}
 	for _, s := range p.Samples {
 		if s.TokenSource != "usage" {
