@@ -297,6 +297,7 @@ func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 	s := &o.sample
 	gaps := make([]float64, 0, min(max(c.ep.MaxTokens, 1), 256))
 	lr := newLineReader(a.body, buf, maxLine)
+	tokens, bytesMax := tokenLimit(c.ep.MaxTokens), byteLimit(c.ep.MaxTokens)
 	for {
 		line, at, err := lr.next()
 		if err != nil {
@@ -305,6 +306,10 @@ func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 				break
 			}
 			return c.readFailure(ctx, a, err, chunks)
+		}
+		if lr.n > bytesMax {
+			return c.failf(a, results.ErrOverrun, a.status, "stopped after %d bytes and %d token chunks: the stream ran far past what max_tokens %d allows (latgate stops a stream at %d bytes)",
+				lr.n, chunks, c.ep.MaxTokens, bytesMax)
 		}
 		switch {
 		case len(line) == 0:
@@ -356,7 +361,10 @@ func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 				firstContent = at
 			}
 			last = at
-			chunks++
+			if chunks++; chunks >= tokens {
+				return c.failf(a, results.ErrOverrun, a.status, "stopped after %d token chunks: the endpoint streams far past max_tokens %d (latgate stops a stream at %d); it ignores the limit: check which field it reads (max_tokens, max_completion_tokens) or set its own limit",
+					chunks, c.ep.MaxTokens, tokens)
+			}
 		}
 		if len(f.finishReason) > 0 && finish == "" {
 			finish = c.field(f.finishReason)

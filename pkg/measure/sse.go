@@ -27,6 +27,8 @@ type lineReader struct {
 	// returned: while it is unset the buffer holds at most a proper prefix
 	// of the mark, which has no line ending.
 	started bool
+	// n counts the bytes read so far (the stream's size, for byteLimit).
+	n int64
 }
 
 var bom = []byte("\xef\xbb\xbf")
@@ -109,6 +111,7 @@ func (lr *lineReader) next() ([]byte, time.Time, error) {
 		n, err := lr.r.Read(lr.buf[lr.end:])
 		lr.stamp = time.Now()
 		lr.end += n
+		lr.n += int64(n)
 		if err != nil {
 			lr.err = err
 		}

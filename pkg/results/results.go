@@ -245,6 +245,7 @@ const (
 	ErrStreamErr = "stream_error" // data: {"error": ...} inside the stream
 	ErrCanceled  = "canceled"     // the run was interrupted
 	ErrEmpty     = "empty"        // a complete answer with no token at all
+	ErrOverrun   = "overrun"      // the stream ran far past max_tokens (or its byte bound): latgate stopped it
 )
 
 // Label names a target in messages and reports: "name", or "name@region"
