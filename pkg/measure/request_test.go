@@ -414,7 +414,9 @@ func TestInterruptDuring429Backoff(t *testing.T) {
 		cancel()
 	}()
 	start := time.Now()
-	f, err := Run(ctx, runOpts(endpoint(srv.URL), 1))
+	opts := runOpts(endpoint(srv.URL), 1)
+	opts.Run.Timeout = time.Minute // the 20 s wait fits the request's budget
+	f, err := Run(ctx, opts)
 	if !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("Run error %v, want ErrInterrupted", err)
 	}
@@ -424,6 +426,61 @@ func TestInterruptDuring429Backoff(t *testing.T) {
 	tg := f.Targets[0]
 	if tg.Errors != 0 || tg.ByClass[results.ErrRateLimit] != 0 || len(tg.Prompts[0].Failures) != 0 {
 		t.Errorf("target errors %d by class %v, failures %+v; want none: an interruption is no failure", tg.Errors, tg.ByClass, tg.Prompts[0].Failures)
+	}
+}
+
+// TestRetryWaitWithinBudget: a 429 storm whose Retry-After passes the
+// request's budget (run.timeout) is not waited out: each request fails as
+// rate_limit at once, saying why, and the target is given up after
+// ConsecutiveFailures answers, well within one timeout. Waiting each
+// Retry-After (capped at 30 s) took a minute against a 3 s timeout.
+func TestRetryWaitWithinBudget(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.Header().Set("Retry-After", "3600")
+		w.WriteHeader(http.StatusTooManyRequests)
+		fmt.Fprint(w, `{"error":{"message":"slow down","type":"rate_limit"}}`)
+	}))
+	defer srv.Close()
+	ep := endpoint(srv.URL)
+	ep.MaxErrorRate = 1 // only the consecutive-failure rule gives up
+	opts := runOpts(ep, 10)
+	opts.Run.Timeout = 3 * time.Second
+	start := time.Now()
+	f, err := Run(context.Background(), opts)
+	el := time.Since(start)
+	var gu *GiveUpError
+	if !errors.As(err, &gu) {
+		t.Fatalf("err = %v, want *GiveUpError", err)
+	}
+	if el >= opts.Run.Timeout {
+		t.Errorf("gave up after %v: the waits passed the %v budget", el, opts.Run.Timeout)
+	}
+	fl := f.Targets[0].Prompts[0].Failures
+	if len(fl) == 0 || fl[0].Class != results.ErrRateLimit || fl[0].Retries != 0 || !strings.Contains(fl[0].Message, "not retried: waiting 30s for the retry would pass the request's 3s budget") {
+		t.Errorf("failures = %+v, want rate_limit, not retried, saying why", fl)
+	}
+	t.Logf("gave up after %v and %d answers: %v", el.Round(time.Millisecond), calls.Load(), err)
+
+	// A wait that fits the budget is waited, and the request retried.
+	calls.Store(0)
+	srv2 := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+	}))
+	defer srv2.Close()
+	f, err = Run(context.Background(), runOpts(endpoint(srv2.URL), 1)) // a 5 s budget
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := f.Targets[0].Prompts[0].Samples; len(s) != 1 || s[0].Retries != 1 {
+		t.Errorf("samples %+v, failures %+v; want one sample after 1 retry", s, f.Targets[0].Prompts[0].Failures)
 	}
 }
 

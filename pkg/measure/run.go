@@ -296,21 +296,34 @@ func schedule(prompts, rounds int, order string, seed int64, measured bool) []jo
 // do runs one request, retrying a 429 after Retry-After (or a jittered
 // exponential backoff), at most MaxRetries times, and not once gu has given
 // the target up (every 429 answer counts toward its consecutive-failure
-// rule). A retried request keeps the timings of its last attempt and says how
-// many retries it took.
+// rule). The request's budget is run.timeout: its attempts and the waits
+// between them together stay within it, so a wait that would pass it is not
+// waited, and the 429 is the request's rate_limit failure at once (a storm of
+// huge Retry-After values gives up in the time the timeout allows, not in
+// MaxRetries × MaxRetryWait). A retried request keeps the timings of its last
+// attempt and says how many retries it took.
 func (c *client) do(ctx context.Context, msgs []openai.ChatCompletionMessage, opts Options, buf []byte, gu *giveUp) outcome {
+	first := time.Now()
 	for retry := 0; ; retry++ {
 		o := c.stream(ctx, msgs, opts.Run.Timeout, buf)
 		limited := o.failure != nil && o.failure.Class == results.ErrRateLimit
+		wait, over := time.Duration(0), false
+		if limited && retry < opts.MaxRetries {
+			wait = retryWait(o.retryAfter, retry, opts.MaxRetryWait)
+			if left := opts.Run.Timeout - time.Since(first); opts.Run.Timeout > 0 && wait > left {
+				o.failure.Message += fmt.Sprintf(" (not retried: waiting %s for the retry would pass the request's %s budget, run.timeout)",
+					wait.Round(time.Millisecond), opts.Run.Timeout)
+				over = true
+			}
+		}
 		stop := limited && gu != nil && gu.rateLimited(*o.failure)
-		if !limited || retry >= opts.MaxRetries || stop {
+		if !limited || retry >= opts.MaxRetries || stop || over {
 			o.sample.Retries = retry
 			if o.failure != nil {
 				o.failure.Retries = retry
 			}
 			return o
 		}
-		wait := retryWait(o.retryAfter, retry, opts.MaxRetryWait)
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
