@@ -12,6 +12,8 @@ import (
 //
 //   - 401/403 with an empty key: the variable is empty or unset;
 //   - 404 on a base URL ending in /chat/completions: latgate appends that;
+//   - 404 on a base URL ending in /api: Ollama's native API, whose
+//     OpenAI-compatible twin is /v1 beside it;
 //   - 404 on a base URL without /v1: most servers serve /v1/chat/completions;
 //   - any other 404: an unknown model name is a 404 on Ollama and vLLM.
 func hint(status int, ep Endpoint) string {
@@ -26,6 +28,10 @@ func hint(status int, ep Endpoint) string {
 		switch {
 		case strings.HasSuffix(path, "/chat/completions"):
 			return "base_url ends in /chat/completions, which latgate appends itself: set base_url to the part before it (e.g. https://host/v1)"
+		case strings.HasSuffix(path, "/api"):
+			// Ollama's native API is /api; its OpenAI-compatible one is /v1
+			// beside it, not below it.
+			return "base_url ends in /api, Ollama's native API: its OpenAI-compatible API is at /v1 instead, so try base_url: " + strings.TrimSuffix(strings.TrimSuffix(shownURL(ep.URL), "/"), "/api") + "/v1"
 		case !hasV1(path):
 			return "base_url has no /v1: most OpenAI-compatible servers answer at BASE/v1/chat/completions, so try base_url: " + strings.TrimSuffix(shownURL(ep.URL), "/") + "/v1"
 		}
