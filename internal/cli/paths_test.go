@@ -137,7 +137,8 @@ func TestSummaryNamingAnInputRefused(t *testing.T) {
 }
 
 // TestInputsMustBeRegularFiles: a FIFO (or a directory, or a device) as the
-// config, a messages_file, the baseline, a --from or RESULTS file is refused
+// config, a messages_file, the baseline, a --from or RESULTS file, or the
+// history trend and tune read (issue #16 item 1: they hung) is refused
 // at once with exit 2 naming it: never a hang.
 func TestInputsMustBeRegularFiles(t *testing.T) {
 	if testing.Short() {
@@ -164,6 +165,8 @@ func TestInputsMustBeRegularFiles(t *testing.T) {
 		{"compare RESULTS fifo", []string{"compare", base, fifo}, "a named pipe (FIFO)"},
 		{"compare BASELINE fifo", []string{"compare", fifo, res}, "a named pipe (FIFO)"},
 		{"merge fifo", []string{"merge", fifo}, "a named pipe (FIFO)"},
+		{"trend --history fifo", []string{"trend", "-c", cfg, "--history", fifo}, "a named pipe (FIFO)"},
+		{"tune --history fifo", []string{"tune", "-c", cfg, "--history", fifo}, "a named pipe (FIFO)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/latgate/latgate/internal/atomicfile"
+	"github.com/latgate/latgate/internal/inputfile"
 )
 
 // Problem is a line of the history file that was skipped.
@@ -47,21 +47,17 @@ func Read(path string) (*File, error) {
 	return f, nil
 }
 
+// readBounded reads the history through inputfile, as every input latgate
+// takes is read: a regular file only, opened without blocking (a FIFO
+// named by mistake or malice is refused at once, never waited on), at most
+// MaxFileSize bytes.
 func readBounded(path string) ([]byte, error) {
-	fh, err := os.Open(path)
-	if err != nil {
+	data, err := inputfile.Read(path, MaxFileSize)
+	switch {
+	case errors.Is(err, inputfile.ErrTooLarge):
+		return nil, fmt.Errorf("history %s: %w; trim it with --history-keep N", path, err)
+	case err != nil:
 		return nil, fmt.Errorf("history %s: %w", path, err)
-	}
-	defer fh.Close()
-	if fi, err := fh.Stat(); err == nil && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("history %s: not a regular file", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(fh, MaxFileSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("history %s: %w", path, err)
-	}
-	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("history %s: larger than %d MB; trim it with --history-keep N", path, MaxFileSize>>20)
 	}
 	return data, nil
 }

@@ -1,16 +1,20 @@
 package history
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/latgate/latgate/internal/inputfile"
 
 	"github.com/latgate/latgate/pkg/results"
 )
@@ -255,5 +259,28 @@ func TestGrowthPerRun(t *testing.T) {
 		if prompts == 10 && len(line) > 8<<10 {
 			t.Errorf("a 10-prompt run adds %d bytes, over 8 KB", len(line))
 		}
+	}
+}
+
+// TestReadFIFO: a named pipe given as the history is refused at once
+// (issue #16 item 1: trend and tune opened it blocking and hung past
+// SIGTERM), like every other input latgate reads.
+func TestReadFIFO(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Read(fifo)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, inputfile.ErrNotRegular) || !strings.Contains(err.Error(), "named pipe") || !strings.Contains(err.Error(), fifo) {
+			t.Errorf("Read(fifo) = %v; want a not-a-regular-file error naming the path", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Read blocks on a FIFO")
 	}
 }
