@@ -2,7 +2,6 @@ package trend
 
 import (
 	"fmt"
-	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -43,7 +42,11 @@ func BlessedBefore(b Provenance, run time.Time) string { return blessed(b, run, 
 func blessed(b Provenance, ref time.Time, rel string) string {
 	s := "blessed " + b.At.UTC().Format("2006-01-02 15:04 MST")
 	if !ref.IsZero() {
-		s += " (" + Age(ref.Sub(b.At)) + " " + rel + ")"
+		if d := ref.Sub(b.At); d < 0 {
+			s += " (in the future: check the clocks)"
+		} else {
+			s += " (" + Age(d) + " " + rel + ")"
+		}
 	}
 	if b.Commit != "" {
 		s += " at commit " + short(b.Commit)
@@ -57,17 +60,28 @@ func blessed(b Provenance, ref time.Time, rel string) string {
 	return s
 }
 
-// Age says how long in words: "5 hours", "23 days".
+// Age says how long in words: "5 minutes", "5 hours", "23 days"; a negative
+// duration (a time ahead of the clock) is "in the future". It is total:
+// every time.Duration gives words, the saturated ones that time.Sub returns
+// for a date centuries away included (negating the most negative duration
+// gives itself back, so Age must never recurse on -d).
 func Age(d time.Duration) string {
 	switch {
 	case d < 0:
-		return "-" + Age(-d) + " (check the clocks)"
+		return "in the future"
 	case d < 2*time.Hour:
-		return fmt.Sprintf("%d minutes", int(d.Minutes()))
+		return plural(int64(d/time.Minute), "minute")
 	case d < 48*time.Hour:
-		return fmt.Sprintf("%d hours", int(d.Hours()))
+		return plural(int64(d/time.Hour), "hour")
 	}
-	return fmt.Sprintf("%d days", int(math.Floor(d.Hours()/24)))
+	return plural(int64(d/(24*time.Hour)), "day")
+}
+
+func plural(n int64, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
 }
 
 func short(c string) string {

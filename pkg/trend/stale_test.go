@@ -1,6 +1,7 @@
 package trend
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -42,5 +43,42 @@ func TestStaleness(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAgeTotal: every duration has words, the saturated ones that time.Sub
+// gives for a baseline blessed in 2999 included (issue #16 item 2: Age
+// recursed on -d, which for math.MinInt64 is itself, and overflowed the
+// stack in check, compare, trend and bless).
+func TestAgeTotal(t *testing.T) {
+	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	future := time.Date(2999, 1, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		d    time.Duration
+		want string
+	}{
+		{now.Sub(future), "in the future"}, // saturated: math.MinInt64
+		{time.Duration(math.MinInt64), "in the future"},
+		{-time.Second, "in the future"},
+		{0, "0 minutes"},
+		{time.Minute, "1 minute"},
+		{5 * time.Hour, "5 hours"},
+		{24 * time.Hour, "24 hours"},
+		{23 * 24 * time.Hour, "23 days"},
+		{time.Duration(math.MaxInt64), "106751 days"},
+	}
+	for _, tt := range tests {
+		if got := Age(tt.d); got != tt.want {
+			t.Errorf("Age(%d) = %q, want %q", int64(tt.d), got, tt.want)
+		}
+	}
+	b := Provenance{At: future}
+	for _, got := range []string{Blessed(b, now), BlessedBefore(b, now)} {
+		if !strings.Contains(got, "(in the future: check the clocks)") {
+			t.Errorf("blessed in 2999: %q", got)
+		}
+	}
+	if w := Staleness(b, Provenance{}, 30*24*time.Hour, now); len(w) != 0 {
+		t.Errorf("a future baseline is not stale: %q", w)
 	}
 }
