@@ -206,6 +206,9 @@ func loadHistoryInputs(env Env, configPath, historyPath, baselinePath string) (h
 		}
 		warnings = append(warnings, fmt.Sprintf("%s: %s", path, p))
 	}
+	for _, w := range hist.Warnings {
+		warnings = append(warnings, fmt.Sprintf("%s: %s", path, w))
+	}
 	basePath := cfg.Baseline
 	if baselinePath != "" {
 		basePath = baselinePath

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -148,6 +149,20 @@ func ageBaseline(t *testing.T, path string, days int) {
 	}
 }
 
+// reverseLines reverses the order of the lines of the file at path.
+func reverseLines(t *testing.T, path string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	slices.Reverse(lines)
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestTrendCommand(t *testing.T) {
 	step := func(k int) float64 {
 		if k >= 15 {
@@ -168,6 +183,9 @@ func TestTrendCommand(t *testing.T) {
 		{"flat", flat, true, "", ExitPass, []string{"ok: no regression", "1 ok"}},
 		{"no baseline", step, false, "", ExitRegression, []string{"warning: no baseline at", "no baseline"}},
 		{"malformed line", flat, true, "{not json\n", ExitPass, []string{"line 25: not a JSON object", "ok: no regression"}},
+		// #16 item 5: the same history reversed was "ok, -67%"; records are
+		// read by their times.
+		{"reversed file", step, true, "reverse", ExitRegression, []string{"not in time order (line 2, ", "at run 15 of 24", "REGRESSED"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -179,7 +197,9 @@ func TestTrendCommand(t *testing.T) {
 			}
 			hpath := filepath.Join(dir, "latgate.history.jsonl")
 			nightlyHistory(t, cfg, hpath, 24, tt.scale)
-			if tt.extra != "" {
+			if tt.extra == "reverse" {
+				reverseLines(t, hpath)
+			} else if tt.extra != "" {
 				f, _ := os.OpenFile(hpath, os.O_APPEND|os.O_WRONLY, 0)
 				f.WriteString(tt.extra)
 				f.Close()

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/latgate/latgate/internal/atomicfile"
 	"github.com/latgate/latgate/internal/inputfile"
@@ -21,13 +23,15 @@ type Problem struct {
 
 func (p Problem) String() string { return fmt.Sprintf("line %d: %s", p.Line, p.What) }
 
-// File is a read history: the records in file order (oldest first, as they
-// were appended), the line each came from, and the lines skipped.
+// File is a read history: the records oldest first by their time ("at"),
+// the line each came from, the lines skipped, and warnings about the file
+// (records out of time order).
 type File struct {
 	Path     string
 	Records  []Record
 	Lines    []int
 	Problems []Problem
+	Warnings []string
 }
 
 // MaxFileSize bounds the history file read into memory (--history-keep
@@ -63,7 +67,11 @@ func readBounded(path string) ([]byte, error) {
 }
 
 // Parse decodes history bytes (JSON Lines). It never fails: bad lines become
-// Problems. Blank lines are ignored.
+// Problems. Blank lines are ignored. Records are returned oldest first by
+// their "at" time: latgate appends in time order, so a file that disagrees
+// was edited, merged or reversed, and its order is not trusted (a reversed
+// history would turn a slowdown into a speed-up); a warning says so, and
+// records with the same time keep their file order.
 func Parse(data []byte) *File {
 	f := &File{}
 	for i, line := range splitLines(data) {
@@ -79,7 +87,39 @@ func Parse(data []byte) *File {
 		f.Records = append(f.Records, rec)
 		f.Lines = append(f.Lines, n)
 	}
+	f.sortByTime()
 	return f
+}
+
+// sortByTime puts the records in time order (stably), with their line
+// numbers, and warns when the file had them otherwise.
+func (f *File) sortByTime() {
+	first := -1 // the first record older than the one before it
+	for i := 1; i < len(f.Records); i++ {
+		if f.Records[i].At.Before(f.Records[i-1].At) {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return
+	}
+	idx := make([]int, len(f.Records))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return f.Records[a].At.Compare(f.Records[b].At) })
+	moved := 0
+	recs, lines := make([]Record, len(idx)), make([]int, len(idx))
+	for i, j := range idx {
+		recs[i], lines[i] = f.Records[j], f.Lines[j]
+		if i != j {
+			moved++
+		}
+	}
+	f.Warnings = append(f.Warnings, fmt.Sprintf("the records are not in time order (line %d, %s, comes after line %d, %s; %d of %d records out of place): they are read by their times, not by their place in the file",
+		f.Lines[first], f.Records[first].At.UTC().Format(time.RFC3339), f.Lines[first-1], f.Records[first-1].At.UTC().Format(time.RFC3339), moved, len(idx)))
+	f.Records, f.Lines = recs, lines
 }
 
 // splitLines splits on '\n'; a last line without one (a torn write) is a line.
@@ -171,8 +211,9 @@ type AppendResult struct {
 // append glues its record onto it, losing both. A rename leaves the old file
 // or the new one, whole, whatever happens; retention needs a rewrite anyway,
 // and the cost is linear in a file --history-keep bounds. Existing lines are
-// copied byte for byte, malformed ones included (nothing is lost that a
-// person could still repair), and a torn last line gets its newline back.
+// copied byte for byte, malformed and blank ones included (nothing is lost
+// that a person could still repair; retention drops only the oldest
+// records), and a torn last line gets its newline back.
 // Two processes appending to the same file at the same moment can lose one
 // record (the last rename wins): run one writer at a time (the example
 // workflow's concurrency group does).
@@ -200,8 +241,8 @@ func Append(path string, r Record, keep int) (AppendResult, error) {
 }
 
 // Trim keeps the newest keep records of the history at path (atomic rewrite)
-// and returns how many lines it dropped: the lines before the oldest kept
-// record; every line after it stays.
+// and returns how many it dropped. Lines that are not records (malformed,
+// another schema, blank) stay where they are.
 func Trim(path string, keep int) (int, error) {
 	old, err := readBounded(path)
 	if err != nil {
@@ -224,22 +265,40 @@ func appendLine(old, line []byte, keep int) ([][]byte, int) {
 	return retain(lines, keep)
 }
 
-// retain drops the lines before the keep-th newest record (malformed and
-// blank lines among them too). keep ≤ 0 keeps everything.
+// retain drops the oldest records (by time, then by place in the file) so
+// that keep remain, and returns the lines left and how many records it
+// dropped. Every line that is not a record — malformed, of another schema,
+// blank — stays as it was, where it was: the README promises that nothing
+// a person could still repair is lost. keep ≤ 0 keeps everything.
 func retain(lines [][]byte, keep int) ([][]byte, int) {
 	if keep <= 0 {
 		return lines, 0
 	}
-	seen := 0
-	for i := len(lines) - 1; i >= 0; i-- {
-		if isRecord(lines[i]) {
-			seen++
-			if seen == keep {
-				return lines[i:], i
-			}
+	type rec struct {
+		line int
+		at   time.Time
+	}
+	var recs []rec
+	for i, l := range lines {
+		if r, err := decodeLine(l); err == nil {
+			recs = append(recs, rec{i, r.At})
 		}
 	}
-	return lines, 0
+	if len(recs) <= keep {
+		return lines, 0
+	}
+	slices.SortStableFunc(recs, func(a, b rec) int { return a.at.Compare(b.at) })
+	drop := make(map[int]bool, len(recs)-keep)
+	for _, r := range recs[:len(recs)-keep] {
+		drop[r.line] = true
+	}
+	out := make([][]byte, 0, len(lines)-len(drop))
+	for i, l := range lines {
+		if !drop[i] {
+			out = append(out, l)
+		}
+	}
+	return out, len(drop)
 }
 
 func isRecord(line []byte) bool {
@@ -247,11 +306,10 @@ func isRecord(line []byte) bool {
 	return err == nil
 }
 
+// writeLines writes every line with its newline, blank ones included: the
+// existing lines of a history are copied byte for byte.
 func writeLines(w io.Writer, lines [][]byte) error {
 	for _, l := range lines {
-		if len(bytes.TrimSpace(l)) == 0 {
-			continue
-		}
 		if _, err := w.Write(l); err != nil {
 			return err
 		}

@@ -120,8 +120,9 @@ func TestMalformedLinesSkippedAndKept(t *testing.T) {
 			t.Errorf("problems miss %q: %v", want, f.Problems)
 		}
 	}
-	// An append keeps every line as it was, mends the torn one's newline,
-	// and so loses neither the torn line nor the new record.
+	// An append keeps every line as it was (the blank one too), mends the
+	// torn one's newline, and so loses neither the torn line nor the new
+	// record.
 	if _, err := Append(path, FromResults(runFile(rand.New(rand.NewPCG(1, 1)), 1, 1), meta(time.Unix(2e9, 0))), 0); err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +130,7 @@ func TestMalformedLinesSkippedAndKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(after), strings.Replace(content, "\n\n", "\n", 1)+"\n") {
+	if !strings.HasPrefix(string(after), content+"\n") {
 		t.Error("append changed the existing lines")
 	}
 	f2, err := Read(path)
@@ -174,6 +175,86 @@ func TestRetention(t *testing.T) {
 	f, _ = Read(path)
 	if len(f.Records) != 2 || !f.Records[1].At.Equal(ats[6]) {
 		t.Errorf("after Trim: %d records", len(f.Records))
+	}
+}
+
+// TestRetentionKeepsWhatIsNotARecord: --history-keep drops the oldest
+// records and nothing else; malformed and blank lines before them stay as
+// they were, where they were (#16: retention dropped every line before the
+// oldest kept record, and a blank line vanished on the next append, though
+// the README says malformed lines are "kept as they were").
+func TestRetentionKeepsWhatIsNotARecord(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.jsonl")
+	rng := rand.New(rand.NewPCG(4, 4))
+	line := func(day int) string {
+		b, err := Encode(FromResults(runFile(rng, 1, 1), meta(time.Unix(int64(1e9+day*86400), 0))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	content := "{broken\n" + line(0) + "\n" + line(1) + "   \n" + `{"schema":"latgate.history/v9","at":"2026-01-01T00:00:00Z"}` + "\n" + line(2)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Append(path, FromResults(runFile(rng, 1, 1), meta(time.Unix(1e9+3*86400, 0))), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Dropped != 2 || res.Records != 2 {
+		t.Errorf("append with keep 2: %+v; want 2 records dropped, 2 kept", res)
+	}
+	data, _ := os.ReadFile(path)
+	got := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	want := []string{"{broken", "", "   ", `{"schema":"latgate.history/v9","at":"2026-01-01T00:00:00Z"}`}
+	var kept []string
+	for _, l := range got {
+		if !isRecord([]byte(l)) {
+			kept = append(kept, l)
+		}
+	}
+	if diff := cmp.Diff(want, kept); diff != "" {
+		t.Errorf("lines that are not records (-want +got):\n%s\nfile:\n%s", diff, data)
+	}
+	f, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Records) != 2 || !f.Records[0].At.Equal(time.Unix(1e9+2*86400, 0)) || len(f.Problems) != 2 {
+		t.Errorf("after retention: %d records (first %v), %d problems; want the 2 newest and the 2 malformed lines", len(f.Records), f.Records[0].At, len(f.Problems))
+	}
+}
+
+// TestOutOfOrder: records are read by their times, not their place in the
+// file, with a warning naming the first line out of order (#16 item 5: a
+// reversed history turned a 3x regression into a -67% "change").
+func TestOutOfOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	var lines []string
+	for day := range 4 {
+		b, err := Encode(FromResults(runFile(rng, 1, 1), meta(time.Unix(int64(1e9+day*86400), 0))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, string(b))
+	}
+	in := Parse([]byte(lines[0] + lines[1] + lines[2] + lines[3]))
+	if len(in.Warnings) != 0 {
+		t.Errorf("in order: warnings %q", in.Warnings)
+	}
+	rev := Parse([]byte(lines[3] + lines[2] + lines[1] + lines[0]))
+	var ats []int64
+	for _, r := range rev.Records {
+		ats = append(ats, r.At.Unix())
+	}
+	if diff := cmp.Diff([]int64{1e9, 1e9 + 86400, 1e9 + 2*86400, 1e9 + 3*86400}, ats); diff != "" {
+		t.Errorf("reversed file read as (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]int{4, 3, 2, 1}, rev.Lines); diff != "" {
+		t.Errorf("line numbers follow their records (-want +got):\n%s", diff)
+	}
+	if len(rev.Warnings) != 1 || !strings.Contains(rev.Warnings[0], "line 2, 2001-09-11T01:46:40Z, comes after line 1") {
+		t.Errorf("warnings %q", rev.Warnings)
 	}
 }
 
