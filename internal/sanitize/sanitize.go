@@ -33,6 +33,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -42,6 +43,13 @@ const Redacted = "[REDACTED]"
 // MinSecret is the shortest secret redacted: replacing every "ab" in a
 // message would garble it and hide nothing.
 const MinSecret = 4
+
+// MinFragment is the shortest run of a secret's characters that is redacted
+// wherever it appears: an endpoint that clips or masks a key in its own
+// messages ("sk-abc…", the key minus its first character) echoes fragments
+// of it, and any 8 characters of a key narrow it down. A secret shorter than
+// MinFragment (but at least MinSecret long) is redacted whole only.
+const MinFragment = 8
 
 // Default clip lengths, in bytes of the sanitised text.
 const (
@@ -54,18 +62,20 @@ const (
 // ellipsis marks clipped text.
 const ellipsis = "…"
 
-// Credentials returns every form in which latgate sends apiKey and the
-// credentials of baseURL, so that a Redactor can remove them from whatever
-// an endpoint echoes back: the key as given and trimmed (net/http trims a
-// header value), "Bearer KEY"; a user:pass@ password decoded and as written,
-// the user:pass pair, its Basic-auth base64 and "Basic …" header; and each
-// query-string value of baseURL (?api-key=…) decoded and as written, and the
-// whole query. Only an http(s) baseURL is sent, so only its parts are
-// credentials. Forms shorter than MinSecret are left out.
+// Credentials returns the secrets latgate sends with apiKey and baseURL, so
+// that a Redactor can remove them, and any fragment of them, from whatever an
+// endpoint echoes back: the key (trimmed as net/http trims a header value;
+// "Bearer KEY" holds it), a user:pass@ password decoded and as written, the
+// Basic-auth base64 of user:pass, and the value of each query parameter of
+// baseURL whose name says it holds a credential (?api-key=…, ?token=…,
+// ?sig=…; see CredentialParam), decoded and as written. Other query values
+// (?api-version=2024-06-01, ?port=18081) are not secrets and stay readable.
+// Only an http(s) baseURL is sent, so only its parts are credentials. Forms
+// shorter than MinSecret are left out.
 func Credentials(apiKey, baseURL string) []string {
 	var out []string
-	if apiKey != "" {
-		out = append(out, apiKey, trimSpace(apiKey), "Bearer "+trimSpace(apiKey))
+	if k := trimSpace(apiKey); k != "" {
+		out = append(out, k)
 	}
 	u, err := url.Parse(strings.TrimSpace(baseURL))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
@@ -74,25 +84,44 @@ func Credentials(apiKey, baseURL string) []string {
 	if u.User != nil {
 		if pass, ok := u.User.Password(); ok {
 			userinfo := u.User.Username() + ":" + pass
-			b64 := base64.StdEncoding.EncodeToString([]byte(userinfo))
-			out = append(out, pass, userinfo, b64, "Basic "+b64)
+			out = append(out, pass, base64.StdEncoding.EncodeToString([]byte(userinfo)))
 			if raw := u.User.String(); raw != userinfo {
 				_, rawPass, _ := strings.Cut(raw, ":")
-				out = append(out, rawPass, raw)
+				out = append(out, rawPass)
 			}
 		}
 	}
-	if u.RawQuery != "" {
-		out = append(out, u.RawQuery)
-		for _, kv := range strings.Split(u.RawQuery, "&") {
-			_, v, _ := strings.Cut(kv, "=")
-			out = append(out, v)
-			if d, err := url.QueryUnescape(v); err == nil {
-				out = append(out, d)
-			}
+	for _, kv := range strings.Split(u.RawQuery, "&") {
+		name, v, hasValue := strings.Cut(kv, "=")
+		if !hasValue {
+			name, v = "", name // a bare ?VALUE: nothing says it is not a key
+		}
+		if dn, err := url.QueryUnescape(name); err == nil {
+			name = dn
+		}
+		if v == "" || (hasValue && !CredentialParam(name)) {
+			continue
+		}
+		out = append(out, v)
+		if d, err := url.QueryUnescape(v); err == nil {
+			out = append(out, d)
 		}
 	}
 	return keep(out)
+}
+
+// CredentialParam reports whether a query parameter's name says that its
+// value is a credential: it contains key, token, secret, sig (signature),
+// pass or pwd (password), auth, cred, session or code (Azure Functions'
+// ?code=), ignoring case and the separators - _ and .
+func CredentialParam(name string) bool {
+	n := strings.NewReplacer("-", "", "_", "", ".", "").Replace(strings.ToLower(name))
+	for _, w := range []string{"key", "token", "secret", "sig", "pass", "pwd", "auth", "cred", "session", "code"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // trimSpace trims what net/http trims of a header value (space and tab), and
@@ -103,13 +132,36 @@ func keep(secrets []string) []string {
 	return slices.DeleteFunc(secrets, func(s string) bool { return len(s) < MinSecret })
 }
 
-// Redactor removes known secrets from text. The zero value and a nil
-// *Redactor redact nothing. It is safe for concurrent use, and secrets may
-// be added while it is in use (latgate learns a target's key only when it
-// resolves the target).
+// Redactor removes known secrets, and every run of at least MinFragment
+// characters of one, from text. The zero value and a nil *Redactor redact
+// nothing. It is safe for concurrent use, and secrets may be added while it
+// is in use (latgate learns a target's key only when it resolves the
+// target).
+//
+// Every MinFragment-byte window of every secret is kept as a uint64, and a
+// window of the text that is one of them is redacted, so any longer run of a
+// secret, a chain of such windows, is redacted whole. Finding them costs
+// little: a byte that no secret holds skips the windows that hold it, and
+// a window is looked up in the map only when its bit is set in a 64 Kibit
+// filter.
 type Redactor struct {
 	mu      sync.RWMutex
-	secrets []string // longest first, so that a secret containing another goes whole
+	secrets []string // longest first
+	short   []string // secrets shorter than MinFragment: redacted whole
+	grams   map[uint64]struct{}
+	filter  *[filterWords]uint64 // bit hash(gram) set for every gram
+	inGram  [256]bool            // the bytes of the grams
+}
+
+const filterWords = 1 << 10 // 64 Ki bits
+
+func gramHash(g uint64) uint { return uint((g * 0x9e3779b97f4a7c15) >> 48) }
+
+// gram returns s[i:i+MinFragment] as a uint64.
+func gram(s string, i int) uint64 {
+	_ = s[i+7]
+	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
 }
 
 // NewRedactor returns a Redactor for secrets (see Credentials).
@@ -128,48 +180,198 @@ func (r *Redactor) Add(secrets ...string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, s := range secrets {
-		if !slices.Contains(r.secrets, s) {
-			r.secrets = append(r.secrets, s)
+		if slices.Contains(r.secrets, s) {
+			continue
+		}
+		r.secrets = append(r.secrets, s)
+		if len(s) < MinFragment {
+			r.short = append(r.short, s)
+			continue
+		}
+		if r.grams == nil {
+			r.grams, r.filter = make(map[uint64]struct{}), new([filterWords]uint64)
+		}
+		for i := 0; i+MinFragment <= len(s); i++ {
+			g := gram(s, i)
+			r.grams[g] = struct{}{}
+			h := gramHash(g)
+			r.filter[h/64] |= 1 << (h % 64)
+		}
+		for i := 0; i < len(s); i++ {
+			r.inGram[s[i]] = true
 		}
 	}
 	slices.SortFunc(r.secrets, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	slices.SortFunc(r.short, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
 }
 
-// Redact replaces every secret in s, and a prefix of a secret that ends
-// right before "…" (where a clip cut it), by [REDACTED].
+// span is a byte range [lo, hi) of text to redact.
+type span struct{ lo, hi int }
+
+// spans returns the sorted, merged ranges of s to redact: every window of
+// MinFragment bytes that is a window of a secret, every short secret, and a
+// prefix of a secret (at least MinSecret long) that ends right before "…"
+// or a suffix that starts right after it (where a clip cut the secret).
+// The caller holds r.mu.
+func (r *Redactor) spans(s string) []span {
+	var out []span
+	add := func(lo, hi int) {
+		if n := len(out); n > 0 && lo <= out[n-1].hi {
+			out[n-1].hi = max(out[n-1].hi, hi)
+			return
+		}
+		out = append(out, span{lo, hi})
+	}
+	if r.filter != nil {
+		for i := 0; i+MinFragment <= len(s); i++ {
+			// A byte no secret holds rules out every window that holds it.
+			if last := i + MinFragment - 1; !r.inGram[s[last]] {
+				i = last
+				continue
+			}
+			g := gram(s, i)
+			if h := gramHash(g); r.filter[h/64]&(1<<(h%64)) == 0 {
+				continue
+			}
+			if _, ok := r.grams[g]; ok {
+				add(i, i+MinFragment)
+			}
+		}
+	}
+	sorted := len(out) == 0
+	extra := func(lo, hi int) {
+		out = append(out, span{lo, hi})
+		sorted = false
+	}
+	for _, sec := range r.short {
+		for i := 0; ; {
+			j := strings.Index(s[i:], sec)
+			if j < 0 {
+				break
+			}
+			extra(i+j, i+j+len(sec))
+			i += j + len(sec)
+		}
+	}
+	if strings.Contains(s, ellipsis) {
+		for _, sec := range r.secrets {
+			r.clipped(s, sec, extra)
+		}
+	}
+	if sorted {
+		return out
+	}
+	slices.SortFunc(out, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
+	merged := out[:0]
+	for _, sp := range out {
+		if n := len(merged); n > 0 && sp.lo <= merged[n-1].hi {
+			merged[n-1].hi = max(merged[n-1].hi, sp.hi)
+			continue
+		}
+		merged = append(merged, sp)
+	}
+	return merged
+}
+
+// clipped adds the spans of a prefix of secret that ends right before a
+// "…" in s, and of a suffix that starts right after one.
+func (r *Redactor) clipped(s, secret string, add func(lo, hi int)) {
+	for i := 0; ; {
+		j := strings.Index(s[i:], ellipsis)
+		if j < 0 {
+			return
+		}
+		at := i + j
+		head, tail := s[:at], s[at+len(ellipsis):]
+		for n := min(len(secret)-1, len(head)); n >= MinSecret; n-- {
+			if strings.HasSuffix(head, secret[:n]) {
+				add(at-n, at)
+				break
+			}
+		}
+		for n := min(len(secret)-1, len(tail)); n >= MinSecret; n-- {
+			if strings.HasPrefix(tail, secret[len(secret)-n:]) {
+				add(at+len(ellipsis), at+len(ellipsis)+n)
+				break
+			}
+		}
+		i = at + len(ellipsis)
+	}
+}
+
+// apply returns s with each span replaced by Redacted.
+func apply(s string, spans []span) string {
+	if len(spans) == 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	at := 0
+	for _, sp := range spans {
+		b.WriteString(s[at:sp.lo])
+		b.WriteString(Redacted)
+		at = sp.hi
+	}
+	b.WriteString(s[at:])
+	return b.String()
+}
+
+// Redact replaces every secret, every run of at least MinFragment
+// characters of a secret, and a part of a secret that a clip ("…") cut
+// short, by [REDACTED]. Adjacent or overlapping matches become one.
 func (r *Redactor) Redact(s string) string {
 	if r == nil {
 		return s
 	}
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	for _, secret := range r.secrets {
-		s = strings.ReplaceAll(s, secret, Redacted)
-		if strings.Contains(s, ellipsis) {
-			s = redactClipped(s, secret)
-		}
+	if len(r.secrets) == 0 {
+		return s
 	}
-	return s
+	return apply(s, r.spans(s))
 }
 
-// partial returns the length of the longest end of s that is a proper
-// prefix of a secret: what a Writer must hold back.
-func (r *Redactor) partial(s string) int {
+// hold returns how much of the end of s a Writer must hold back, and the
+// spans of the rest: the longest end of s that is a substring of a secret
+// (the next write may complete a secret or a fragment), extended back to the
+// start of a span it touches.
+func (r *Redactor) hold(s string) (cut int, spans []span) {
 	if r == nil {
-		return 0
+		return len(s), nil
 	}
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	best := 0
-	for _, secret := range r.secrets {
-		for n := min(len(secret)-1, len(s)); n > best; n-- {
-			if strings.HasSuffix(s, secret[:n]) {
-				best = n
-				break
-			}
+	if len(r.secrets) == 0 {
+		return len(s), nil
+	}
+	n := 0
+	for n < len(s) && r.inSecret(s[len(s)-n-1:]) {
+		n++
+	}
+	cut = len(s) - n
+	spans = r.spans(s)
+	for i := len(spans) - 1; i >= 0; i-- {
+		if spans[i].hi >= cut { // crosses the cut, or may go on past it
+			cut = min(cut, spans[i].lo)
+			spans = spans[:i]
+			continue
+		}
+		break
+	}
+	return cut, spans
+}
+
+// inSecret reports whether s is a substring of a secret. The caller holds r.mu.
+func (r *Redactor) inSecret(s string) bool {
+	for _, sec := range r.secrets {
+		if len(sec) < len(s) {
+			return false // longest first
+		}
+		if strings.Contains(sec, s) {
+			return true
 		}
 	}
-	return best
+	return false
 }
 
 // URL returns u as files and messages may show it: without user:pass@, query
@@ -183,29 +385,6 @@ func URL(u string) string {
 	p.RawQuery, p.ForceQuery = "", false
 	p.Fragment, p.RawFragment = "", ""
 	return p.String()
-}
-
-// redactClipped replaces a prefix of secret that ends where a clip cut the
-// text, right before "…".
-func redactClipped(msg, secret string) string {
-	var b strings.Builder
-	for {
-		i := strings.Index(msg, ellipsis)
-		if i < 0 {
-			b.WriteString(msg)
-			return b.String()
-		}
-		head := msg[:i]
-		for n := min(len(secret)-1, len(head)); n >= MinSecret; n-- {
-			if strings.HasSuffix(head, secret[:n]) {
-				head = head[:len(head)-n] + Redacted
-				break
-			}
-		}
-		b.WriteString(head)
-		b.WriteString(ellipsis)
-		msg = msg[i+len(ellipsis):]
-	}
 }
 
 // Field returns s redacted, as one line (see Line), clipped to max bytes:
@@ -253,7 +432,7 @@ func Line(s string, max int) string {
 		default:
 			b.WriteRune(r)
 		}
-		wordStart = r == ' ' || r == '\u00a0' || r == '\u3000' || (r >= '\u2000' && r <= '\u200a') || r == '\t' || r == '\n' || r == '\r'
+		wordStart = unicode.IsSpace(r) // what the runner trims before a command
 	}
 	return b.String()
 }

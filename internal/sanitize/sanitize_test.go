@@ -20,11 +20,7 @@ var testURL = "http://bob:s3cret%21%40x@127.0.0.1/v1?api-key=qk-0123%2B456&deplo
 func TestCredentials(t *testing.T) {
 	basic := base64.StdEncoding.EncodeToString([]byte("bob:" + testPass))
 	got := Credentials(" \t"+testKey+" ", testURL)
-	want := []string{
-		" \t" + testKey + " ", testKey, "Bearer " + testKey,
-		testPass, "bob:" + testPass, basic, "Basic " + basic, "s3cret%21%40x", "bob:s3cret%21%40x",
-		"api-key=qk-0123%2B456&deployment=dep-xyz", "qk-0123%2B456", "qk-0123+456", "dep-xyz", "dep-xyz",
-	}
+	want := []string{testKey, testPass, basic, "s3cret%21%40x", "qk-0123%2B456", "qk-0123+456"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("Credentials (-want +got):\n%s", d)
 	}
@@ -35,12 +31,15 @@ func TestRedact(t *testing.T) {
 	basic := base64.StdEncoding.EncodeToString([]byte("bob:" + testPass))
 	tests := []struct{ name, in, want string }{
 		{"key", "bad key " + testKey + " given", "bad key [REDACTED] given"},
-		{"bearer", "Authorization: Bearer " + testKey, "Authorization: [REDACTED]"},
-		{"key clipped", "Authorization: Bearer sk-test-0123…", "Authorization: [REDACTED]…"},
+		{"bearer", "Authorization: Bearer " + testKey, "Authorization: Bearer [REDACTED]"},
+		{"key clipped", "Authorization: Bearer sk-test-0123…", "Authorization: Bearer [REDACTED]…"},
+		{"key clipped short", "key sk-te…", "key [REDACTED]…"},
+		{"key clipped at the start", "key …6789 end", "key …[REDACTED] end"},
 		{"clipped, not the key", "a long body…", "a long body…"},
 		{"password decoded", "pass s3cret!@x here", "pass [REDACTED] here"},
-		{"password as written", "url bob:s3cret%21%40x@host", "url [REDACTED]@host"},
-		{"basic auth", "Authorization: Basic " + basic, "Authorization: [REDACTED]"},
+		{"password as written", "url bob:s3cret%21%40x@host", "url bob:[REDACTED]@host"},
+		{"basic auth", "Authorization: Basic " + basic, "Authorization: Basic [REDACTED]"},
+		{"not a credential parameter", "deployment=dep-xyz", "deployment=dep-xyz"},
 		{"query key as written", "GET /v1/chat/completions?api-key=qk-0123%2B456", "GET /v1/chat/completions?api-key=[REDACTED]"},
 		{"query key decoded", "key qk-0123+456 refused", "key [REDACTED] refused"},
 		{"nothing", "plain text", "plain text"},
@@ -55,6 +54,70 @@ func TestRedact(t *testing.T) {
 	var nilR *Redactor
 	if got := nilR.Redact(testKey); got != testKey {
 		t.Errorf("nil Redactor changed the text: %q", got)
+	}
+}
+
+// TestRedactFragments holds #16 item 8: an endpoint that echoes part of the
+// key (clipped, masked, the key minus its first or last character) must not
+// get any run of MinFragment or more of its characters into the output;
+// a shorter secret is redacted whole, and its fragments are left alone.
+func TestRedactFragments(t *testing.T) {
+	const key = "sk-proj-ABCDEFGHIJKLMNOP0123456789" // 34 characters
+	r := NewRedactor(key, "pw-123")                  // a secret shorter than MinFragment
+	tests := []struct{ name, in, want string }{
+		{"whole key", "k=" + key + ".", "k=[REDACTED]."},
+		{"minus its last character", "model " + key[:len(key)-1] + " ok", "model [REDACTED] ok"},
+		{"minus its first character", "fp " + key[1:], "fp [REDACTED]"},
+		{"start", "x " + key[:8] + " y", "x [REDACTED] y"},
+		{"middle", "x " + key[10:22] + " y", "x [REDACTED] y"},
+		{"end", "x " + key[len(key)-9:], "x [REDACTED]"},
+		{"masked middle", key[:12] + "****" + key[len(key)-10:], "[REDACTED]****[REDACTED]"},
+		{"two fragments back to back", key[20:30] + key[2:12], "[REDACTED]"},
+		{"7 characters are not a fragment", "x " + key[10:17] + " y", "x " + key[10:17] + " y"},
+		{"short secret whole", "pass pw-123!", "pass [REDACTED]!"},
+		{"short secret's fragment kept", "pw-12 and w-123", "pw-12 and w-123"},
+		{"nothing", "model gpt-4o-mini", "model gpt-4o-mini"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := r.Redact(tt.in); got != tt.want {
+				t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+	// Every run of MinFragment or more characters, anywhere in the key,
+	// through Redact and through a Writer that gets it in two pieces.
+	for lo := 0; lo < len(key); lo++ {
+		for hi := lo + MinFragment; hi <= len(key); hi++ {
+			in := "<" + key[lo:hi] + ">"
+			if got := r.Redact(in); got != "<[REDACTED]>" {
+				t.Fatalf("Redact(key[%d:%d]) = %q", lo, hi, got)
+			}
+			split := len(in) / 2
+			var buf bytes.Buffer
+			w := NewWriter(&buf, r, true)
+			w.Write([]byte(in[:split]))
+			w.Write([]byte(in[split:]))
+			w.Flush()
+			if buf.String() != "<[REDACTED]>" {
+				t.Fatalf("Writer(key[%d:%d] split at %d) = %q", lo, hi, split, buf.String())
+			}
+		}
+	}
+}
+
+// TestCredentialQuery: only query values whose name says they are a
+// credential are secrets (#16: ?port=18081 turned Host=localhost:18081 into
+// Host=localhost:[REDACTED]).
+func TestCredentialQuery(t *testing.T) {
+	got := Credentials("", "https://gw.example/v1?port=18081&api-version=2024-06-01&deployment=dep-1&api-key=ak-0001&X-Amz-Signature=abcd1234&sig=s1g-v4lue&access_token=tok-1234&code=fn-code-1&plain")
+	want := []string{"ak-0001", "ak-0001", "abcd1234", "abcd1234", "s1g-v4lue", "s1g-v4lue", "tok-1234", "tok-1234", "fn-code-1", "fn-code-1", "plain", "plain"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Credentials (-want +got):\n%s", d)
+	}
+	r := NewRedactor(Credentials("", "http://localhost:18081/v1?port=18081")...)
+	if got := r.Redact("Host=localhost:18081"); got != "Host=localhost:18081" {
+		t.Errorf("a port in the query is redacted: %q", got)
 	}
 }
 
@@ -117,6 +180,8 @@ func TestWriter(t *testing.T) {
 	}{
 		{"key split over writes", []string{"a sk-test-01", "23456789 b\n"}, false, "a [REDACTED] b\n"},
 		{"key at the end, flushed", []string{"x " + testKey}, false, "x [REDACTED]"},
+		{"fragment split, neither half 8 long", []string{"a est-012", "3456 b\n"}, false, "a [REDACTED] b\n"},
+		{"fragment then more of the key", []string{"a test-0123", "456789 b\n"}, false, "a [REDACTED] b\n"},
 		{"command neutralised", []string{"ok\n", "  ::error::x\n"}, true, "ok\n  :\u200b:error::x\n"},
 		{"command split between colons", []string{"abc\n   :", ":error::x\n"}, true, "abc\n   :\u200b:error::x\n"},
 		{"command kept when allowed", []string{"::error::x\n"}, false, "::error::x\n"},
@@ -154,10 +219,12 @@ func FuzzSanitize(f *testing.F) {
 	f.Add([]byte("a…b"), uint8(3), uint16(1), uint16(1))
 	key := " sk-FUZZ-0123456789abcdef\t"
 	base := "http://user:pa%3Ass-777@127.0.0.1/v1?api-key=qk-FUZZ%2Bkey"
-	creds := Credentials(key, base)
-	r := NewRedactor(creds...)
-	secrets := []string{"sk-FUZZ-0123456789abcdef", "pa:ss-777", "qk-FUZZ+key", "qk-FUZZ%2Bkey",
-		base64.StdEncoding.EncodeToString([]byte("user:pa:ss-777"))}
+	r := NewRedactor(Credentials(key, base)...)
+	basic := base64.StdEncoding.EncodeToString([]byte("user:pa:ss-777"))
+	// Every form latgate sends, and fragments an endpoint may echo.
+	creds := []string{key, "Bearer " + strings.TrimSpace(key), "Basic " + basic, "pa%3Ass-777", "api-key=qk-FUZZ%2Bkey",
+		"qk-FUZZ+key", "FUZZ-0123456789abcde", "89abcdef", "sk-FUZZ-"}
+	secrets := []string{"sk-FUZZ-0123456789abcdef", "pa:ss-777", "qk-FUZZ+key", "qk-FUZZ%2Bkey", basic}
 	f.Fuzz(func(t *testing.T, body []byte, form uint8, at, split uint16) {
 		s := string(body)
 		i := int(at) % (len(s) + 1)
@@ -166,6 +233,11 @@ func FuzzSanitize(f *testing.F) {
 			for _, sec := range secrets {
 				if strings.Contains(out, sec) {
 					t.Fatalf("%s leaks %q: %q", name, sec, out)
+				}
+				for i := 0; i+MinFragment <= len(sec); i++ {
+					if strings.Contains(out, sec[i:i+MinFragment]) {
+						t.Fatalf("%s leaks the fragment %q of %q: %q", name, sec[i:i+MinFragment], sec, out)
+					}
 				}
 			}
 			for _, line := range strings.Split(out, "\n") {

@@ -3,12 +3,14 @@ package sanitize
 import (
 	"io"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Writer redacts everything written through it before it reaches the
-// underlying writer. It holds back an end of the text that is the start of a
-// secret until more text or Flush arrives, so a secret split over two writes
-// is still caught. Call Flush when done.
+// underlying writer. It holds back an end of the text that could be part of
+// a secret until more text or Flush arrives, so a secret, or a fragment of
+// one, split over two writes is still caught. Call Flush when done.
 //
 // With NoCommands, a line whose first non-blank characters are "::" gets a
 // zero-width space between the colons: stderr, and stdout outside the
@@ -18,7 +20,7 @@ type Writer struct {
 	w          io.Writer
 	r          *Redactor
 	noCommands bool
-	pending    []byte
+	pending    []byte // not yet redacted
 	lineStart  bool
 }
 
@@ -33,19 +35,25 @@ func (sw *Writer) Write(p []byte) (int, error) {
 	sw.mu.Lock()
 	defer sw.mu.Unlock()
 	sw.pending = append(sw.pending, p...)
-	// Redact what is pending, then pass it on but for an end that could be
-	// the start of a secret that the next write completes, or half of a "::".
-	red := sw.r.Redact(string(sw.pending))
-	cut := len(red) - sw.r.partial(red)
-	for sw.noCommands && cut > 0 && red[cut-1] == ':' {
-		cut--
+	// Pass on what is pending, redacted, but for an end that the next write
+	// could turn into (more of) a secret, or half of a "::".
+	text := string(sw.pending)
+	cut, spans := sw.r.hold(text)
+	if sw.noCommands {
+		for cut > 0 && text[cut-1] == ':' && (len(spans) == 0 || spans[len(spans)-1].hi < cut) {
+			cut--
+		}
+		// Nor half of a character: it may be white space before a "::".
+		if i := lastRuneStart(text[:cut]); i >= 0 && !utf8.FullRuneInString(text[i:cut]) && (len(spans) == 0 || spans[len(spans)-1].hi <= i) {
+			cut = i
+		}
 	}
 	if cut > 0 {
-		if err := sw.emit(red[:cut]); err != nil {
+		if err := sw.emit(apply(text[:cut], spans)); err != nil {
 			return 0, err
 		}
 	}
-	sw.pending = append(sw.pending[:0], red[cut:]...)
+	sw.pending = append(sw.pending[:0], text[cut:]...)
 	return len(p), nil
 }
 
@@ -90,33 +98,50 @@ func (sw *Writer) emit(s string) error {
 }
 
 // neutralise puts a zero-width space between the colons of a "::" that
-// starts a line (after blanks, which the runner trims).
+// starts a line (after white space, which the runner trims: any Unicode
+// white space, as .NET's Trim does).
 func (sw *Writer) neutralise(s string) string {
 	var b []byte
 	blank := sw.lineStart
-	for i := 0; i < len(s); i++ {
+	for i := 0; i < len(s); {
 		c := s[i]
+		size := 1
 		switch {
 		case c == '\n' || c == '\r':
 			blank = true
-		case c == ' ' || c == '\t':
 		case c == ':' && blank && i+1 < len(s) && s[i+1] == ':':
 			if b == nil {
 				b = append(make([]byte, 0, len(s)+8), s[:i]...)
 			}
 			b = append(b, ":\u200b"...)
 			blank = false
+			i++
 			continue
+		case c < utf8.RuneSelf:
+			blank = blank && unicode.IsSpace(rune(c))
 		default:
-			blank = false
+			var r rune
+			r, size = utf8.DecodeRuneInString(s[i:])
+			blank = blank && unicode.IsSpace(r)
 		}
 		if b != nil {
-			b = append(b, c)
+			b = append(b, s[i:i+size]...)
 		}
+		i += size
 	}
 	sw.lineStart = blank
 	if b == nil {
 		return s
 	}
 	return string(b)
+}
+
+// lastRuneStart returns the index of the byte that starts the last
+// character of s (at most utf8.UTFMax back), or -1 for an empty s.
+func lastRuneStart(s string) int {
+	i := len(s) - 1
+	for i > 0 && len(s)-i < utf8.UTFMax && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return i
 }
