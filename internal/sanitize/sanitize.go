@@ -425,7 +425,7 @@ func Line(s string, max int) string {
 		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
 			b.WriteString(`\x`)
 			b.WriteString(hex2(r))
-		case isBidi(r) || r == '\u2028' || r == '\u2029' || r == '\ufeff':
+		case Unprintable(r):
 			b.WriteString(strconv.QuoteRuneToASCII(r)[1 : len(strconv.QuoteRuneToASCII(r))-1])
 		case r == ':' && wordStart && strings.HasPrefix(s[i:], ":"):
 			b.WriteString(":\u200b")
@@ -440,6 +440,30 @@ func Line(s string, max int) string {
 func hex2(r rune) string {
 	const digits = "0123456789abcdef"
 	return string([]byte{digits[r>>4&0xf], digits[r&0xf]})
+}
+
+// Unprintable reports the characters that Line shows as escapes: C0
+// controls (line breaks and tabs too), DEL, C1 controls, the bidirectional
+// formatting characters, the line and paragraph separators and the
+// byte-order mark. Text that holds none of them (and is valid UTF-8) is
+// one line of printable text, as every text field of a config must be.
+func Unprintable(r rune) bool {
+	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || isBidi(r) || r == '\u2028' || r == '\u2029' || r == '\ufeff'
+}
+
+// FirstUnprintable returns the byte offset of the first character of s that
+// is Unprintable or invalid UTF-8, and how Line shows it (\n, \x1b, \u202e,
+// or U+FFFD); -1 and "" when there is none.
+func FirstUnprintable(s string) (at int, shown string) {
+	for i, r := range s {
+		if r == utf8.RuneError || Unprintable(r) {
+			if _, size := utf8.DecodeRuneInString(s[i:]); r == utf8.RuneError && size != 1 {
+				continue // a real U+FFFD
+			}
+			return i, Line(string(r), 0)
+		}
+	}
+	return -1, ""
 }
 
 // isBidi reports the Unicode bidirectional formatting characters, which can

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/latgate/latgate/internal/inputfile"
+	"github.com/latgate/latgate/internal/sanitize"
 	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/stats"
 	"go.yaml.in/yaml/v3"
@@ -41,6 +42,8 @@ type Error struct {
 	Msg   string // what is wrong and how to fix it
 }
 
+// Error returns "FILE:LINE: FIELD: MSG" as one line of printable text: a
+// field path holds the config's own keys, which may hold anything.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)
@@ -53,7 +56,7 @@ func (e *Error) Error() string {
 		b.WriteString(": ")
 	}
 	b.WriteString(e.Msg)
-	return b.String()
+	return sanitize.Line(b.String(), 0)
 }
 
 // MaxErrors caps how many errors Parse reports; the rest are counted.

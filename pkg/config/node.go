@@ -9,6 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/latgate/latgate/internal/sanitize"
 	"github.com/latgate/latgate/internal/suggest"
 )
 
@@ -203,13 +204,65 @@ func (p *parser) scalar(n *yaml.Node, field, want, example string, tags ...strin
 	return n, true
 }
 
-// str returns the literal text of a scalar (numbers are kept as written).
+// str returns the literal text of a scalar (numbers are kept as written)
+// that must be one line of printable text: every text field of the config
+// but a message's content (see payload) is printed somewhere, to a terminal,
+// a report, Markdown or a workflow command, so a line break, a terminal
+// escape or a bidirectional override is refused here, at its line, before
+// anything is measured (see text).
 func (p *parser) str(n *yaml.Node, field, example string) (string, bool) {
 	n, ok := p.scalar(n, field, "a string", example)
 	if !ok {
 		return "", false
 	}
+	if !p.text(n, field, n.Value) {
+		return "", false
+	}
 	return n.Value, true
+}
+
+// payload returns the literal text of a scalar that is sent, not printed:
+// a message's content, which may hold line breaks and anything else.
+func (p *parser) payload(n *yaml.Node, field, example string) (string, bool) {
+	n, ok := p.scalar(n, field, "a string", example)
+	if !ok {
+		return "", false
+	}
+	return n.Value, true
+}
+
+// text is the one rule for the config's text fields: s must be one line of
+// printable text (sanitize.Unprintable). It records the problem at n and
+// reports whether s passed.
+func (p *parser) text(n *yaml.Node, field, s string) bool {
+	at, shown := sanitize.FirstUnprintable(s)
+	if at < 0 {
+		return true
+	}
+	p.fail(n, field, "holds %s (%s) at byte %d; a config value is one line of printable text, as it is printed in terminals, reports and Markdown: remove it",
+		unprintableName(shown), shown, at)
+	return false
+}
+
+// unprintableName names a character as sanitize.Line shows it.
+func unprintableName(shown string) string {
+	switch {
+	case shown == `\n` || shown == `\r`:
+		return "a line break"
+	case shown == `\t`:
+		return "a tab"
+	case shown == `\x1b`:
+		return "a terminal escape"
+	case shown == `\ufeff`:
+		return "a byte-order mark"
+	case shown == `\u2028` || shown == `\u2029`:
+		return "a line separator"
+	case strings.HasPrefix(shown, `\u`):
+		return "a bidirectional control"
+	case shown == "\ufffd":
+		return "a byte that is not UTF-8"
+	}
+	return "a control character"
 }
 
 func (p *parser) integer(n *yaml.Node, field, example string) (int64, bool) {
@@ -256,9 +309,13 @@ func (p *parser) duration(n *yaml.Node, field, example string) (time.Duration, b
 	}
 	d, err := time.ParseDuration(n.Value)
 	if err != nil {
-		if _, nerr := strconv.ParseFloat(n.Value, 64); nerr == nil && n.Value != "0" {
+		// The hint repeats the number with a unit only when that would be
+		// a valid duration: never "-1d" or "NaNd".
+		if v, nerr := strconv.ParseFloat(n.Value, 64); nerr == nil && v > 0 && v <= 1e9 {
 			unit := strings.TrimLeft(example, "0123456789.") // a floor suggests ms, a timeout s
 			p.fail(n, field, "%s has no unit; add a unit, e.g. %s%s", n.Value, n.Value, unit)
+		} else if nerr == nil {
+			p.fail(n, field, "%s is not a duration; write a positive number with a unit (ns, us, ms, s, m, h), e.g. %s: %s", describe(n), key(field), example)
 		} else {
 			p.fail(n, field, "%s is not a duration; write a number with a unit (ns, us, ms, s, m, h), e.g. %s: %s", describe(n), key(field), example)
 		}

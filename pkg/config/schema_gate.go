@@ -298,11 +298,12 @@ func credentialHeader(canon string) bool {
 func (p *parser) age(n *yaml.Node, field string) (time.Duration, bool) {
 	if n.Kind == yaml.ScalarNode && strings.HasSuffix(n.Value, "d") {
 		days, err := strconv.ParseFloat(strings.TrimSuffix(n.Value, "d"), 64)
-		if err != nil || days <= 0 || days > 3650 {
-			p.fail(n, field, "%q is not an age; write days or a duration, e.g. %s: 30d", n.Value, key(field))
+		d := time.Duration(days * 24 * float64(time.Hour))
+		if err != nil || !(days > 0 && days <= 3650) || d <= 0 { // NaN fails days > 0
+			p.fail(n, field, "%q is not an age; write a positive number of days (at most 3650) or a duration, e.g. %s: 30d", n.Value, key(field))
 			return 0, false
 		}
-		return time.Duration(days * 24 * float64(time.Hour)), true
+		return d, true
 	}
 	d, ok := p.duration(n, field, "30d")
 	if ok && d <= 0 {

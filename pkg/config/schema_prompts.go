@@ -104,7 +104,11 @@ func (p *parser) messages(n *yaml.Node, field string) []Message {
 		var msg Message
 		for _, k := range messageKeys {
 			if v := get(m, k); v != nil {
-				s, _ := p.str(v, f+"."+k, map[string]string{"role": "user", "content": `"Say hello."`, "name": "alice"}[k])
+				read := p.str
+				if k == "content" {
+					read = p.payload
+				}
+				s, _ := read(v, f+"."+k, map[string]string{"role": "user", "content": `"Say hello."`, "name": "alice"}[k])
 				switch k {
 				case "role":
 					msg.Role = s

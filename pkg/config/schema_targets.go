@@ -88,7 +88,9 @@ func (p *parser) target(n *yaml.Node, path string) (Target, bool) {
 			t.BaseURL = p.baseURL(v, field, s)
 		}
 	case p.getenv("OPENAI_BASE_URL") != "":
-		t.BaseURL = p.baseURL(n, field+" (from $OPENAI_BASE_URL)", p.getenv("OPENAI_BASE_URL"))
+		if env := p.getenv("OPENAI_BASE_URL"); p.text(n, field+" (from $OPENAI_BASE_URL)", env) {
+			t.BaseURL = p.baseURL(n, field+" (from $OPENAI_BASE_URL)", env)
+		}
 	default:
 		t.BaseURL = DefaultBaseURL
 	}
@@ -241,6 +243,9 @@ func (p *parser) headers(n *yaml.Node, field string) map[string]string {
 		}
 		if v.Kind != yaml.ScalarNode || isNull(v) {
 			p.fail(v, f, "want a string value, got %s", describe(v))
+			continue
+		}
+		if !p.text(v, f, v.Value) {
 			continue
 		}
 		h[k.Value] = v.Value
