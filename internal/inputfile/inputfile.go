@@ -2,10 +2,13 @@
 // messages_file, a baseline, a results file): it must be a regular file (a
 // FIFO, device or directory is refused, never waited on), no larger than a
 // cap the caller states, and it is opened without blocking, so a named pipe
-// given by mistake or malice cannot hang latgate past a signal.
+// given by mistake or malice cannot hang latgate past a signal. A UTF-8
+// byte-order mark at its start is dropped, so every input (YAML and JSON
+// alike) accepts a file an editor saved with one.
 package inputfile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -32,7 +35,7 @@ var ErrNotRegular = errors.New("not a regular file")
 var ErrTooLarge = errors.New("file too large")
 
 // Read returns the content of the regular file at path, of at most max
-// bytes. Errors keep fs.ErrNotExist and fs.ErrPermission for errors.Is and
+// bytes, without a leading byte-order mark. Errors keep fs.ErrNotExist and fs.ErrPermission for errors.Is and
 // wrap ErrNotRegular or ErrTooLarge; their text does not repeat the path
 // (callers name the file, as they know what it is).
 func Read(path string, max int64) ([]byte, error) {
@@ -62,8 +65,15 @@ func Read(path string, max int64) ([]byte, error) {
 	if int64(len(data)) > max { // grew while being read
 		return nil, fmt.Errorf("%w: over the %s limit", ErrTooLarge, size(max))
 	}
-	return data, nil
+	return TrimBOM(data), nil
 }
+
+// bom is the UTF-8 encoding of U+FEFF, the byte-order mark.
+var bom = []byte("\xef\xbb\xbf")
+
+// TrimBOM returns data without a leading UTF-8 byte-order mark. Read applies
+// it; a reader of a stream (the history) applies it to its first line.
+func TrimBOM(data []byte) []byte { return bytes.TrimPrefix(data, bom) }
 
 // Regular returns nil for a regular file, and otherwise an error wrapping
 // ErrNotRegular that says what the file is.
