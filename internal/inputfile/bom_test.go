@@ -4,9 +4,11 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/latgate/latgate/pkg/baseline"
 	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/history"
 	"github.com/latgate/latgate/pkg/results"
 )
 
@@ -49,5 +51,15 @@ func TestEveryInputAcceptsABOM(t *testing.T) {
 	res := write("results.json", read(filepath.Join(root, "internal", "cli", "testdata", "compare", "results.json")))
 	if _, err := results.Read(res); err != nil {
 		t.Errorf("results file with a BOM: %v", err)
+	}
+	plain := filepath.Join(dir, "plain.jsonl")
+	rec := history.Record{Schema: history.Schema, At: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Command: "check",
+		Targets: []history.Target{{Name: "a", Prompts: []history.Prompt{{ID: "q", Metrics: map[string]history.Stats{"ttft": {N: 5, P50: 10, P95: 20}}}}}}}
+	if _, err := history.Append(plain, rec, 0); err != nil {
+		t.Fatal(err)
+	}
+	h, err := history.Read(write("h.jsonl", read(plain)))
+	if err != nil || len(h.Records) != 1 || len(h.Problems) != 0 {
+		t.Errorf("history with a BOM: %v, %d records, problems %v", err, len(h.Records), h.Problems)
 	}
 }
