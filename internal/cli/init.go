@@ -113,13 +113,17 @@ func nextSteps(dir string) string {
 	if dir != "." {
 		fmt.Fprintf(&b, "  cd %s\n", dir)
 	}
-	b.WriteString(`  1. Try the gate on the built-in simulator (no key, no network):
-       latgate bless            # measure, write latgate.baseline.json
-       latgate check            # measure again and compare: passes
-       latgate check --base-url 'sim:default?ttft_factor=1.6'
-                                # rehearse a 1.6x slower TTFT: fails (exit 1)
+	b.WriteString(`  1. Try the gate on the built-in simulator (no key, no network). It serves
+     requests in parallel, so --concurrency 4 on bless and check keeps it quick:
+       latgate bless --concurrency 4   # measure, write latgate.baseline.json
+       latgate check --concurrency 4   # measure again and compare: passes
+       latgate check --concurrency 4 --base-url 'sim:default?ttft_factor=1.6'
+                                       # rehearse a 1.6x slower TTFT: fails (exit 1)
   2. Point latgate.yaml at your endpoint: targets[].base_url, model, and
-     api_key_env (the variable holding the key; never the key itself).
+     api_key_env (the variable holding the key; never the key itself). Keep
+     run.concurrency: 1 for a local server (Ollama, llama.cpp, a one-GPU
+     vLLM): it queues, and more requests in flight would measure the queue.
+     Then latgate bless and latgate check measure it from this machine.
   3. Add the key as the repository secret OPENAI_API_KEY, and allow GitHub
      Actions to create pull requests (Settings > Actions > General).
   4. Commit latgate.yaml and ` + workflow.Path + ` in a pull request.
