@@ -72,7 +72,7 @@ func Read(path string, max int64) ([]byte, error) {
 var bom = []byte("\xef\xbb\xbf")
 
 // TrimBOM returns data without a leading UTF-8 byte-order mark. Read applies
-// it; a reader of a stream (the history) applies it to its first line.
+// it to every input.
 func TrimBOM(data []byte) []byte { return bytes.TrimPrefix(data, bom) }
 
 // Regular returns nil for a regular file, and otherwise an error wrapping
