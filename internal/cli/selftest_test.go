@@ -76,7 +76,7 @@ func TestSelftestTable(t *testing.T) {
 		"two runs of 10 requests per prompt at concurrency 3, 95% confidence (noise from 8 requests)",
 		"ttft p50  15%",
 		"always inconclusive: p95 needs ≥ 59 requests per prompt at 95% confidence (run.requests is 10)",
-		"floor under latgate's noise here", // itl p95 with a 0ms floor
+		"itl p95   25%        250µs (resolution)", // a 0ms floor is latgate's resolution
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

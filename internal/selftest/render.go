@@ -77,8 +77,11 @@ func Write(w io.Writer, r Report) error {
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "check\ttolerance\tfloor\tresolves\tverdict")
 		for _, c := range res.Checks {
-			floor := time.Duration(math.Round(c.FloorMS * 1e6))
-			fmt.Fprintf(tw, "%s %s\t%g%%\t%v\t%s\t%s\n", c.Metric, c.Stat, 100*c.Tolerance, floor, fmtMS(c.MinChangeMS), c.Verdict)
+			floor := time.Duration(math.Round(c.FloorMS * 1e6)).String()
+			if c.FloorMS > c.ConfigFloorMS {
+				floor += " (resolution)" // the config's floor is unset or finer than latgate resolves
+			}
+			fmt.Fprintf(tw, "%s %s\t%g%%\t%s\t%s\t%s\n", c.Metric, c.Stat, 100*c.Tolerance, floor, fmtMS(c.MinChangeMS), c.Verdict)
 		}
 		tw.Flush()
 		fmt.Fprintf(ew, "Your endpoint's own spread adds to this noise; measure it with latgate measure.\n")

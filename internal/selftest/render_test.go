@@ -25,12 +25,12 @@ func sampleReport() Report {
 		MaxRate: &MaxRate{ChunksPerS: 1200, Concurrency: 1},
 		Resolution: &Resolution{Config: "latgate.yaml", Requests: 30, Concurrency: 1, Confidence: 0.95, NoiseFrom: 48,
 			Checks: []ResolvedCheck{
-				{Metric: "ttft", Stat: "p50", Tolerance: 0.15, FloorMS: 20, MinChangeMS: 0.004, NeedRequests: 5, Verdict: "ok"},
-				{Metric: "ttft", Stat: "p95", Tolerance: 0.25, FloorMS: 40, MinChangeMS: 0.2, NeedRequests: 59,
+				{Metric: "ttft", Stat: "p50", Tolerance: 0.15, FloorMS: 20, ConfigFloorMS: 20, MinChangeMS: 0.004, NeedRequests: 5, MostRequests: 100000, Verdict: "ok"},
+				{Metric: "ttft", Stat: "p95", Tolerance: 0.25, FloorMS: 40, ConfigFloorMS: 40, MinChangeMS: 0.2, NeedRequests: 59, MostRequests: 100000,
 					Verdict: "always inconclusive: p95 needs ≥ 59 requests per prompt at 95% confidence (run.requests is 30)"},
-				{Metric: "itl", Stat: "p95", Tolerance: 0.25, FloorMS: 0.01, MinChangeMS: 0.03,
-					Verdict: "floor under latgate's noise here: raise the floor above 0.030ms or run.requests to ≥ 270"},
-				{Metric: "ttfct", Stat: "mean", Tolerance: 0.1, FloorMS: 5, MinChangeMS: math.NaN(),
+				{Metric: "itl", Stat: "p95", Tolerance: 0.25, FloorMS: 0.25, ConfigFloorMS: 0.01, MinChangeMS: 0.6, MostRequests: 100000,
+					Verdict: "floor under latgate's noise here: raise the floor above 0.600ms or run.requests to ≥ 173"},
+				{Metric: "ttfct", Stat: "mean", Tolerance: 0.1, FloorMS: 5, ConfigFloorMS: 5, MinChangeMS: math.NaN(), MostRequests: 100000,
 					Verdict: "not assessed: no noise model for this metric or statistic"},
 			}},
 	}

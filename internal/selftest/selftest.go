@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/sim"
@@ -103,14 +104,21 @@ type ResolvedCheck struct {
 	Metric    string  `json:"metric"`
 	Stat      string  `json:"stat"`
 	Tolerance float64 `json:"tolerance"`
-	FloorMS   float64 `json:"floor_ms"`
+	// FloorMS is the floor the gate applies: the config's, raised to
+	// latgate's timing resolution for the metric (compare.Resolvable), so
+	// never below it; ConfigFloorMS is the config's own (0 when unset).
+	FloorMS       float64 `json:"floor_ms"`
+	ConfigFloorMS float64 `json:"config_floor_ms"`
 	// MinChangeMS is the smallest change two runs of Requests requests tell
 	// apart from latgate's noise (MinDetectable).
 	MinChangeMS float64 `json:"min_change_ms"`
 	// NeedRequests is the fewest requests per prompt the statistic needs
 	// for the gate to decide at all (stats.MinSamples); 0 for itl, whose
 	// rule counts the pooled gaps.
-	NeedRequests int    `json:"need_requests,omitempty"`
+	NeedRequests int `json:"need_requests,omitempty"`
+	// MostRequests is the largest run.requests the config accepts with its
+	// other settings (config.Config.MostRequests): no hint suggests more.
+	MostRequests int    `json:"most_requests"`
 	Verdict      string `json:"verdict"`
 }
 
@@ -213,7 +221,9 @@ func resolve(cfg *config.Config, levels []Level) *Resolution {
 			continue // an absolute limit has no relative change to resolve
 		}
 		rc := ResolvedCheck{Metric: c.Metric, Stat: c.Stat, Tolerance: c.Tolerance.Rel,
-			FloorMS: float64(c.Tolerance.Floor) / 1e6, MinChangeMS: math.NaN()}
+			FloorMS:       float64(compare.Resolvable(c.Metric, c.Tolerance).Floor) / 1e6,
+			ConfigFloorMS: float64(c.Tolerance.Floor) / 1e6,
+			MostRequests:  cfg.MostRequests(), MinChangeMS: math.NaN()}
 		stat, err := stats.ParseStat(c.Stat)
 		per, known := noise.Noise(c.Metric)
 		if err == nil && known {
@@ -228,16 +238,31 @@ func resolve(cfg *config.Config, levels []Level) *Resolution {
 	return res
 }
 
+// verdict says whether a check resolves its floor given latgate's noise,
+// and what to change when it does not: every hint stays within what the
+// config accepts (c.MostRequests), and says so when nothing can resolve it.
 func verdict(c ResolvedCheck, requests int, conf float64) string {
+	most := c.MostRequests
 	switch {
 	case math.IsNaN(c.MinChangeMS):
 		return "not assessed: no noise model for this metric or statistic"
+	case c.NeedRequests > most:
+		return fmt.Sprintf("cannot be resolved: %s needs ≥ %d requests per prompt at %g%% confidence, more than this config can take (at most %d); gate another statistic",
+			c.Stat, c.NeedRequests, 100*conf, most)
 	case requests < c.NeedRequests:
 		return fmt.Sprintf("always inconclusive: %s needs ≥ %d requests per prompt at %g%% confidence (run.requests is %d)",
 			c.Stat, c.NeedRequests, 100*conf, requests)
 	case c.MinChangeMS >= c.FloorMS:
-		need := int(math.Ceil(float64(requests) * math.Pow(c.MinChangeMS/math.Max(c.FloorMS, 1e-9), 2)))
-		return fmt.Sprintf("floor under latgate's noise here: raise the floor above %s or run.requests to ≥ %d", fmtMS(c.MinChangeMS), need)
+		// The change two runs resolve shrinks as 1/√n.
+		raise := fmt.Sprintf("floor under latgate's noise here: raise the floor above %s", fmtMS(c.MinChangeMS))
+		if c.FloorMS <= 0 {
+			return raise
+		}
+		need := math.Ceil(float64(requests) * math.Pow(c.MinChangeMS/c.FloorMS, 2))
+		if need > float64(most) {
+			return fmt.Sprintf("%s (more requests cannot do it: it would take ≥ %.0f per prompt, over the %d this config accepts)", raise, need, most)
+		}
+		return fmt.Sprintf("%s or run.requests to ≥ %d", raise, int(need))
 	}
 	return "ok"
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"math"
 	"time"
+
+	"github.com/latgate/latgate/pkg/results"
 )
 
 // Config is a loaded, defaulted and validated latgate.yaml.
@@ -117,6 +119,31 @@ func (r Run) BlessN() int {
 		return 4 * r.Requests
 	}
 	return r.BlessRequests
+}
+
+// MostRequests returns the largest run.requests this config accepts with
+// its other settings: at most results.MaxRequests, and with what check's
+// rounds and bless then measure (run.max_requests, run.bless_requests, or
+// their defaults, which grow with run.requests) within the requests one
+// target may send (RunTooLarge). A hint to raise run.requests never goes
+// past it. With run.max_requests set below the result, it must be raised
+// too. It returns 0 when no value is accepted (too many prompts).
+func (c *Config) MostRequests() int {
+	ok := func(n int) bool {
+		r := c.Run
+		r.Requests = n
+		return RunTooLarge(n, r.Warmup, len(c.Prompts)) == "" && RunTooLarge(max(r.Cap(), r.BlessN()), r.Warmup, len(c.Prompts)) == ""
+	}
+	lo, hi := 0, results.MaxRequests // ok(lo) or lo == 0; the answer is in [lo, hi]
+	for lo < hi {
+		mid := lo + (hi-lo+1)/2
+		if ok(mid) {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
 }
 
 // Gate configures the regression gate.
