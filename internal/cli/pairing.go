@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 
-	"github.com/latgate/latgate/internal/atomicfile"
 	"github.com/latgate/latgate/pkg/baseline"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/report"
@@ -63,29 +61,23 @@ func limitsOnlyNotice(basePath, resultsPath, configPath string) string {
 // Actions a ::warning, the job summary and verdict=no-baseline.
 func publishNoBaseline(env Env, g gateFlags, notice string) error {
 	fmt.Fprintf(env.Stdout, "\nwarning: %s\n", notice)
-	write := func(path string, render func(io.Writer) error) error {
-		if path == "" {
-			return nil
-		}
-		if err := atomicfile.Write(path, 0o644, render); err != nil {
-			return usageErr(fmt.Errorf("writing %s: %w", path, err))
-		}
-		return nil
-	}
-	if err := write(g.Junit, func(w io.Writer) error { return report.JUnitNotice(w, notice) }); err != nil {
+	if err := writeReport(env, g.Junit, func(w io.Writer) error { return report.JUnitNotice(w, notice) }); err != nil {
 		return err
 	}
-	if err := write(g.Markdown, func(w io.Writer) error { return report.MarkdownNotice(w, notice) }); err != nil {
+	if err := writeReport(env, g.Markdown, func(w io.Writer) error { return report.MarkdownNotice(w, notice) }); err != nil {
 		return err
 	}
 	if env.Getenv("GITHUB_ACTIONS") != "true" {
 		return nil
 	}
-	fmt.Fprintf(env.Stdout, "::warning title=latgate: no baseline::%s\n", strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(notice))
+	// A workflow command, so through the one writer allowed to emit them.
+	if err := report.Command(env.commandWriter(), "warning", "latgate: no baseline", notice); err != nil {
+		return err
+	}
 	if p := env.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
 		var buf bytes.Buffer
 		if report.MarkdownNotice(&buf, notice) == nil {
-			if err := appendFile(p, buf.Bytes()); err != nil {
+			if err := appendFile(p, []byte(env.redact.Redact(buf.String()))); err != nil {
 				fmt.Fprintf(env.Stderr, "latgate: warning: could not write the job summary: %v\n", err)
 			}
 		}
