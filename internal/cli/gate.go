@@ -209,6 +209,7 @@ func publishFailure(env Env, g gateFlags, cause error) {
 	if env.Getenv("GITHUB_ACTIONS") != "true" {
 		return
 	}
+	_ = report.Command(env.commandWriter(), "error", failureTitle(cause), annotationText(msg))
 	if p := env.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
 		var buf bytes.Buffer
 		if report.MarkdownFailure(&buf, msg) == nil {
@@ -218,4 +219,22 @@ func publishFailure(env Env, g gateFlags, cause error) {
 	if p := env.Getenv("GITHUB_OUTPUT"); p != "" {
 		_ = appendFile(p, []byte("verdict=error\n"))
 	}
+}
+
+// failureTitle is the title of the ::error annotation of a run that could
+// not decide: what kind of failure its exit code says it is.
+func failureTitle(err error) string {
+	if exitCode(err) == ExitMeasurement {
+		return "latgate: measurement failed"
+	}
+	return "latgate: could not gate"
+}
+
+// annotationText is msg as an annotation carries it: latgate's words only;
+// the endpoint's are in the report and the log.
+func annotationText(msg string) string {
+	if before, _, ok := strings.Cut(msg, results.SaidSep); ok {
+		return before + " (the endpoint's messages are in the log)"
+	}
+	return msg
 }

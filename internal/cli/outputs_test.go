@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -42,5 +43,33 @@ func TestNoBaselineAnnotation(t *testing.T) {
 		if s := string(data); strings.Contains(s, outputsKey) || !strings.Contains(s, "[REDACTED]") {
 			t.Errorf("%s is not redacted:\n%s", filepath.Base(p), s)
 		}
+	}
+}
+
+// TestMeasurementFailureAnnotated (#16, "exit-3 runs in Actions emit no
+// ::error annotation"): a check that fails to measure (here: connection
+// refused) annotates the run with an ::error naming why, beside its JUnit,
+// Markdown, job summary and verdict=error.
+func TestMeasurementFailureAnnotated(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := "http://" + ln.Addr().String() + "/v1"
+	ln.Close()
+	dir := t.TempDir()
+	cfg := faultConfig(t, dir, refused, 3, 1)
+	output := filepath.Join(dir, "output.txt")
+	env := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": filepath.Join(dir, "summary.md"), "GITHUB_OUTPUT": output}
+	code, stdout, stderr := run(t, env, "check", "--config", cfg, "--quiet")
+	if code != ExitMeasurement {
+		t.Fatalf("exit %d, want 3\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	want := regexp.MustCompile(`(?m)^::error title=latgate%3A measurement failed::.*gave up after 1 of 3 requests: the error budget can no longer be met`)
+	if !want.MatchString(stdout) {
+		t.Errorf("no ::error annotation of the measurement failure on stdout:\n%s", stdout)
+	}
+	if data, _ := os.ReadFile(output); string(data) != "verdict=error\n" {
+		t.Errorf("step output %q, want verdict=error", data)
 	}
 }
