@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -210,7 +211,7 @@ Start with:  latgate check --config examples/latgate.yaml
 		EnableBashCompletion: false,
 		ExitErrHandler:       func(*ucli.Context, error) {}, // Main maps errors to codes
 		OnUsageError: func(c *ucli.Context, err error, _ bool) error {
-			return usageErr(fmt.Errorf("%w%s (see %s --help)", err, flagSuggestion(c, err), strings.TrimSpace(c.Command.HelpName)))
+			return usageErr(fmt.Errorf("%s%s (see %s --help)", longFlags(err.Error()), flagSuggestion(c, err), strings.TrimSpace(c.Command.HelpName)))
 		},
 		Commands: []*ucli.Command{
 			checkCommand(env),
@@ -262,6 +263,18 @@ func helpTopicSuggestion(app *ucli.App, err error) string {
 		return fmt.Sprintf("; did you mean %q?", s)
 	}
 	return ""
+}
+
+// goFlagName is a flag name in the errors of Go's flag package, which
+// urfave/cli passes on: "-history-keep" in "invalid value "x" for flag
+// -history-keep: …" or "flag provided but not defined: -nosuch".
+var goFlagName = regexp.MustCompile(`(^|: |for flag |for )-([A-Za-z0-9][A-Za-z0-9-]+)`)
+
+// longFlags writes the long flags of a flag-parsing error as users type
+// them and --help shows them: --history-keep, not -history-keep (one-letter
+// flags such as -q keep their one dash).
+func longFlags(msg string) string {
+	return goFlagName.ReplaceAllString(msg, "${1}--${2}")
 }
 
 // flagSuggestion is " ; did you mean --NAME?" for an unknown flag close to

@@ -15,7 +15,11 @@ func TestUsageErrors(t *testing.T) {
 		stdout string
 	}{
 		{"unknown command", []string{"nosuch"}, ExitUsage, `unknown command "nosuch"`, ""},
-		{"unknown flag", []string{"check", "--nosuch"}, ExitUsage, "flag provided but not defined: -nosuch (see latgate check --help)", ""},
+		{"unknown flag", []string{"check", "--nosuch"}, ExitUsage, "flag provided but not defined: --nosuch (see latgate check --help)", ""},
+		// #16: flag errors name the flag as --help shows it, with two dashes.
+		{"bad flag value names the long flag", []string{"check", "--history-keep", "x"}, ExitUsage, `invalid value "x" for flag --history-keep: parse error (see latgate check --help)`, ""},
+		{"bad boolean names the long flag", []string{"check", "--strict=maybe"}, ExitUsage, `for --strict: parse error`, ""},
+		{"a one-letter flag keeps one dash", []string{"check", "-q=3"}, ExitUsage, `for -q: parse error`, ""},
 		{"missing config", []string{"measure", "--config", "/nonexistent/latgate.yaml"}, ExitUsage, "no config at /nonexistent/latgate.yaml", ""},
 		{"stray argument", []string{"measure", "latgate.yaml"}, ExitUsage, "did you mean --config latgate.yaml", ""},
 		{"compare needs two files", []string{"compare", "a.json"}, ExitUsage, "BASELINE and RESULTS", ""},
@@ -29,7 +33,7 @@ func TestUsageErrors(t *testing.T) {
 		{"did you mean a transposed command", []string{"blses"}, ExitUsage, `did you mean "bless"?`, ""},
 		{"no suggestion for nonsense", []string{"xyzzy"}, ExitUsage, `unknown command "xyzzy": see latgate --help`, ""},
 		{"did you mean a help topic", []string{"help", "chek"}, ExitUsage, "No help topic for 'chek'; did you mean \"check\"?", ""},
-		{"did you mean a flag", []string{"check", "--juint", "x.xml"}, ExitUsage, "-juint; did you mean --junit? (see latgate check --help)", ""},
+		{"did you mean a flag", []string{"check", "--juint", "x.xml"}, ExitUsage, "--juint; did you mean --junit? (see latgate check --help)", ""},
 		{"did you mean a flag of compare", []string{"compare", "--confg", "x"}, ExitUsage, "did you mean --config?", ""},
 		{"did you mean an app flag", []string{"--verison"}, ExitUsage, "did you mean --version?", ""},
 		{"help command", []string{"help", "check"}, ExitPass, "", "latgate check - measure and compare"},
