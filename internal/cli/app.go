@@ -77,18 +77,54 @@ func (e *exitError) Unwrap() error { return e.err }
 func usageErr(err error) error       { return &exitError{ExitUsage, err} }
 func measurementErr(err error) error { return &exitError{ExitMeasurement, err} }
 
+// outputError is an output that could not be written after the command
+// reached its verdict (the disk filled up, the directory went away): not a
+// usage problem. The verdict stands and was published wherever possible; a
+// regression stays exit 1, anything else is exit 3, and the message says
+// the verdict, so a CI log shows what the run found.
+type outputError struct {
+	err       error
+	verdict   string // "" for a command without one (measure, bless, merge)
+	regressed bool
+}
+
+func (e *outputError) Error() string {
+	if e.verdict == "" {
+		return e.err.Error()
+	}
+	return fmt.Sprintf("%v; the verdict was %s", e.err, e.verdict)
+}
+
+func (e *outputError) Unwrap() error { return e.err }
+
+// outputErr joins errs (nil ones are skipped) into an outputError, or
+// returns nil when there are none.
+func outputErr(verdict string, regressed bool, errs ...error) error {
+	if err := errors.Join(errs...); err != nil {
+		return &outputError{err: err, verdict: verdict, regressed: regressed}
+	}
+	return nil
+}
+
 // errRegression is returned by check and compare when the gate fails; the
 // report has already said why.
 var errRegression = errors.New("latency regression")
 
 // exitCode is the one place errors become exit codes.
 func exitCode(err error) int {
-	var ee *exitError
+	var (
+		ee *exitError
+		oe *outputError
+	)
 	switch {
 	case err == nil:
 		return ExitPass
 	case errors.Is(err, errRegression):
 		return ExitRegression
+	case errors.As(err, &oe) && oe.regressed:
+		return ExitRegression
+	case errors.As(err, &oe):
+		return ExitMeasurement
 	case errors.As(err, &ee):
 		return ee.code
 	}
@@ -170,7 +206,9 @@ const exitCodesHelp = `EXIT CODES:
       baseline with nothing in common with the config, any difference from
       it under --strict-baseline, no baseline under --require-baseline
    3  measurement failure: endpoint unreachable, auth failure, error budget
-      exceeded or out of reach (given up early), or the run was interrupted
+      exceeded or out of reach (given up early), or the run was interrupted;
+      also a result that could not be written after the gate decided (the
+      message says the verdict; a regression stays 1)
   70  latgate crashed (a bug: please report it)`
 
 // Exit codes of the commands that measure but do not gate.
@@ -178,17 +216,20 @@ const measureExitHelp = `EXIT CODES:
    0  measured, within every target's error budget
    2  usage or config problem (nothing was written)
    3  measurement failure: endpoint unreachable, auth failure, error budget
-      exceeded, or the run was interrupted`
+      exceeded, or the run was interrupted; or a complete run's results or
+      history record could not be written`
 
 const blessExitHelp = `EXIT CODES:
    0  the baseline was written
    2  usage, config or results problem, or a run bless refuses (nothing was written)
    3  measurement failure: endpoint unreachable, auth failure, error budget
-      exceeded, or the run was interrupted (nothing was written)`
+      exceeded, or the run was interrupted; or the baseline could not be
+      written (nothing was written)`
 
 const mergeExitHelp = `EXIT CODES:
    0  merged
-   2  a file is unreadable, or the files cannot be merged (nothing was written)`
+   2  a file is unreadable, or the files cannot be merged (nothing was written)
+   3  the merged file could not be written`
 
 func newApp(env Env) *ucli.App {
 	build := readBuild()

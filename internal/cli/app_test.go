@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -69,6 +70,10 @@ func TestExitCode(t *testing.T) {
 		{usageErr(errNoise), ExitUsage},
 		{measurementErr(errNoise), ExitMeasurement},
 		{errNoise, ExitUsage},
+		// An output not written after the verdict: never a usage problem.
+		{outputErr("ok", false, errNoise), ExitMeasurement},
+		{outputErr("regressed", true, errNoise), ExitRegression},
+		{fmt.Errorf("measure: %w", outputErr("", false, errNoise)), ExitMeasurement},
 	}
 	for _, tt := range tests {
 		if got := exitCode(tt.err); got != tt.want {

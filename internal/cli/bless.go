@@ -139,7 +139,7 @@ func runBless(ctx context.Context, env Env, opts blessOptions) error {
 		return err
 	}
 	if err := baseline.Write(path, b); err != nil {
-		return usageErr(fmt.Errorf("writing the baseline: %w (the previous one is unchanged)", err))
+		return outputErr("", false, fmt.Errorf("%w; the previous baseline is unchanged", couldNotWrite("the baseline", path, err)))
 	}
 	fmt.Fprintln(env.Stdout)
 	switch {

@@ -153,10 +153,9 @@ func runCheck(ctx context.Context, env Env, opts checkOptions) (err error) {
 		return err
 	}
 	fmt.Fprintln(env.Stdout)
+	var outErr error // the verdict is published whatever could not be written
 	if opts.Out != "" {
-		if err := writeRecorded(opts.Out, compare.Recorded{File: f, Comparison: &rep}); err != nil {
-			return usageErr(fmt.Errorf("writing results: %w", err))
-		}
+		outErr = writeRecorded("--out", opts.Out, compare.Recorded{File: f, Comparison: &rep})
 	}
 	// Staleness and comparability: when and where the baseline was blessed,
 	// and whether it still describes what this run measured.
@@ -165,11 +164,9 @@ func runCheck(ctx context.Context, env Env, opts checkOptions) (err error) {
 	rep.Warnings = append(rep.Warnings, trend.Staleness(bp, resultsProvenance(env, cfg, f), cfg.Gate.MaxBaselineAge, now)...)
 	ropts := report.Options{Strict: opts.Strict, BaselinePath: basePath, Blessed: trend.Blessed(bp, now), Results: "this run", Wall: report.WallOf(f),
 		Rerun: "latgate check --config " + shellQuote(cfg.Path), Bless: blessCommandLine(cfg, opts.Baseline, "")}
-	if err := publish(env, rep, opts.gateFlags, ropts, locator(cfg)); err != nil {
-		return err
-	}
-	recordHistory(ctx, env, cfg, opts.historyFlags, f, "check", string(rep.Verdict))
-	return gateOutcome(rep, opts.Strict)
+	pubErr := publish(env, rep, opts.gateFlags, ropts, locator(cfg))
+	histErr := recordHistory(ctx, env, cfg, opts.historyFlags, f, "check", string(rep.Verdict))
+	return gateOutcome(rep, opts.Strict, outErr, pubErr, histErr)
 }
 
 // runUngated is check without a baseline: measure, report and write the
@@ -190,11 +187,10 @@ func runUngated(ctx context.Context, env Env, cfg *config.Config, opts checkOpti
 	if err := reportMeasured(env, f, merr, opts.Out); err != nil {
 		return err
 	}
-	if err := results.Write(out, f); err != nil {
-		return usageErr(fmt.Errorf("writing results: %w", err))
-	}
-	recordHistory(ctx, env, cfg, opts.historyFlags, f, "check", "no-baseline")
-	return publishNoBaseline(env, opts.gateFlags, noBaselineNotice(basePath, out, cfg.Path))
+	outErr := writeRecorded(resultsRole(opts.Out), out, compare.Recorded{File: f})
+	pubErr := publishNoBaseline(env, opts.gateFlags, noBaselineNotice(basePath, out, cfg.Path))
+	histErr := recordHistory(ctx, env, cfg, opts.historyFlags, f, "check", noBaselineVerdict)
+	return outputErr(noBaselineVerdict, false, outErr, pubErr, histErr)
 }
 
 // hasLimits reports whether some gate check has an absolute limit (max).
@@ -215,9 +211,7 @@ func runLimitsOnly(ctx context.Context, env Env, cfg *config.Config, opts checkO
 		return err
 	}
 	fmt.Fprintln(env.Stdout)
-	if err := writeRecorded(out, compare.Recorded{File: f, Comparison: &rep}); err != nil {
-		return usageErr(fmt.Errorf("writing results: %w", err))
-	}
+	outErr := writeRecorded(resultsRole(opts.Out), out, compare.Recorded{File: f, Comparison: &rep})
 	// Everything is "new" against no baseline: say it once, not per row.
 	rep.Changes = nil
 	for i := range rep.Checks {
@@ -226,11 +220,9 @@ func runLimitsOnly(ctx context.Context, env Env, cfg *config.Config, opts checkO
 	rep.Warnings = append(rep.Warnings, limitsOnlyNotice(basePath, out, cfg.Path))
 	ropts := report.Options{Strict: opts.Strict, Results: "this run", Wall: report.WallOf(f),
 		Rerun: "latgate check --config " + shellQuote(cfg.Path), Bless: blessCommandLine(cfg, opts.Baseline, "")}
-	if err := publish(env, rep, opts.gateFlags, ropts, locator(cfg)); err != nil {
-		return err
-	}
-	recordHistory(ctx, env, cfg, opts.historyFlags, f, "check", string(rep.Verdict))
-	return gateOutcome(rep, opts.Strict)
+	pubErr := publish(env, rep, opts.gateFlags, ropts, locator(cfg))
+	histErr := recordHistory(ctx, env, cfg, opts.historyFlags, f, "check", string(rep.Verdict))
+	return gateOutcome(rep, opts.Strict, outErr, pubErr, histErr)
 }
 
 // reportMeasured prints what a run measured. When the run failed or was
@@ -252,12 +244,25 @@ func reportMeasured(env Env, f *results.File, merr error, out string) error {
 	return merr
 }
 
-// writeRecorded atomically writes a results file with its comparison, in
-// the encoding of every latgate JSON file.
-func writeRecorded(path string, r compare.Recorded) error {
+// writeRecorded atomically writes a results file with its comparison (nil:
+// none), in the encoding of every latgate JSON file; role names the file
+// in the error.
+func writeRecorded(role, path string, r compare.Recorded) error {
 	data, err := jsonfile.Encode(r)
-	if err != nil {
-		return fmt.Errorf("write %s: encode results: %w", path, err)
+	if err == nil {
+		err = atomicfile.WriteFile(path, data, 0o644)
 	}
-	return atomicfile.WriteFile(path, data, 0o644) // errors name path
+	if err != nil {
+		return couldNotWrite(role, path, err)
+	}
+	return nil
+}
+
+// resultsRole names the results file of a check without a baseline: --out,
+// or the default beside the baseline.
+func resultsRole(out string) string {
+	if out != "" {
+		return "--out"
+	}
+	return "the results"
 }

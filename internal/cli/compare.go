@@ -118,10 +118,7 @@ func runCompare(env Env, opts compareOptions) (err error) {
 	if cfg != nil {
 		ropts.Bless = blessCommandLine(cfg, opts.Baseline, opts.Results)
 	}
-	if err := publish(env, rep, opts.gateFlags, ropts, locator(cfg)); err != nil {
-		return err
-	}
-	return gateOutcome(rep, opts.Strict)
+	return gateOutcome(rep, opts.Strict, publish(env, rep, opts.gateFlags, ropts, locator(cfg)))
 }
 
 // defaultConfig is the config file every command reads when --config is not given.

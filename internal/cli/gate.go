@@ -75,60 +75,77 @@ func mismatchError(header string, ms []compare.Mismatch) error {
 	return usageErr(errors.New(b.String()))
 }
 
-// gateOutcome turns a report into the command's result: nil, or errRegression.
-func gateOutcome(rep compare.Report, strict bool) error {
-	if rep.Verdict.Fails(strict) {
+// gateOutcome turns a report into the command's result: nil, errRegression,
+// or, when some output could not be written (outErrs), an outputError that
+// says the verdict.
+func gateOutcome(rep compare.Report, strict bool, outErrs ...error) error {
+	fails := rep.Verdict.Fails(strict)
+	if err := outputErr(string(rep.Verdict), fails, outErrs...); err != nil {
+		return err
+	}
+	if fails {
 		return errRegression
 	}
 	return nil
 }
 
 // writeReport writes a report file, redacted, where one was asked for
-// (path is not empty).
-func writeReport(env Env, path string, render func(io.Writer) error) error {
+// (path is not empty); role is how the user named it ("--junit").
+func writeReport(env Env, role, path string, render func(io.Writer) error) error {
 	if path == "" {
 		return nil
 	}
 	if err := atomicfile.Write(path, 0o644, redacted(env, render)); err != nil {
-		return usageErr(fmt.Errorf("writing %s: %w", path, err))
+		return couldNotWrite(role, path, err)
+	}
+	return nil
+}
+
+// couldNotWrite says which output failed: "could not write --junit PATH:
+// CAUSE", without repeating the "write PATH: " of atomicfile's errors.
+func couldNotWrite(role, path string, err error) error {
+	if inner := errors.Unwrap(err); inner != nil && strings.HasPrefix(err.Error(), "write "+path+": ") {
+		err = inner
+	}
+	return fmt.Errorf("could not write %s %s: %w", role, path, err)
+}
+
+// appendGitHub appends to the GitHub Actions file $name, when the runner
+// set one.
+func appendGitHub(env Env, name string, data []byte) error {
+	p := env.Getenv(name)
+	if p == "" {
+		return nil
+	}
+	if err := appendFile(p, data); err != nil {
+		return couldNotWrite("$"+name, p, err)
 	}
 	return nil
 }
 
 // publish writes the verdicts everywhere they were asked for: stdout, the
 // JUnit and Markdown files, and, inside GitHub Actions, the job summary,
-// workflow annotations and the step's verdict output.
+// workflow annotations and the step's verdict output. An output that fails
+// does not stop the others: the verdict reaches every output it can, and
+// the failures come back joined.
 func publish(env Env, rep compare.Report, g gateFlags, opts report.Options, locate func(target, prompt string) (string, int)) error {
-	if err := report.Verdicts(env.Stdout, rep, opts); err != nil {
-		return err
-	}
-	if err := writeReport(env, g.Junit, func(w io.Writer) error { return report.JUnit(w, rep, opts) }); err != nil {
-		return err
-	}
-	if err := writeReport(env, g.Markdown, func(w io.Writer) error { return report.Markdown(w, rep, opts) }); err != nil {
-		return err
+	errs := []error{
+		report.Verdicts(env.Stdout, rep, opts),
+		writeReport(env, "--junit", g.Junit, func(w io.Writer) error { return report.JUnit(w, rep, opts) }),
+		writeReport(env, "--markdown", g.Markdown, func(w io.Writer) error { return report.Markdown(w, rep, opts) }),
 	}
 	if env.Getenv("GITHUB_ACTIONS") != "true" {
-		return nil
+		return errors.Join(errs...)
 	}
-	if err := report.Annotations(env.commandWriter(), rep, locate); err != nil {
-		return err
+	errs = append(errs, report.Annotations(env.commandWriter(), rep, locate))
+	var buf bytes.Buffer
+	if err := report.GitHubSummary(&buf, rep, opts); err != nil {
+		errs = append(errs, err)
+	} else {
+		errs = append(errs, appendGitHub(env, "GITHUB_STEP_SUMMARY", []byte(env.redact.Redact(buf.String()))))
 	}
-	if p := env.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
-		var buf bytes.Buffer
-		if err := report.GitHubSummary(&buf, rep, opts); err != nil {
-			return err
-		}
-		if err := appendFile(p, []byte(env.redact.Redact(buf.String()))); err != nil {
-			fmt.Fprintf(env.Stderr, "latgate: warning: could not write the job summary: %v\n", err)
-		}
-	}
-	if p := env.Getenv("GITHUB_OUTPUT"); p != "" {
-		if err := appendFile(p, []byte("verdict="+string(rep.Verdict)+"\n")); err != nil {
-			fmt.Fprintf(env.Stderr, "latgate: warning: could not write the step output: %v\n", err)
-		}
-	}
-	return nil
+	errs = append(errs, appendGitHub(env, "GITHUB_OUTPUT", []byte("verdict="+string(rep.Verdict)+"\n")))
+	return errors.Join(errs...)
 }
 
 // redacted renders into a buffer and writes it with the targets'
@@ -188,7 +205,14 @@ func (g gateFlags) plan(p *ioPlan, env Env) {
 // whose files are plan: an error report is written only where no input can
 // be hit (the plan has passed its check, or passes it now).
 func publishFailureIfSafe(env Env, g gateFlags, plan *ioPlan, err error) {
-	if err != nil && exitCode(err) != ExitRegression && (plan.checked || plan.check() == nil) {
+	var oe *outputError
+	switch {
+	case errors.As(err, &oe):
+		// The verdict was published; only say what was not written.
+		if env.Getenv("GITHUB_ACTIONS") == "true" {
+			_ = report.Command(env.commandWriter(), "error", "latgate: output not written", annotationText(env.redact.Redact(err.Error())))
+		}
+	case err != nil && exitCode(err) != ExitRegression && (plan.checked || plan.check() == nil):
 		publishFailure(env, g, err)
 	}
 }
@@ -209,7 +233,7 @@ func publishFailure(env Env, g gateFlags, cause error) {
 	if env.Getenv("GITHUB_ACTIONS") != "true" {
 		return
 	}
-	_ = report.Command(env.commandWriter(), "error", failureTitle(cause), annotationText(msg))
+	_ = report.Command(env.commandWriter(), "error", failureTitle(cause), failureAnnotation(cause, msg))
 	if p := env.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
 		var buf bytes.Buffer
 		if report.MarkdownFailure(&buf, msg) == nil {
@@ -228,6 +252,17 @@ func failureTitle(err error) string {
 		return "latgate: measurement failed"
 	}
 	return "latgate: could not gate"
+}
+
+// failureAnnotation is the text of that annotation. A usage, config or
+// baseline problem is latgate's own words; a measurement failure quotes the
+// endpoint (an error body, a frame), which no annotation carries, so it
+// points to the reports that say why.
+func failureAnnotation(err error, msg string) string {
+	if exitCode(err) == ExitMeasurement {
+		return "the measurement failed, so nothing was gated (exit 3): why, in the endpoint's words too, is in the log, the job summary and the JUnit and Markdown reports"
+	}
+	return annotationText(msg)
 }
 
 // annotationText is msg as an annotation carries it: latgate's words only;

@@ -16,9 +16,12 @@ func TestFailedCheckStillReports(t *testing.T) {
 	ghOut := filepath.Join(dir, "github_output")
 	summary := filepath.Join(dir, "summary.md")
 	env := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_OUTPUT": ghOut, "GITHUB_STEP_SUMMARY": summary}
-	code, _, errs := run(t, env, "check", "--config", cfg, "--quiet", "--junit", junit, "--require-baseline")
+	code, out, errs := run(t, env, "check", "--config", cfg, "--quiet", "--junit", junit, "--require-baseline")
 	if code != ExitUsage {
 		t.Fatalf("exit %d, want 2 (no baseline, --require-baseline); stderr:\n%s", code, errs)
+	}
+	if !strings.Contains(out, "::error title=latgate%3A could not gate::") || !strings.Contains(out, "--require-baseline") {
+		t.Errorf("no ::error annotation saying why:\n%s", out)
 	}
 	for path, want := range map[string]string{
 		junit:   `no baseline here`,

@@ -52,7 +52,7 @@ func TestRunFlagsValidated(t *testing.T) {
 		// Bounded: a clear error, never Go's out-of-memory crash.
 		{[]string{"--requests", "99999999999"}, "--requests must be between 1 and 100000, got 99999999999"},
 		{[]string{"--warmup", "99999999999"}, "--warmup must be between 0 and 10000, got 99999999999"},
-		{[]string{"--requests", "99999999999999999999999"}, "flag -requests: value out of range"},
+		{[]string{"--requests", "99999999999999999999999"}, "flag --requests: value out of range"},
 	}
 	for _, tt := range tests {
 		code, out, errs := run(t, nil, append([]string{"measure", "--config", cfg}, tt.args...)...)

@@ -49,13 +49,14 @@ func (h historyFlags) validate() error {
 	return nil
 }
 
-// recordHistory appends a complete run to the history, when one is kept.
-// A failure to write it is a warning, not a verdict: the run's own outcome
-// stands, and the history file is left as it was.
-func recordHistory(ctx context.Context, env Env, cfg *config.Config, h historyFlags, f *results.File, command, verdict string) {
+// recordHistory appends a complete run to the history, when one is kept. A
+// failure to write it is returned: a nightly run that loses its record must
+// fail visibly (the caller publishes the verdict first, and says it); the
+// history file is left as it was.
+func recordHistory(ctx context.Context, env Env, cfg *config.Config, h historyFlags, f *results.File, command, verdict string) error {
 	path := h.path(cfg)
 	if path == "" || f == nil || f.Partial {
-		return
+		return nil
 	}
 	rec := history.FromResults(f, history.Meta{
 		At:       f.FinishedAt,
@@ -67,14 +68,14 @@ func recordHistory(ctx context.Context, env Env, cfg *config.Config, h historyFl
 	})
 	res, err := history.Append(path, rec, h.Keep)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "latgate: warning: the run was not added to the history: %v\n", err)
-		return
+		return fmt.Errorf("the run was not added to the history %s: %w", path, err)
 	}
 	msg := fmt.Sprintf("history: run added to %s (%d bytes; %s kept)", path, res.Bytes, plural(res.Records, "run", "runs"))
 	if res.Dropped > 0 {
 		msg += fmt.Sprintf("; %s dropped by --history-keep %d", plural(res.Dropped, "old line", "old lines"), h.Keep)
 	}
 	fmt.Fprintln(env.Stderr, msg)
+	return nil
 }
 
 func plural(n int, one, many string) string {

@@ -11,6 +11,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/latgate/latgate/internal/sanitize"
+	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/measure"
 	"github.com/latgate/latgate/pkg/report"
@@ -247,16 +248,22 @@ func runMeasure(ctx context.Context, env Env, opts measureOptions) error {
 	if err := report.Measure(env.Stdout, f); err != nil {
 		return err
 	}
+	var outErr error
 	if opts.Out != "" {
-		if err := results.Write(opts.Out, f); err != nil {
-			return usageErr(fmt.Errorf("writing results: %w", err))
+		if outErr = writeRecorded("--out", opts.Out, compare.Recorded{File: f}); outErr == nil {
+			fmt.Fprintf(env.Stderr, "results written to %s\n", opts.Out)
 		}
-		fmt.Fprintf(env.Stderr, "results written to %s\n", opts.Out)
 	}
-	if merr == nil {
-		recordHistory(ctx, env, cfg, opts.historyFlags, f, "measure", "")
+	if merr != nil {
+		if outErr != nil {
+			fmt.Fprintf(env.Stderr, "latgate: %v\n", outErr)
+		}
+		return merr
 	}
-	return merr
+	if err := outputErr("", false, outErr, recordHistory(ctx, env, cfg, opts.historyFlags, f, "measure", "")); err != nil {
+		return fmt.Errorf("%w (the measurement itself was complete)", err)
+	}
+	return nil
 }
 
 // withEndpointSaid adds to a budget error the first distinct messages of

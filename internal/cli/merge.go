@@ -108,7 +108,7 @@ func runMerge(env Env, opts mergeOptions) error {
 	}
 	if opts.Out != "" {
 		if err := results.Write(opts.Out, merged); err != nil {
-			return usageErr(fmt.Errorf("writing merged results: %w", err))
+			return outputErr("", false, couldNotWrite("--out", opts.Out, err))
 		}
 	} else if err := results.Encode(env.Stdout, merged); err != nil {
 		return usageErr(fmt.Errorf("writing merged results: %w", err))

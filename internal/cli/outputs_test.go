@@ -1,7 +1,13 @@
 package cli
 
 import (
+	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+
+	"github.com/latgate/latgate/pkg/sim"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -65,11 +71,107 @@ func TestMeasurementFailureAnnotated(t *testing.T) {
 	if code != ExitMeasurement {
 		t.Fatalf("exit %d, want 3\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	want := regexp.MustCompile(`(?m)^::error title=latgate%3A measurement failed::.*gave up after 1 of 3 requests: the error budget can no longer be met`)
+	want := regexp.MustCompile(`(?m)^::error title=latgate%3A measurement failed::the measurement failed, so nothing was gated \(exit 3\)`)
 	if !want.MatchString(stdout) {
 		t.Errorf("no ::error annotation of the measurement failure on stdout:\n%s", stdout)
 	}
 	if data, _ := os.ReadFile(output); string(data) != "verdict=error\n" {
 		t.Errorf("step output %q, want verdict=error", data)
+	}
+}
+
+// breakingEndpoint serves the simulator profile spec; once armed, its next
+// request (latgate has checked by then that every output can be written)
+// replaces the directory broken by a file, so that every later write into
+// it fails, as on a disk that filled up or went away during the run.
+func breakingEndpoint(t *testing.T, spec, broken string) (url string, arm func()) {
+	t.Helper()
+	p, err := sim.ParseSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sim.New(p)
+	var armed atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if armed.CompareAndSwap(true, false) {
+			if err := os.RemoveAll(broken); err != nil {
+				t.Error(err)
+			}
+			if err := os.WriteFile(broken, []byte("not a directory any more\n"), 0o644); err != nil {
+				t.Error(err)
+			}
+		}
+		s.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { srv.Close(); s.Close() })
+	return srv.URL + "/v1", func() { armed.Store(true) }
+}
+
+// TestOutputFailureAfterTheVerdict (#16, "disk full while writing results
+// after a complete measurement exits 2 and $GITHUB_OUTPUT gets no verdict";
+// "a failed history append only warns and exits 0"): when an output cannot
+// be written after the gate decided, the verdict is still published to
+// every output that works (stdout, JUnit, $GITHUB_OUTPUT), the exit code is
+// not a usage problem (3, or 1 for a regression), and the message says what
+// was not written and the verdict.
+func TestOutputFailureAfterTheVerdict(t *testing.T) {
+	dir := t.TempDir()
+	broken := filepath.Join(dir, "broken")
+	same, armSame := breakingEndpoint(t, "fast", broken)
+	slow, armSlow := breakingEndpoint(t, "fast?ttft=300ms", broken)
+	// One check the simulator decides at once: ok against itself, regressed
+	// against a TTFT 100 times slower.
+	cfg := writeConfig(t, dir, fmt.Sprintf(`targets: [{name: t, base_url: %q, model: sim, max_tokens: 8}]
+prompts: [{id: p, messages: [{role: user, content: hi}]}]
+run: {requests: 10, max_requests: 10, bless_requests: 10, warmup: 0, concurrency: 2}
+gate:
+  checks: [{metric: ttft, stat: p50, tolerance: 20%%, floor: 50ms}]
+`, same))
+	if code, stdout, stderr := run(t, nil, "bless", "--config", cfg, "--quiet"); code != ExitPass {
+		t.Fatalf("bless: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	results, history := filepath.Join(broken, "results.json"), filepath.Join(broken, "history.jsonl")
+	tests := []struct {
+		name     string
+		arm      func()
+		args     []string
+		code     int
+		verdict  string
+		unwitten string
+	}{
+		{"results not written", armSame, []string{"--out", results}, ExitMeasurement, "ok", "could not write --out " + results},
+		{"history not appended", armSame, []string{"--history", history}, ExitMeasurement, "ok", "the run was not added to the history " + history},
+		{"a regression stays a regression", armSlow, []string{"--base-url", slow, "--out", results}, ExitRegression, "regressed", "could not write --out " + results},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			os.RemoveAll(broken)
+			if err := os.Mkdir(broken, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			out := t.TempDir()
+			junit, output := filepath.Join(out, "junit.xml"), filepath.Join(out, "output.txt")
+			env := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_OUTPUT": output}
+			tt.arm()
+			code, stdout, stderr := run(t, env, append([]string{"check", "--config", cfg, "--quiet", "--junit", junit}, tt.args...)...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout, stderr)
+			}
+			if fi, err := os.Stat(broken); err != nil || fi.IsDir() {
+				t.Fatalf("the endpoint did not break %s (%v): the test tests nothing", broken, err)
+			}
+			if data, _ := os.ReadFile(output); string(data) != "verdict="+tt.verdict+"\n" {
+				t.Errorf("step output %q, want verdict=%s", data, tt.verdict)
+			}
+			if data, err := os.ReadFile(junit); err != nil || strings.Contains(string(data), "latgate.error") {
+				t.Errorf("the JUnit report is not the verdict's (%v):\n%s", err, data)
+			}
+			if !strings.Contains(stderr, tt.unwitten) || !strings.Contains(stderr, "the verdict was "+tt.verdict) {
+				t.Errorf("stderr does not say %q and the verdict %q:\n%s", tt.unwitten, tt.verdict, stderr)
+			}
+			if !regexp.MustCompile(`(?m)^::error title=latgate%3A output not written::.*the verdict was ` + tt.verdict).MatchString(stdout) {
+				t.Errorf("no ::error annotation of the output not written:\n%s", stdout)
+			}
+		})
 	}
 }

@@ -60,34 +60,24 @@ func limitsOnlyNotice(basePath, resultsPath, configPath string) string {
 // were asked for: stdout, the JUnit and Markdown files, and inside GitHub
 // Actions a ::warning, the job summary and verdict=no-baseline.
 func publishNoBaseline(env Env, g gateFlags, notice string) error {
-	fmt.Fprintf(env.Stdout, "\nwarning: %s\n", notice)
-	if err := writeReport(env, g.Junit, func(w io.Writer) error { return report.JUnitNotice(w, notice) }); err != nil {
-		return err
-	}
-	if err := writeReport(env, g.Markdown, func(w io.Writer) error { return report.MarkdownNotice(w, notice) }); err != nil {
-		return err
+	_, err := fmt.Fprintf(env.Stdout, "\nwarning: %s\n", notice)
+	errs := []error{err,
+		writeReport(env, "--junit", g.Junit, func(w io.Writer) error { return report.JUnitNotice(w, notice) }),
+		writeReport(env, "--markdown", g.Markdown, func(w io.Writer) error { return report.MarkdownNotice(w, notice) }),
 	}
 	if env.Getenv("GITHUB_ACTIONS") != "true" {
-		return nil
+		return errors.Join(errs...)
 	}
 	// A workflow command, so through the one writer allowed to emit them.
-	if err := report.Command(env.commandWriter(), "warning", "latgate: no baseline", notice); err != nil {
-		return err
+	errs = append(errs, report.Command(env.commandWriter(), "warning", "latgate: no baseline", notice))
+	var buf bytes.Buffer
+	if err := report.MarkdownNotice(&buf, notice); err != nil {
+		errs = append(errs, err)
+	} else {
+		errs = append(errs, appendGitHub(env, "GITHUB_STEP_SUMMARY", []byte(env.redact.Redact(buf.String()))))
 	}
-	if p := env.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
-		var buf bytes.Buffer
-		if report.MarkdownNotice(&buf, notice) == nil {
-			if err := appendFile(p, []byte(env.redact.Redact(buf.String()))); err != nil {
-				fmt.Fprintf(env.Stderr, "latgate: warning: could not write the job summary: %v\n", err)
-			}
-		}
-	}
-	if p := env.Getenv("GITHUB_OUTPUT"); p != "" {
-		if err := appendFile(p, []byte("verdict="+noBaselineVerdict+"\n")); err != nil {
-			fmt.Fprintf(env.Stderr, "latgate: warning: could not write the step output: %v\n", err)
-		}
-	}
-	return nil
+	errs = append(errs, appendGitHub(env, "GITHUB_OUTPUT", []byte("verdict="+noBaselineVerdict+"\n")))
+	return errors.Join(errs...)
 }
 
 // errNoBaseline reports whether err is a baseline file that does not exist.

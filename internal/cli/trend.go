@@ -130,39 +130,30 @@ func runTrend(env Env, opts trendOptions) error {
 			warnings = append(warnings, trend.Staleness(bp, recordProvenance(hist.Records[n-1]), cfg.Gate.MaxBaselineAge, opts.Now)...)
 		}
 	}
-	if err := report.TrendText(env.Stdout, rep, warnings, ropts); err != nil {
-		return err
-	}
-	if err := writeReport(env, opts.Junit, func(w io.Writer) error { return report.TrendJUnit(w, rep, warnings, ropts) }); err != nil {
-		return err
-	}
-	if err := writeReport(env, opts.Markdown, func(w io.Writer) error { return report.TrendMarkdown(w, rep, warnings, ropts) }); err != nil {
-		return err
+	errs := []error{
+		report.TrendText(env.Stdout, rep, warnings, ropts),
+		writeReport(env, "--junit", opts.Junit, func(w io.Writer) error { return report.TrendJUnit(w, rep, warnings, ropts) }),
+		writeReport(env, "--markdown", opts.Markdown, func(w io.Writer) error { return report.TrendMarkdown(w, rep, warnings, ropts) }),
 	}
 	if env.Getenv("GITHUB_ACTIONS") == "true" {
-		if err := report.TrendAnnotations(env.commandWriter(), rep, warnings); err != nil {
-			return err
+		errs = append(errs, report.TrendAnnotations(env.commandWriter(), rep, warnings))
+		var buf bytes.Buffer
+		if err := report.TrendMarkdown(&buf, rep, warnings, ropts); err != nil {
+			errs = append(errs, err)
+		} else {
+			errs = append(errs, appendGitHub(env, "GITHUB_STEP_SUMMARY", []byte(env.redact.Redact(buf.String()))))
 		}
-		if p := env.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
-			var buf bytes.Buffer
-			if err := report.TrendMarkdown(&buf, rep, warnings, ropts); err != nil {
-				return err
-			}
-			if err := appendFile(p, []byte(env.redact.Redact(buf.String()))); err != nil {
-				fmt.Fprintf(env.Stderr, "latgate: warning: could not write the job summary: %v\n", err)
-			}
+		out := "verdict=" + string(rep.Verdict) + "\n"
+		if key, title, ok := issueKey(rep, base); ok {
+			out += "issue-key=" + key + "\nissue-title=" + title + "\n"
 		}
-		if p := env.Getenv("GITHUB_OUTPUT"); p != "" {
-			out := "verdict=" + string(rep.Verdict) + "\n"
-			if key, title, ok := issueKey(rep, base); ok {
-				out += "issue-key=" + key + "\nissue-title=" + title + "\n"
-			}
-			if err := appendFile(p, []byte(out)); err != nil {
-				fmt.Fprintf(env.Stderr, "latgate: warning: could not write the step output: %v\n", err)
-			}
-		}
+		errs = append(errs, appendGitHub(env, "GITHUB_OUTPUT", []byte(out)))
 	}
-	if rep.Verdict == trend.Regressed {
+	regressed := rep.Verdict == trend.Regressed
+	if err := outputErr(string(rep.Verdict), regressed, errs...); err != nil {
+		return err
+	}
+	if regressed {
 		return errRegression
 	}
 	return nil
