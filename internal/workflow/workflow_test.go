@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -118,5 +119,61 @@ func TestExampleShape(t *testing.T) {
 	}
 	if n := bytes.Count(Example(), []byte("secrets.")); n != inEnv || n < len(wantJobs) {
 		t.Errorf("secrets. appears %d times, %d of them in steps' env:; want all of them there (at least one per job)", n, inEnv)
+	}
+}
+
+// pinned is a uses: that names a commit: OWNER/REPO[/PATH]@<40 hex> # vX.Y.Z.
+var pinned = regexp.MustCompile(`^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_./-]+)?)@([0-9a-f]{40}) # (v\d+\.\d+\.\d+)$`)
+
+// usesLine finds the uses: lines of a workflow or action file, with their
+// trailing comment (YAML decoding drops comments).
+var usesLine = regexp.MustCompile(`(?m)^\s*(?:- )?uses:\s*(.*?)\s*$`)
+
+// TestActionsPinned holds #16 item 9: every action the written workflow,
+// action.yml and this repository's own workflows use is pinned to a full
+// commit SHA, with its version in a comment, so a moved tag of a third-party
+// action (some run with checks, pull-requests or contents write) cannot run
+// other code. A local action (./) is part of the checkout, and
+// latgate/latgate@v1 is this repository's own action: its moving major tag
+// is how users get fixes, and the release binary it runs is verified against
+// the release's SHA256SUMS. The same action is pinned to the same commit
+// everywhere.
+func TestActionsPinned(t *testing.T) {
+	files := map[string][]byte{"latgate init's workflow": Example()}
+	for _, p := range []string{"action.yml", ".github/workflows/ci.yml", ".github/workflows/release.yml"} {
+		data, err := os.ReadFile(filepath.Join(root(), filepath.FromSlash(p)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[p] = data
+	}
+	seen := map[string]string{} // action → SHA # version
+	n := 0
+	for name, data := range files {
+		for _, m := range usesLine.FindAllStringSubmatch(string(data), -1) {
+			uses := m[1]
+			if strings.HasPrefix(uses, "./") || uses == "latgate/latgate@v1" {
+				continue
+			}
+			n++
+			p := pinned.FindStringSubmatch(uses)
+			if p == nil {
+				t.Errorf("%s: uses: %s is not pinned to a full commit SHA with its version in a comment (OWNER/REPO@<40 hex> # vX.Y.Z)", name, uses)
+				continue
+			}
+			if prev, ok := seen[p[1]]; ok && prev != p[2]+" "+p[3] {
+				t.Errorf("%s: %s is pinned to %s here and %s elsewhere", name, p[1], p[2]+" "+p[3], prev)
+			}
+			seen[p[1]] = p[2] + " " + p[3]
+		}
+	}
+	if n < 8 {
+		t.Errorf("found %d third-party uses:, fewer than the files hold; is the pattern right?", n)
+	}
+	// The test itself: a tag, a short SHA and a SHA without its version fail.
+	for _, bad := range []string{"actions/checkout@v6", "actions/checkout@d23441a", "actions/checkout@d23441a48e516b6c34aea4fa41551a30e30af803"} {
+		if pinned.MatchString(bad) {
+			t.Errorf("%q counts as pinned", bad)
+		}
 	}
 }
