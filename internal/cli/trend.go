@@ -16,6 +16,7 @@ import (
 	"github.com/latgate/latgate/pkg/history"
 	"github.com/latgate/latgate/pkg/report"
 	"github.com/latgate/latgate/pkg/results"
+	"github.com/latgate/latgate/pkg/stats"
 	"github.com/latgate/latgate/pkg/trend"
 )
 
@@ -276,15 +277,21 @@ func trendSpec(cfg *config.Config, base *baseline.File) trend.Spec {
 				if results.HigherIsBetter(c.Metric) {
 					continue // trend's change points read larger as worse: a rate (tokens_per_s) is not trended yet
 				}
+				stat, err := stats.ParseStat(c.Stat)
+				if err != nil {
+					continue // config.Load refuses such a check
+				}
 				tol := compare.Resolvable(c.Metric, cfg.Gate.ToleranceFor(p.ID, c)) // the gate's floor: at least the timing resolution
 				ss := trend.SeriesSpec{
 					Target: t.Name, Region: t.Region, Prompt: p.ID, PromptHash: p.Hash,
-					Metric: c.Metric, Stat: c.Stat,
+					Metric: c.Metric, Stat: stat,
 					Tolerance: tol.Rel, FloorMS: float64(tol.Floor) / float64(time.Millisecond),
 				}
 				if bp != nil {
-					if s := bp.Metrics.Get(c.Metric); s != nil && s.N > 0 {
-						ss.Baseline = summaryStat(s, c.Stat)
+					// The baseline's value as a history record computes it:
+					// from its samples, for every statistic (p90 included).
+					if st, ok := history.Summarize(bp.Samples, c.Metric); ok {
+						ss.Baseline, _ = st.Get(stat)
 					}
 				}
 				spec.Series = append(spec.Series, ss)
@@ -292,10 +299,6 @@ func trendSpec(cfg *config.Config, base *baseline.File) trend.Spec {
 		}
 	}
 	return spec
-}
-
-func summaryStat(s *results.Summary, stat string) float64 {
-	return history.Stats{N: s.N, P50: s.P50, P95: s.P95, P99: s.P99, Mean: s.Mean}.Stat(stat)
 }
 
 func baseProvenance(b *baseline.File) trend.Provenance {

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -112,7 +113,7 @@ func nightlyHistory(t *testing.T, cfgPath, path string, nights int, scale func(n
 			Schema: history.Schema, At: start.AddDate(0, 0, k), Commit: "commit" + string(rune('a'+k%26)), Command: "check",
 			Runner: history.Runner{OS: "Linux", Arch: "X64"}, Version: Version,
 			Targets: []history.Target{{Name: "sim", Model: "sim", ReturnedModels: []string{"sim"}, Prompts: []history.Prompt{{
-				ID: "greeting", Hash: cfg.Prompts[0].Hash, Metrics: map[string]history.Stats{"ttft": {N: 60, P50: v, P95: 1.5 * v}},
+				ID: "greeting", Hash: cfg.Prompts[0].Hash, Metrics: map[string]history.Stats{"ttft": history.MakeStats(60, map[string]float64{"p50": v, "p95": 1.5 * v})},
 			}}}},
 		}
 		if _, err := history.Append(path, r, 0); err != nil {
@@ -407,6 +408,117 @@ func TestTrendRedactsReports(t *testing.T) {
 	for _, p := range []string{junit, md, summary} {
 		if s := readText(t, p); strings.Contains(s, key) {
 			t.Errorf("%s holds the API key", filepath.Base(p))
+		}
+	}
+}
+
+// TestTrendImpossibleValuesSkipped: three records of p50 = 1e-300 ms (an
+// edit of the history branch) appended after a 3x regression are reported
+// with their lines and skipped, so trend still fails (#16 item 6: they
+// turned exit 1 into 0); tune does not learn from them either.
+func TestTrendImpossibleValuesSkipped(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, trendConfig)
+	writeTrendBaseline(t, dir, cfg)
+	ageBaseline(t, filepath.Join(dir, "latgate.baseline.json"), 40)
+	hpath := filepath.Join(dir, "latgate.history.jsonl")
+	nightlyHistory(t, cfg, hpath, 24, func(k int) float64 {
+		if k >= 15 {
+			return 3
+		}
+		return 1
+	})
+	h, err := history.Read(hpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := h.Records[len(h.Records)-1]
+	f, err := os.OpenFile(hpath, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 3; i++ {
+		r := last
+		r.At = last.At.Add(time.Duration(i) * time.Hour)
+		r.Targets = []history.Target{{Name: "sim", Model: "sim", Prompts: []history.Prompt{{ID: "greeting", Hash: last.Targets[0].Prompts[0].Hash,
+			Metrics: map[string]history.Stats{"ttft": history.MakeStats(60, map[string]float64{"p50": 1e-300, "p95": 1e-300})}}}}}
+		line, err := history.Encode(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write(line)
+	}
+	f.Close()
+	code, out, errs := run(t, nil, "trend", "--config", cfg)
+	if code != ExitRegression {
+		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	for _, want := range []string{"line 25: impossible value:", "targets[0].prompts[0].m.ttft.p50: 1e-300 is below the microsecond", "line 27:", "REGRESSED"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, errs = run(t, nil, "tune", "--config", cfg)
+	if code != ExitPass || !strings.Contains(errs, "line 26: impossible value") || !strings.Contains(out, "ttft") {
+		t.Errorf("tune: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+}
+
+// defaultGateConfig has no gate section: the default checks (ttft p50 and
+// p90, itl p50 and p95) apply.
+const defaultGateConfig = `baseline: latgate.baseline.json
+history: latgate.history.jsonl
+targets:
+  - name: sim
+    base_url: "sim:default?ttft=40ms&itl=8ms" # gaps well above the timer step: no 0 ms ITL under load
+    model: sim
+    max_tokens: 8
+prompts:
+  - id: greeting
+    messages:
+      - {role: user, content: "Say hello in five words."}
+run:
+  requests: 12
+  warmup: 0
+  concurrency: 3
+`
+
+// TestDefaultChecksTrended: after 8 nightly runs of the real check
+// --history on the simulator, trend follows every default check — ttft p90
+// included, which records did not keep (#17: "ttft p90 0 – no baseline …
+// insufficient" for every prompt) — against the baseline's value, and tune
+// proposes every configured check.
+func TestDefaultChecksTrended(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures")
+	}
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, defaultGateConfig)
+	if code, out, errs := run(t, nil, "bless", "--config", cfg, "--quiet"); code != ExitPass {
+		t.Fatalf("bless exit %d\n%s\n%s", code, out, errs)
+	}
+	for night := 1; night <= 8; night++ {
+		if code, out, errs := run(t, nil, "check", "--config", cfg, "--quiet"); code != ExitPass && code != ExitRegression {
+			t.Fatalf("night %d: check exit %d\n%s\n%s", night, code, out, errs)
+		}
+	}
+	_, out, errs := run(t, nil, "trend", "--config", cfg)
+	for _, check := range []string{"ttft p50", "ttft p90", "itl p50", "itl p95"} {
+		re := regexp.MustCompile(`(?m)^sim +greeting +` + check + ` +8 +[0-9.]+ ms +[-+][0-9.]+% \[`)
+		if !re.MatchString(out) {
+			t.Errorf("trend does not follow %s over 8 runs against the baseline:\n%s\n%s", check, out, errs)
+		}
+	}
+	if strings.Contains(out, "insufficient") {
+		t.Errorf("a series has too few runs:\n%s", out)
+	}
+	code, out, errs := run(t, nil, "tune", "--config", cfg)
+	if code != ExitPass {
+		t.Fatalf("tune exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, check := range []string{"{metric: ttft, stat: p50,", "{metric: ttft, stat: p90,", "{metric: itl, stat: p50,", "{metric: itl, stat: p95,"} {
+		if !strings.Contains(out, check) {
+			t.Errorf("tune proposes nothing for %s:\n%s", check, out)
 		}
 	}
 }

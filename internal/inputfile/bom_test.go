@@ -54,7 +54,7 @@ func TestEveryInputAcceptsABOM(t *testing.T) {
 	}
 	plain := filepath.Join(dir, "plain.jsonl")
 	rec := history.Record{Schema: history.Schema, At: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Command: "check",
-		Targets: []history.Target{{Name: "a", Prompts: []history.Prompt{{ID: "q", Metrics: map[string]history.Stats{"ttft": {N: 5, P50: 10, P95: 20}}}}}}}
+		Targets: []history.Target{{Name: "a", Prompts: []history.Prompt{{ID: "q", Metrics: map[string]history.Stats{"ttft": history.MakeStats(5, map[string]float64{"p50": 10, "p95": 20})}}}}}}
 	if _, err := history.Append(plain, rec, 0); err != nil {
 		t.Fatal(err)
 	}

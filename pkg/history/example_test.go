@@ -6,12 +6,13 @@ import (
 
 	"github.com/latgate/latgate/pkg/history"
 	"github.com/latgate/latgate/pkg/results"
+	"github.com/latgate/latgate/pkg/stats"
 )
 
 // A run becomes one compact JSON line of summaries (never the raw samples);
 // Parse reads a history back, naming each malformed line and skipping it.
 func ExampleParse() {
-	samples := []results.Sample{{TTFT: 400}, {TTFT: 420}, {TTFT: 410}}
+	samples := []results.Sample{{TTFT: 400, Total: 900}, {TTFT: 420, Total: 950}, {TTFT: 410, Total: 930}}
 	f := &results.File{Schema: results.Schema, Version: "v1.0.0", Run: results.Run{Requests: 3},
 		Targets: []results.Target{{Name: "api", Model: "m", Requests: 3,
 			Prompts: []results.Prompt{{ID: "greeting", Requests: 3, Samples: samples, Metrics: results.MetricsOf(samples)}}}}}
@@ -29,9 +30,14 @@ func ExampleParse() {
 		fmt.Println(p)
 	}
 	_, pr := h.Records[1].Find("api", "", "greeting")
-	fmt.Println("ttft p50:", pr.Metrics[results.TTFT].Stat("p50"), "ms")
+	fmt.Println("ttft p50:", p50(pr.Metrics[results.TTFT]), "ms")
 	// Output:
 	// 2 records
 	// line 2: not a JSON object (invalid character 'n' looking for beginning of object key string); skipped: fix or delete the line
 	// ttft p50: 410 ms
+}
+
+func p50(st history.Stats) float64 {
+	v, _ := st.Get(stats.Stat{P: 0.5})
+	return v
 }

@@ -156,6 +156,9 @@ func decodeLine(line []byte) (Record, error) {
 	case r.At.IsZero():
 		return Record{}, errors.New(`record has no "at" time; skipped`)
 	}
+	if err := r.validate(); err != nil {
+		return Record{}, fmt.Errorf("impossible value: %s; skipped: fix or delete the line", clipErr(err))
+	}
 	r.clean()
 	return r, nil
 }

@@ -54,30 +54,6 @@ type Prompt struct {
 	Metrics map[string]Stats `json:"m"`
 }
 
-// Stats is one metric's summary in a run, milliseconds.
-type Stats struct {
-	N    int     `json:"n"`
-	P50  float64 `json:"p50"`
-	P95  float64 `json:"p95"`
-	P99  float64 `json:"p99"`
-	Mean float64 `json:"mean"`
-}
-
-// Stat returns the named statistic (p50, p95, p99 or mean), NaN for another name.
-func (s Stats) Stat(name string) float64 {
-	switch name {
-	case "p50":
-		return s.P50
-	case "p95":
-		return s.P95
-	case "p99":
-		return s.P99
-	case "mean":
-		return s.Mean
-	}
-	return math.NaN()
-}
-
 // Meta is what a record holds besides the results: where and when.
 type Meta struct {
 	At      time.Time
@@ -91,8 +67,10 @@ type Meta struct {
 	Sanitize func(string) string
 }
 
-// FromResults makes the record of a finished run. Only duration metrics
-// are kept; samples and failure messages never are.
+// FromResults makes the record of a finished run: per target × prompt,
+// every metric a gate can check (results.GatedMetrics) with every statistic
+// a gate can check (Recorded), computed from the run's samples as the gate
+// computes them. Samples and failure messages are never kept.
 func FromResults(f *results.File, m Meta) Record {
 	san := func(s string) string {
 		if m.Sanitize != nil {
@@ -129,12 +107,12 @@ func FromResults(f *results.File, m Meta) Record {
 		}
 		for _, p := range t.Prompts {
 			hp := Prompt{ID: p.ID, Hash: p.Hash, Metrics: make(map[string]Stats)}
-			for _, name := range results.DurationMetrics() {
-				s := p.Metrics.Get(name)
-				if s == nil || s.N == 0 {
-					continue
+			for _, name := range results.GatedMetrics() {
+				if st, ok := Summarize(p.Samples, name); ok {
+					hp.Metrics[name] = st
+				} else if s := p.Metrics.Get(name); len(p.Samples) == 0 && s != nil && s.N > 0 {
+					hp.Metrics[name] = fromSummary(s) // a results file without samples
 				}
-				hp.Metrics[name] = Stats{N: s.N, P50: round(s.P50), P95: round(s.P95), P99: round(s.P99), Mean: round(s.Mean)}
 			}
 			ht.Prompts = append(ht.Prompts, hp)
 		}
@@ -143,7 +121,8 @@ func FromResults(f *results.File, m Meta) Record {
 	return r
 }
 
-// round keeps microseconds: finer digits are clock noise and bytes.
+// round keeps microseconds (and rates to 0.001/s): finer digits are clock
+// noise and bytes.
 func round(ms float64) float64 { return math.Round(ms*1000) / 1000 }
 
 // maxText bounds every stored text, in runes.

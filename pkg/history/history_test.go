@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/latgate/latgate/internal/inputfile"
 
 	"github.com/latgate/latgate/pkg/results"
+	"github.com/latgate/latgate/pkg/stats"
 )
 
 // runFile makes a results file of one target with n prompts of 60 requests,
@@ -84,8 +86,55 @@ func TestAppendRead(t *testing.T) {
 	if p.Metrics["ttft"].N != 60 || p.Metrics["itl"].N != 60*23 {
 		t.Errorf("n: ttft %d itl %d", p.Metrics["ttft"].N, p.Metrics["itl"].N)
 	}
-	if _, ok := p.Metrics["tokens_per_s"]; ok {
-		t.Error("tokens_per_s is a rate, not kept")
+	if _, ok := p.Metrics["tokens_per_s"]; !ok {
+		t.Error("tokens_per_s is gateable: the history keeps it")
+	}
+}
+
+// TestRecordsEveryGateableStatistic: a record keeps every metric and every
+// statistic a gate can check (#17: the default gate checks ttft p90, which
+// records did not keep, so trend never followed it), computed from the
+// samples as the gate computes them, and reads them back; a record written
+// before p90 was kept reads as "no p90", not as zero.
+func TestRecordsEveryGateableStatistic(t *testing.T) {
+	f := runFile(rand.New(rand.NewPCG(8, 8)), 1, 1)
+	rec := FromResults(f, meta(time.Unix(1e9, 0)))
+	line, err := Encode(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := Parse(line)
+	if len(back.Records) != 1 {
+		t.Fatalf("problems: %v", back.Problems)
+	}
+	got := back.Records[0].Targets[0].Prompts[0]
+	for _, metric := range results.GatedMetrics() {
+		vals := results.Values(f.Targets[0].Prompts[0].Samples, metric)
+		slices.Sort(vals)
+		st, ok := got.Metrics[metric]
+		if !ok || st.N != len(vals) {
+			t.Errorf("%s: kept %v (n %d), want n %d", metric, ok, st.N, len(vals))
+			continue
+		}
+		for _, name := range stats.Named() {
+			s, _ := stats.ParseStat(name)
+			v, ok := st.Get(s)
+			if want := math.Round(s.Of(vals)*1000) / 1000; !ok || v != want {
+				t.Errorf("%s %s = %v (%v), want %v", metric, name, v, ok, want)
+			}
+		}
+	}
+	old := `{"schema":"latgate.history/v1","at":"2026-01-01T00:00:00Z","targets":[{"name":"t","prompts":[{"id":"p","m":{"ttft":{"n":60,"p50":100,"p95":150,"p99":170,"mean":110}}}]}]}`
+	h := Parse([]byte(old))
+	if len(h.Records) != 1 {
+		t.Fatalf("an old record: %v", h.Problems)
+	}
+	st := h.Records[0].Targets[0].Prompts[0].Metrics["ttft"]
+	if v, ok := st.Get(stats.Stat{P: 0.9}); ok {
+		t.Errorf("an old record's p90 = %v; want no data", v)
+	}
+	if v, ok := st.Get(stats.Stat{P: 0.95}); !ok || v != 150 {
+		t.Errorf("an old record's p95 = %v, %v", v, ok)
 	}
 }
 
@@ -336,7 +385,7 @@ func TestGrowthPerRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("history growth per run: %d bytes for 1 target × %d prompts × 7 metrics (60 requests each)", len(line), prompts)
+		t.Logf("history growth per run: %d bytes for 1 target × %d prompts × %d metrics (60 requests each)", len(line), prompts, len(results.GatedMetrics()))
 		if prompts == 10 && len(line) > 8<<10 {
 			t.Errorf("a 10-prompt run adds %d bytes, over 8 KB", len(line))
 		}
@@ -363,5 +412,43 @@ func TestReadFIFO(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Read blocks on a FIFO")
+	}
+}
+
+// TestImpossibleValuesSkipped: a record holding a value no run can have
+// measured is reported with its line and the field, and skipped, never used
+// (#16 item 6: three records of p50 = 1e-300 ms after a 3x regression
+// turned trend's exit 1 into 0; negative and zero values passed trend and
+// tune). A 0 ms ITL (two tokens in one read) is a real measurement.
+func TestImpossibleValuesSkipped(t *testing.T) {
+	rec := func(m string) string {
+		return `{"schema":"latgate.history/v1","at":"2026-01-01T00:00:00Z","requests":60,"targets":[{"name":"t","requests":60,"prompts":[{"id":"p","m":{` + m + `}}]}]}`
+	}
+	tests := []struct {
+		name, metrics, want string // want: "" for a good record
+	}{
+		{"good", `"ttft":{"n":60,"p50":100,"p90":140,"p95":150,"p99":170,"mean":110}`, ""},
+		{"itl of 0 ms", `"itl":{"n":600,"p50":0,"p95":4}`, ""},
+		{"tiny", `"ttft":{"n":60,"p50":1e-300}`, "targets[0].prompts[0].m.ttft.p50: 1e-300 is below the microsecond"},
+		{"negative", `"ttft":{"n":60,"p50":-5}`, "m.ttft.p50: -5 is not a value a run measures"},
+		{"zero ttft", `"ttft":{"n":60,"p50":0}`, "m.ttft.p50: 0 ms cannot be: ttft is positive"},
+		{"absurd", `"total":{"n":60,"p50":1e308}`, "m.total.p50: 1e+308 ms is absurd"},
+		{"no values", `"ttft":{"n":0,"p50":100}`, "m.ttft.n: 0 is out of range"},
+		{"quantiles out of order", `"itl":{"n":600,"p50":5,"p95":4}`, "m.itl.p95: 4 is below p50 5"},
+		{"absurd rate", `"tokens_per_s":{"n":60,"p50":1e12}`, "tokens_per_s.p50: 1e+12 tokens/s is absurd"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := Parse([]byte("\n" + rec(tt.metrics) + "\n"))
+			if tt.want == "" {
+				if len(f.Records) != 1 || len(f.Problems) != 0 {
+					t.Errorf("a good record: %d records, problems %v", len(f.Records), f.Problems)
+				}
+				return
+			}
+			if len(f.Records) != 0 || len(f.Problems) != 1 || f.Problems[0].Line != 2 || !strings.Contains(f.Problems[0].What, tt.want) {
+				t.Errorf("%d records, problems %v; want line 2 skipped: %q", len(f.Records), f.Problems, tt.want)
+			}
+		})
 	}
 }

@@ -37,7 +37,7 @@ func (o TrendOptions) chart() int {
 }
 
 func seriesWhere(s trend.Series) string {
-	return results.Label(s.Target, s.Region) + "/" + s.Prompt + " " + s.Metric + " " + s.Stat
+	return results.Label(s.Target, s.Region) + "/" + s.Prompt + " " + s.Metric + " " + s.Stat.String()
 }
 
 // runDate is a run's date as reports show it.
@@ -135,7 +135,7 @@ func TrendText(w io.Writer, rep trend.Report, warnings []string, opts TrendOptio
 			if s.Verdict == trend.Regressed {
 				v = strings.ToUpper(v)
 			}
-			rows = append(rows, []string{t, s.Prompt, s.Metric + " " + s.Stat, strconv.Itoa(len(s.Points)), newest, driftText(s.Drift), last, v})
+			rows = append(rows, []string{t, s.Prompt, s.Metric + " " + s.Stat.String(), strconv.Itoa(len(s.Points)), newest, driftText(s.Drift), last, v})
 		}
 		alignRight(rows, 3)
 		alignRight(rows, 4)
@@ -342,7 +342,7 @@ func TrendAnnotations(w io.Writer, rep trend.Report, warnings []string) error {
 func TrendJUnit(w io.Writer, rep trend.Report, warnings []string, opts TrendOptions) error {
 	suite := junit.Testsuite{Name: "latgate.trend"}
 	for _, s := range rep.Series {
-		name := strings.Join([]string{results.Label(s.Target, s.Region), s.Prompt, s.Metric, s.Stat}, " ")
+		name := strings.Join([]string{results.Label(s.Target, s.Region), s.Prompt, s.Metric, s.Stat.String()}, " ")
 		tc := junit.Testcase{Name: name, Classname: suite.Name, Time: "0.000"}
 		switch s.Verdict {
 		case trend.Regressed:

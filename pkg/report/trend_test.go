@@ -13,6 +13,7 @@ import (
 
 	"github.com/latgate/latgate/internal/golden"
 	"github.com/latgate/latgate/pkg/history"
+	"github.com/latgate/latgate/pkg/stats"
 	"github.com/latgate/latgate/pkg/trend"
 )
 
@@ -37,13 +38,13 @@ func trendInput() ([]history.Record, trend.Spec) {
 				scale = 1.3
 			}
 			v := 120 * scale * math.Exp(0.04*rng.NormFloat64())
-			r.Targets[0].Prompts = append(r.Targets[0].Prompts, history.Prompt{ID: p, Metrics: map[string]history.Stats{"ttft": {N: 60, P50: v, P95: 1.5 * v}}})
+			r.Targets[0].Prompts = append(r.Targets[0].Prompts, history.Prompt{ID: p, Metrics: map[string]history.Stats{"ttft": history.MakeStats(60, map[string]float64{"p50": v, "p95": 1.5 * v})}})
 		}
 		recs = append(recs, r)
 	}
 	spec := trend.Spec{BlessedAt: t0.Add(-time.Hour)}
 	for _, p := range []string{"greeting", "summarize"} {
-		spec.Series = append(spec.Series, trend.SeriesSpec{Target: "primary", Prompt: p, Metric: "ttft", Stat: "p50", Tolerance: 0.15, FloorMS: 20, Baseline: 120})
+		spec.Series = append(spec.Series, trend.SeriesSpec{Target: "primary", Prompt: p, Metric: "ttft", Stat: stats.Stat{P: 0.5}, Tolerance: 0.15, FloorMS: 20, Baseline: 120})
 	}
 	return recs, spec
 }

@@ -21,7 +21,7 @@ func BenchmarkHistory1000(b *testing.B) {
 	var spec Spec
 	for p := range prompts {
 		for _, c := range exampleChecks {
-			spec.Series = append(spec.Series, SeriesSpec{Target: "sim", Prompt: fmt.Sprintf("prompt-%02d", p), Metric: c.metric, Stat: c.stat,
+			spec.Series = append(spec.Series, SeriesSpec{Target: "sim", Prompt: fmt.Sprintf("prompt-%02d", p), Metric: c.metric, Stat: mustStat(c.stat),
 				Tolerance: c.tol, FloorMS: c.floor, Baseline: 100})
 		}
 	}
@@ -32,7 +32,7 @@ func BenchmarkHistory1000(b *testing.B) {
 			for _, name := range []string{"ttfb", "ttft", "ttfct", "itl", "tpot", "total", "max_stall"} {
 				v := 100 * math.Exp(0.05*rng.NormFloat64())
 				us := func(x float64) float64 { return math.Round(x*1000) / 1000 } // as FromResults keeps them
-				m[name] = history.Stats{N: 60, P50: us(v), P95: us(1.5 * v), P99: us(1.8 * v), Mean: us(1.1 * v)}
+				m[name] = history.MakeStats(60, map[string]float64{"p50": us(v), "p90": us(1.4 * v), "p95": us(1.5 * v), "p99": us(1.8 * v), "mean": us(1.1 * v)})
 			}
 			r.Targets[0].Prompts = append(r.Targets[0].Prompts, history.Prompt{ID: fmt.Sprintf("prompt-%02d", p), Hash: "h", Metrics: m})
 		}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/latgate/latgate/pkg/history"
+	"github.com/latgate/latgate/pkg/stats"
 	"github.com/latgate/latgate/pkg/trend"
 )
 
@@ -24,10 +25,10 @@ func ExampleAnalyze() {
 		records = append(records, history.Record{
 			Schema: history.Schema, At: start.AddDate(0, 0, night), Commit: fmt.Sprintf("c%02d", night),
 			Targets: []history.Target{{Name: "api", Prompts: []history.Prompt{{ID: "greeting",
-				Metrics: map[string]history.Stats{"ttft": {N: 30, P50: v}}}}}},
+				Metrics: map[string]history.Stats{"ttft": history.MakeStats(30, map[string]float64{"p50": v})}}}}},
 		})
 	}
-	spec := trend.Spec{Series: []trend.SeriesSpec{{Target: "api", Prompt: "greeting", Metric: "ttft", Stat: "p50", Tolerance: 0.10, FloorMS: 20}}}
+	spec := trend.Spec{Series: []trend.SeriesSpec{{Target: "api", Prompt: "greeting", Metric: "ttft", Stat: stats.Stat{P: 0.5}, Tolerance: 0.10, FloorMS: 20}}}
 	rep := trend.Analyze(records, spec, trend.Options{})
 	s := rep.Series[0]
 	fmt.Println("verdict:", rep.Verdict)

@@ -8,6 +8,7 @@ import (
 	"github.com/latgate/latgate/pkg/history"
 	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/sim"
+	"github.com/latgate/latgate/pkg/stats"
 )
 
 // The nightly series of the calibration: the built-in simulator's default
@@ -63,7 +64,7 @@ func nightRun(scale float64, seed uint64) *results.File {
 			s.TPOT = (s.Total - s.TTFT) / float64(len(pl.Tokens)-1)
 			ss = append(ss, s)
 		}
-		t.Prompts = append(t.Prompts, results.Prompt{ID: id, Requests: nightRequests, Metrics: results.MetricsOf(ss)})
+		t.Prompts = append(t.Prompts, results.Prompt{ID: id, Requests: nightRequests, Metrics: results.MetricsOf(ss), Samples: ss})
 	}
 	t.Requests = nightRequests * len(examplePrompts)
 	return &results.File{Schema: results.Schema, Version: "test", ConfigHash: "cfg", Run: results.Run{Requests: nightRequests}, Targets: []results.Target{t}}
@@ -102,14 +103,23 @@ func specFor(bless history.Record) Spec {
 		_, p := bless.Find("sim", "", id)
 		for _, c := range exampleChecks {
 			spec.Series = append(spec.Series, SeriesSpec{
-				Target: "sim", Prompt: id, Metric: c.metric, Stat: c.stat,
-				Tolerance: c.tol, FloorMS: c.floor, Baseline: p.Metrics[c.metric].Stat(c.stat),
+				Target: "sim", Prompt: id, Metric: c.metric, Stat: mustStat(c.stat),
+				Tolerance: c.tol, FloorMS: c.floor, Baseline: get(p.Metrics[c.metric], c.stat),
 			})
 		}
 	}
 	return spec
 }
 
-func statOf(s *results.Summary, stat string) float64 {
-	return history.Stats{N: s.N, P50: s.P50, P95: s.P95, P99: s.P99, Mean: s.Mean}.Stat(stat)
+func mustStat(name string) stats.Stat {
+	s, err := stats.ParseStat(name)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+func get(st history.Stats, stat string) float64 {
+	v, _ := st.Get(mustStat(stat))
+	return v
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/history"
+	"github.com/latgate/latgate/pkg/stats"
 )
 
 // Defaults of Options.
@@ -75,8 +76,9 @@ type Spec struct {
 type SeriesSpec struct {
 	Target, Region, Prompt string
 	// PromptHash, when set, keeps only runs that measured this prompt text.
-	PromptHash   string
-	Metric, Stat string
+	PromptHash string
+	Metric     string
+	Stat       stats.Stat
 	// Tolerance is the check's relative tolerance, Floor its absolute floor (ms).
 	Tolerance, FloorMS float64
 	// Baseline is the baseline's value of the statistic (ms), 0 when none.
@@ -231,8 +233,8 @@ func analyse(records []history.Record, ss SeriesSpec, blessedAt time.Time, opts 
 		if !ok || st.N == 0 {
 			continue
 		}
-		v := st.Stat(ss.Stat)
-		if !(v > 0) || math.IsInf(v, 0) {
+		v, ok := st.Get(ss.Stat)
+		if !ok || !(v > 0) || math.IsInf(v, 0) {
 			continue
 		}
 		s.Points = append(s.Points, Point{Run: i, At: r.At, Commit: r.Commit, Value: v})
@@ -372,7 +374,7 @@ func zQuantile(conf float64) float64 { return math.Sqrt2 * math.Erfinv(conf) }
 
 func keyHash(s SeriesSpec) uint64 {
 	h := fnv.New64a()
-	for _, part := range []string{s.Target, s.Region, s.Prompt, s.Metric, s.Stat} {
+	for _, part := range []string{s.Target, s.Region, s.Prompt, s.Metric, s.Stat.String()} {
 		h.Write([]byte(part))
 		h.Write([]byte{0})
 	}

@@ -18,7 +18,7 @@ func recs(values ...float64) []history.Record {
 		out[i] = history.Record{
 			Schema: history.Schema, At: night0.AddDate(0, 0, i), Commit: commitOf(i + 1),
 			Targets: []history.Target{{Name: "t", Prompts: []history.Prompt{{ID: "p", Hash: "h1",
-				Metrics: map[string]history.Stats{"ttft": {N: 60, P50: v, P95: v * 1.5}}}}}},
+				Metrics: map[string]history.Stats{"ttft": history.MakeStats(60, map[string]float64{"p50": v, "p95": v * 1.5})}}}}},
 		}
 	}
 	return out
@@ -35,7 +35,7 @@ func noisy(seed uint64, n int, sigma float64, scale func(i int) float64) []float
 }
 
 func ttftSpec(baseline float64) SeriesSpec {
-	return SeriesSpec{Target: "t", Prompt: "p", PromptHash: "h1", Metric: "ttft", Stat: "p50", Tolerance: 0.15, FloorMS: 5, Baseline: baseline}
+	return SeriesSpec{Target: "t", Prompt: "p", PromptHash: "h1", Metric: "ttft", Stat: mustStat("p50"), Tolerance: 0.15, FloorMS: 5, Baseline: baseline}
 }
 
 func TestAnalyze(t *testing.T) {

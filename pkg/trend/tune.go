@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/latgate/latgate/pkg/history"
+	"github.com/latgate/latgate/pkg/stats"
 )
 
 // TuneOptions tune Tune. Zero values take the defaults.
@@ -125,10 +126,11 @@ func niceUp(ms float64) float64 {
 // CheckProposal is the proposal for one gated check across its prompts:
 // the check's tolerance and floor, and the prompts that need more (overrides).
 type CheckProposal struct {
-	Metric, Stat string
-	Proposal     Proposal // the typical prompt's (median noise)
-	Overrides    []Proposal
-	All          []Proposal
+	Metric    string
+	Stat      stats.Stat
+	Proposal  Proposal // the typical prompt's (median noise)
+	Overrides []Proposal
+	All       []Proposal
 }
 
 // ByCheck groups proposals by check, in first-seen order: the check takes
@@ -136,9 +138,13 @@ type CheckProposal struct {
 // larger tolerance or floor becomes an override.
 func (r TuneReport) ByCheck() []CheckProposal {
 	var out []CheckProposal
-	idx := map[[2]string]int{}
+	type key struct {
+		metric string
+		stat   stats.Stat
+	}
+	idx := map[key]int{}
 	for _, p := range r.Proposals {
-		k := [2]string{p.Metric, p.Stat}
+		k := key{p.Metric, p.Stat}
 		i, ok := idx[k]
 		if !ok {
 			i = len(out)

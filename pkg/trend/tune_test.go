@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/latgate/latgate/pkg/history"
 )
 
 // TestTuneCalibration learns tolerances from 30 simulated nights of an
@@ -29,7 +31,8 @@ func TestTuneCalibration(t *testing.T) {
 		out := map[string]float64{}
 		for _, p := range f.Targets[0].Prompts {
 			for _, c := range exampleChecks {
-				out[p.ID+" "+c.metric+" "+c.stat] = statOf(p.Metrics.Get(c.metric), c.stat)
+				st, _ := history.Summarize(p.Samples, c.metric)
+				out[p.ID+" "+c.metric+" "+c.stat] = get(st, c.stat)
 			}
 		}
 		return out
@@ -38,7 +41,7 @@ func TestTuneCalibration(t *testing.T) {
 	for i := range pairs {
 		base, cur := night(2*i), night(2*i+1)
 		for _, p := range rep.Proposals {
-			key := p.Prompt + " " + p.Metric + " " + p.Stat
+			key := p.Prompt + " " + p.Metric + " " + p.Stat.String()
 			lim := SeriesSpec{Tolerance: p.Tolerance, FloorMS: p.FloorMS}.Limit(base[key])
 			total++
 			if cur[key]/base[key] > lim {

@@ -596,7 +596,7 @@ func seedHistory(t *testing.T, ws string, nights, step int, factor float64) {
 			Schema: history.Schema, At: time.Now().UTC().Add(time.Duration(k) * time.Minute), Commit: fmt.Sprintf("c%03d", k), Command: "check",
 			Runner: history.Runner{OS: "Linux", Arch: "X64"},
 			Targets: []history.Target{{Name: "sim", Model: "sim", Prompts: []history.Prompt{{ID: "hello", Hash: cfg.Prompts[0].Hash,
-				Metrics: map[string]history.Stats{"ttft": {N: 60, P50: ttft.P50 * f, P95: ttft.P95 * f}}}}}},
+				Metrics: map[string]history.Stats{"ttft": history.MakeStats(60, map[string]float64{"p50": ttft.P50 * f, "p95": ttft.P95 * f})}}}}},
 		}
 		if _, err := history.Append(path, r, 0); err != nil {
 			t.Fatal(err)

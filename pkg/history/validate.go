@@ -1,0 +1,93 @@
+package history
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/latgate/latgate/pkg/results"
+)
+
+// MaxRate bounds a tokens_per_s statistic: no stream delivers a billion
+// tokens a second.
+const MaxRate = 1e9
+
+// validate checks a decoded record as data, the way results.ValidateData
+// checks a baseline: counts in range, every statistic finite, not negative,
+// not absurd, one a run can have produced (latgate stores microseconds, so
+// a positive duration under half a microsecond was never written by it),
+// positive where a stream makes it so (ttft, ttfct, total), and quantiles in
+// order (p50 ≤ p90 ≤ p95 ≤ p99). It returns the first problem, naming it by
+// its JSON path. A record that fails is skipped, never used: three records
+// of p50 = 1e-300 ms would otherwise read as a speed-up that hides a
+// regression.
+func (r *Record) validate() error {
+	if r.Requests < 0 || r.Requests > results.MaxRequests {
+		return fmt.Errorf("requests: %d is out of range (0 to %d)", r.Requests, results.MaxRequests)
+	}
+	for i, t := range r.Targets {
+		tp := "targets[" + strconv.Itoa(i) + "]"
+		if t.Requests < 0 || t.Errors < 0 || t.Errors > t.Requests {
+			return fmt.Errorf("%s: requests %d, errors %d: counts cannot be negative, nor errors more than requests", tp, t.Requests, t.Errors)
+		}
+		for j, p := range t.Prompts {
+			var first error // the first problem in name order: the same on every read
+			firstName := ""
+			for name, st := range p.Metrics {
+				if first != nil && name > firstName {
+					continue
+				}
+				if err := validStats(name, name, st); err != nil {
+					first, firstName = err, name
+				}
+			}
+			if first != nil {
+				return fmt.Errorf("%s.prompts[%d].m.%w", tp, j, first)
+			}
+		}
+	}
+	return nil
+}
+
+func validStats(path, metric string, st Stats) error {
+	most := results.MaxRequests
+	if metric == results.ITL {
+		most = results.MaxRequests * results.MaxTokens
+	}
+	if st.N < 1 || st.N > most {
+		return fmt.Errorf("%s.n: %d is out of range (1 to %d)", path, st.N, most)
+	}
+	rate := results.HigherIsBetter(metric)
+	positive := metric == results.TTFT || metric == results.TTFCT || metric == results.Total
+	prev, prevAt := math.Inf(-1), -1
+	for i, s := range named {
+		if st.has&(1<<i) == 0 {
+			continue
+		}
+		v := st.v[i]
+		var problem string
+		switch {
+		case math.IsNaN(v) || math.IsInf(v, 0) || v < 0:
+			problem = num(v) + " is not a value a run measures"
+		case rate && v > MaxRate:
+			problem = num(v) + " tokens/s is absurd"
+		case !rate && v > results.MaxMS:
+			problem = num(v) + " ms is absurd (over a day)"
+		case v > 0 && v < 0.0005:
+			problem = num(v) + " is below the microsecond latgate stores: no run wrote it"
+		case positive && v == 0:
+			problem = "0 ms cannot be: " + metric + " is positive"
+		case !s.Mean && v < prev-0.0015: // values are rounded to the microsecond
+			problem = fmt.Sprintf("%s is below %s %s: quantiles cannot decrease", num(v), named[prevAt], num(prev))
+		}
+		if problem != "" {
+			return fmt.Errorf("%s.%s: %s", path, s, problem)
+		}
+		if !s.Mean {
+			prev, prevAt = v, i
+		}
+	}
+	return nil
+}
+
+func num(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
