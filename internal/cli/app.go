@@ -16,7 +16,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/latgate/latgate/internal/sanitize"
+	"github.com/latgate/latgate/internal/publish"
 	"github.com/latgate/latgate/internal/suggest"
 )
 
@@ -41,29 +41,13 @@ type Env struct {
 	// StderrIsTerminal turns on the progress bar (plain lines otherwise).
 	StderrIsTerminal bool
 
-	// Set by Main (see sanitize): redact holds the credentials of the
-	// targets, which Main's writers on Stdout and Stderr remove from
-	// everything printed, and every file report is passed through;
-	// commands is Stdout for the lines that are meant to be GitHub workflow
-	// commands (annotations), which Stdout and Stderr otherwise neutralise.
-	redact   *sanitize.Redactor
-	commands io.Writer
+	// out is every output, set by Main (newApp makes one for tests that
+	// skip Main): Stdout and Stderr are its redacting writers.
+	out *publish.Streams
 }
 
 // learn adds credentials to what every output redacts.
-func (e Env) learn(secrets ...string) {
-	if e.redact != nil {
-		e.redact.Add(secrets...)
-	}
-}
-
-// commandWriter is where workflow commands go.
-func (e Env) commandWriter() io.Writer {
-	if e.commands != nil {
-		return e.commands
-	}
-	return e.Stdout
-}
+func (e Env) learn(secrets ...string) { e.out.Learn(secrets...) }
 
 // exitError carries an exit code to Main.
 type exitError struct {
@@ -139,17 +123,12 @@ func Main(ctx context.Context, args []string, env Env) (code int) {
 	}
 	seen := &secrets{getenv: env.Getenv}
 	env.Getenv = seen.get
-	// Every byte printed passes through the sanitiser's writers: the
-	// credentials of the targets are redacted, and no line is a workflow
-	// command unless written through env.commands.
-	env.redact = sanitize.NewRedactor()
-	stdout := sanitize.NewWriter(env.Stdout, env.redact, true)
-	stderr := sanitize.NewWriter(env.Stderr, env.redact, true)
-	env.Stdout, env.Stderr, env.commands = stdout, stderr, stdout.Raw()
-	defer func() { // after the crash report below
-		stdout.Flush()
-		stderr.Flush()
-	}()
+	// Every byte printed passes through publish's writers: the credentials
+	// of the targets are redacted, and no line is a workflow command unless
+	// a Report's annotations write it.
+	env.out = publish.New(publish.Options{Stdout: env.Stdout, Stderr: env.Stderr, Getenv: env.Getenv, StderrIsTerminal: env.StderrIsTerminal})
+	env.Stdout, env.Stderr = env.out.Stdout, env.out.Stderr
+	defer env.out.Flush() // after the crash report below
 	defer func() {
 		if r := recover(); r != nil {
 			code = crashed(env.Stderr, r, debug.Stack(), seen)
@@ -232,6 +211,10 @@ const mergeExitHelp = `EXIT CODES:
    3  the merged file could not be written`
 
 func newApp(env Env) *ucli.App {
+	if env.out == nil {
+		env.out = publish.New(publish.Options{Stdout: env.Stdout, Stderr: env.Stderr, Getenv: env.Getenv, StderrIsTerminal: env.StderrIsTerminal})
+		env.Stdout, env.Stderr = env.out.Stdout, env.out.Stderr
+	}
 	build := readBuild()
 	app := &ucli.App{
 		Name:    "latgate",

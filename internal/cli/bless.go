@@ -75,12 +75,12 @@ func runBless(ctx context.Context, env Env, opts blessOptions) error {
 	if opts.Baseline != "" {
 		path = opts.Baseline
 	}
-	plan := &ioPlan{}
-	plan.config(cfg)
-	plan.in("--from", opts.From)
-	plan.out("the baseline", path)
-	if err := plan.check(); err != nil {
-		return err
+	sink := env.out.Sink()
+	sink.InputConfig(cfg)
+	sink.Input("--from", opts.From)
+	out := sink.Output("the baseline", path)
+	if err := sink.Check(); err != nil {
+		return usageErr(err)
 	}
 	var (
 		f      *results.File
@@ -138,8 +138,12 @@ func runBless(ctx context.Context, env Env, opts blessOptions) error {
 	if err := refuseUngateable(b, cfg.Gate, path, forced); err != nil {
 		return err
 	}
-	if err := baseline.Write(path, b); err != nil {
-		return outputErr("", false, fmt.Errorf("%w; the previous baseline is unchanged", couldNotWrite("the baseline", path, err)))
+	data, err := baseline.Encode(b)
+	if err != nil {
+		return usageErr(fmt.Errorf("refusing to bless: %w; the baseline %s is unchanged", err, path))
+	}
+	if err := out.Write(data); err != nil {
+		return outputErr("", false, fmt.Errorf("%w; the previous baseline is unchanged", err))
 	}
 	fmt.Fprintln(env.Stdout)
 	switch {

@@ -8,8 +8,8 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/latgate/latgate/internal/atomicfile"
 	"github.com/latgate/latgate/internal/jsonfile"
+	"github.com/latgate/latgate/internal/publish"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/report"
@@ -104,12 +104,11 @@ compact record (a few KB) to that JSON Lines file, for 'latgate trend'.
 }
 
 func runCheck(ctx context.Context, env Env, opts checkOptions) (err error) {
-	plan := &ioPlan{}
-	plan.in("the config", opts.ConfigPath)
-	plan.in("the baseline", opts.Baseline)
-	plan.out("--out", opts.Out)
-	opts.gateFlags.plan(plan, env)
-	defer func() { publishFailureIfSafe(env, opts.gateFlags, plan, err) }()
+	sink := opts.gateFlags.sink(env)
+	sink.Input("the config", opts.ConfigPath)
+	sink.Input("the baseline", opts.Baseline)
+	out := sink.Output("--out", opts.Out)
+	defer func() { publishFailed(env, sink, err) }()
 	if err := opts.historyFlags.validate(); err != nil {
 		return err
 	}
@@ -121,15 +120,15 @@ func runCheck(ctx context.Context, env Env, opts checkOptions) (err error) {
 	if opts.Baseline != "" {
 		basePath = opts.Baseline
 	}
-	plan.config(cfg)
-	plan.in("the baseline", basePath)
-	plan.out("--history", opts.historyFlags.path(cfg))
-	if err := plan.check(); err != nil {
-		return err
+	sink.InputConfig(cfg)
+	sink.Input("the baseline", basePath)
+	hist := sink.Output("--history", opts.historyFlags.path(cfg))
+	if err := sink.Check(); err != nil {
+		return usageErr(err)
 	}
 	base, err := loadBaseline(basePath)
 	if errNoBaseline(err) && !opts.RequireBaseline {
-		return runUngated(ctx, env, cfg, opts, basePath)
+		return runUngated(ctx, env, sink, cfg, opts, basePath, out, hist)
 	}
 	if errNoBaseline(err) {
 		return usageErr(fmt.Errorf("%w (--require-baseline: a run without a baseline gates nothing, so it fails)", err))
@@ -153,10 +152,8 @@ func runCheck(ctx context.Context, env Env, opts checkOptions) (err error) {
 		return err
 	}
 	fmt.Fprintln(env.Stdout)
-	var outErr error // the verdict is published whatever could not be written
-	if opts.Out != "" {
-		outErr = writeRecorded("--out", opts.Out, compare.Recorded{File: f, Comparison: &rep})
-	}
+	// The verdict is published whatever could not be written.
+	outErr := writeRecorded(out, compare.Recorded{File: f, Comparison: &rep})
 	// Staleness and comparability: when and where the baseline was blessed,
 	// and whether it still describes what this run measured.
 	bp := baseProvenance(base)
@@ -164,21 +161,23 @@ func runCheck(ctx context.Context, env Env, opts checkOptions) (err error) {
 	rep.Warnings = append(rep.Warnings, trend.Staleness(bp, resultsProvenance(env, cfg, f), cfg.Gate.MaxBaselineAge, now)...)
 	ropts := report.Options{Strict: opts.Strict, BaselinePath: basePath, Blessed: trend.Blessed(bp, now), Results: "this run", Wall: report.WallOf(f),
 		Rerun: "latgate check --config " + shellQuote(cfg.Path), Bless: blessCommandLine(cfg, opts.Baseline, "")}
-	pubErr := publish(env, rep, opts.gateFlags, ropts, locator(cfg))
-	histErr := recordHistory(ctx, env, cfg, opts.historyFlags, f, "check", string(rep.Verdict))
+	pubErr := sink.Publish(publish.Gate(rep, ropts, locator(cfg)))
+	histErr := recordHistory(ctx, env, hist, opts.Keep, cfg, f, "check", string(rep.Verdict))
 	return gateOutcome(rep, opts.Strict, outErr, pubErr, histErr)
 }
 
 // runUngated is check without a baseline: measure, report and write the
 // results (so `bless --from` can make them the first baseline), then pass
 // with a warning that nothing was gated. A failed run still exits 3.
-func runUngated(ctx context.Context, env Env, cfg *config.Config, opts checkOptions, basePath string) error {
-	out := opts.Out
-	if out == "" {
-		out = defaultResultsPath(basePath)
+func runUngated(ctx context.Context, env Env, sink *publish.Sink, cfg *config.Config, opts checkOptions, basePath string, out, hist *publish.File) error {
+	if out == nil {
+		out = sink.Output("the results", defaultResultsPath(basePath))
+		if err := sink.Check(); err != nil {
+			return usageErr(err)
+		}
 	}
 	if hasLimits(cfg.Gate) {
-		return runLimitsOnly(ctx, env, cfg, opts, basePath, out)
+		return runLimitsOnly(ctx, env, sink, cfg, opts, basePath, out, hist)
 	}
 	f, merr := runMeasurement(ctx, env, cfg, opts.Quiet)
 	if f == nil {
@@ -187,10 +186,10 @@ func runUngated(ctx context.Context, env Env, cfg *config.Config, opts checkOpti
 	if err := reportMeasured(env, f, merr, opts.Out); err != nil {
 		return err
 	}
-	outErr := writeRecorded(resultsRole(opts.Out), out, compare.Recorded{File: f})
-	pubErr := publishNoBaseline(env, opts.gateFlags, noBaselineNotice(basePath, out, cfg.Path))
-	histErr := recordHistory(ctx, env, cfg, opts.historyFlags, f, "check", noBaselineVerdict)
-	return outputErr(noBaselineVerdict, false, outErr, pubErr, histErr)
+	outErr := writeRecorded(out, compare.Recorded{File: f})
+	pubErr := sink.Publish(publish.NoBaseline(noBaselineNotice(basePath, out.Path, cfg.Path)))
+	histErr := recordHistory(ctx, env, hist, opts.Keep, cfg, f, "check", publish.NoBaselineVerdict)
+	return outputErr(publish.NoBaselineVerdict, false, outErr, pubErr, histErr)
 }
 
 // hasLimits reports whether some gate check has an absolute limit (max).
@@ -202,7 +201,7 @@ func hasLimits(g config.Gate) bool {
 // limits: those need no baseline, so they are gated (in sequential rounds
 // like any check) and decide the exit code; the relative checks are
 // reported as new, as for a prompt the baseline lacks.
-func runLimitsOnly(ctx context.Context, env Env, cfg *config.Config, opts checkOptions, basePath, out string) error {
+func runLimitsOnly(ctx context.Context, env Env, sink *publish.Sink, cfg *config.Config, opts checkOptions, basePath string, out, hist *publish.File) error {
 	f, rep, merr := measureSequential(ctx, env, cfg, compare.Side{}, opts.Quiet)
 	if f == nil {
 		return merr
@@ -211,17 +210,17 @@ func runLimitsOnly(ctx context.Context, env Env, cfg *config.Config, opts checkO
 		return err
 	}
 	fmt.Fprintln(env.Stdout)
-	outErr := writeRecorded(resultsRole(opts.Out), out, compare.Recorded{File: f, Comparison: &rep})
+	outErr := writeRecorded(out, compare.Recorded{File: f, Comparison: &rep})
 	// Everything is "new" against no baseline: say it once, not per row.
 	rep.Changes = nil
 	for i := range rep.Checks {
 		rep.Checks[i].Labels = nil
 	}
-	rep.Warnings = append(rep.Warnings, limitsOnlyNotice(basePath, out, cfg.Path))
+	rep.Warnings = append(rep.Warnings, limitsOnlyNotice(basePath, out.Path, cfg.Path))
 	ropts := report.Options{Strict: opts.Strict, Results: "this run", Wall: report.WallOf(f),
 		Rerun: "latgate check --config " + shellQuote(cfg.Path), Bless: blessCommandLine(cfg, opts.Baseline, "")}
-	pubErr := publish(env, rep, opts.gateFlags, ropts, locator(cfg))
-	histErr := recordHistory(ctx, env, cfg, opts.historyFlags, f, "check", string(rep.Verdict))
+	pubErr := sink.Publish(publish.Gate(rep, ropts, locator(cfg)))
+	histErr := recordHistory(ctx, env, hist, opts.Keep, cfg, f, "check", string(rep.Verdict))
 	return gateOutcome(rep, opts.Strict, outErr, pubErr, histErr)
 }
 
@@ -245,24 +244,15 @@ func reportMeasured(env Env, f *results.File, merr error, out string) error {
 }
 
 // writeRecorded atomically writes a results file with its comparison (nil:
-// none), in the encoding of every latgate JSON file; role names the file
-// in the error.
-func writeRecorded(role, path string, r compare.Recorded) error {
+// none), in the encoding of every latgate JSON file; a nil file is not
+// written.
+func writeRecorded(out *publish.File, r compare.Recorded) error {
+	if out == nil {
+		return nil
+	}
 	data, err := jsonfile.Encode(r)
-	if err == nil {
-		err = atomicfile.WriteFile(path, data, 0o644)
-	}
 	if err != nil {
-		return couldNotWrite(role, path, err)
+		return fmt.Errorf("could not write %s %s: encode: %w", out.Role, out.Path, err)
 	}
-	return nil
-}
-
-// resultsRole names the results file of a check without a baseline: --out,
-// or the default beside the baseline.
-func resultsRole(out string) string {
-	if out != "" {
-		return "--out"
-	}
-	return "the results"
+	return out.Write(data)
 }

@@ -11,6 +11,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/latgate/latgate/internal/publish"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/report"
@@ -56,12 +57,11 @@ P95); stderr says which it used.
 }
 
 func runCompare(env Env, opts compareOptions) (err error) {
-	plan := &ioPlan{}
-	plan.in("the config", opts.ConfigPath)
-	plan.in("BASELINE", opts.Baseline)
-	plan.in("RESULTS", opts.Results)
-	opts.gateFlags.plan(plan, env)
-	defer func() { publishFailureIfSafe(env, opts.gateFlags, plan, err) }()
+	sink := opts.gateFlags.sink(env)
+	sink.Input("the config", opts.ConfigPath)
+	sink.Input("BASELINE", opts.Baseline)
+	sink.Input("RESULTS", opts.Results)
+	defer func() { publishFailed(env, sink, err) }()
 	var cfg *config.Config
 	gate := config.DefaultGate()
 	source := ": the defaults (no --config, and no ./" + defaultConfig + ")"
@@ -78,10 +78,10 @@ func runCompare(env Env, opts compareOptions) (err error) {
 	}
 	fmt.Fprintf(env.Stderr, "latgate: gate settings%s: %s\n", source, describeGate(gate))
 	if cfg != nil {
-		plan.config(cfg)
+		sink.InputConfig(cfg)
 	}
-	if err := plan.check(); err != nil {
-		return err
+	if err := sink.Check(); err != nil {
+		return usageErr(err)
 	}
 	base, err := loadBaseline(opts.Baseline)
 	if err != nil {
@@ -118,7 +118,7 @@ func runCompare(env Env, opts compareOptions) (err error) {
 	if cfg != nil {
 		ropts.Bless = blessCommandLine(cfg, opts.Baseline, opts.Results)
 	}
-	return gateOutcome(rep, opts.Strict, publish(env, rep, opts.gateFlags, ropts, locator(cfg)))
+	return gateOutcome(rep, opts.Strict, sink.Publish(publish.Gate(rep, ropts, locator(cfg))))
 }
 
 // defaultConfig is the config file every command reads when --config is not given.

@@ -1,21 +1,16 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
-	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/latgate/latgate/internal/atomicfile"
+	"github.com/latgate/latgate/internal/publish"
 	"github.com/latgate/latgate/pkg/baseline"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/measure"
-	"github.com/latgate/latgate/pkg/report"
 	"github.com/latgate/latgate/pkg/results"
 )
 
@@ -89,90 +84,6 @@ func gateOutcome(rep compare.Report, strict bool, outErrs ...error) error {
 	return nil
 }
 
-// writeReport writes a report file, redacted, where one was asked for
-// (path is not empty); role is how the user named it ("--junit").
-func writeReport(env Env, role, path string, render func(io.Writer) error) error {
-	if path == "" {
-		return nil
-	}
-	if err := atomicfile.Write(path, 0o644, redacted(env, render)); err != nil {
-		return couldNotWrite(role, path, err)
-	}
-	return nil
-}
-
-// couldNotWrite says which output failed: "could not write --junit PATH:
-// CAUSE", without repeating the "write PATH: " of atomicfile's errors.
-func couldNotWrite(role, path string, err error) error {
-	if inner := errors.Unwrap(err); inner != nil && strings.HasPrefix(err.Error(), "write "+path+": ") {
-		err = inner
-	}
-	return fmt.Errorf("could not write %s %s: %w", role, path, err)
-}
-
-// appendGitHub appends to the GitHub Actions file $name, when the runner
-// set one.
-func appendGitHub(env Env, name string, data []byte) error {
-	p := env.Getenv(name)
-	if p == "" {
-		return nil
-	}
-	if err := appendFile(p, data); err != nil {
-		return couldNotWrite("$"+name, p, err)
-	}
-	return nil
-}
-
-// publish writes the verdicts everywhere they were asked for: stdout, the
-// JUnit and Markdown files, and, inside GitHub Actions, the job summary,
-// workflow annotations and the step's verdict output. An output that fails
-// does not stop the others: the verdict reaches every output it can, and
-// the failures come back joined.
-func publish(env Env, rep compare.Report, g gateFlags, opts report.Options, locate func(target, prompt string) (string, int)) error {
-	errs := []error{
-		report.Verdicts(env.Stdout, rep, opts),
-		writeReport(env, "--junit", g.Junit, func(w io.Writer) error { return report.JUnit(w, rep, opts) }),
-		writeReport(env, "--markdown", g.Markdown, func(w io.Writer) error { return report.Markdown(w, rep, opts) }),
-	}
-	if env.Getenv("GITHUB_ACTIONS") != "true" {
-		return errors.Join(errs...)
-	}
-	errs = append(errs, report.Annotations(env.commandWriter(), rep, locate))
-	var buf bytes.Buffer
-	if err := report.GitHubSummary(&buf, rep, opts); err != nil {
-		errs = append(errs, err)
-	} else {
-		errs = append(errs, appendGitHub(env, "GITHUB_STEP_SUMMARY", []byte(env.redact.Redact(buf.String()))))
-	}
-	errs = append(errs, appendGitHub(env, "GITHUB_OUTPUT", []byte("verdict="+string(rep.Verdict)+"\n")))
-	return errors.Join(errs...)
-}
-
-// redacted renders into a buffer and writes it with the targets'
-// credentials redacted: the last line of defence of every report file.
-func redacted(env Env, render func(io.Writer) error) func(io.Writer) error {
-	return func(w io.Writer) error {
-		var buf bytes.Buffer
-		if err := render(&buf); err != nil {
-			return err
-		}
-		_, err := io.WriteString(w, env.redact.Redact(buf.String()))
-		return err
-	}
-}
-
-func appendFile(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	if err := f.Close(); werr == nil {
-		werr = err
-	}
-	return werr
-}
-
 // locator points annotations at each prompt's line in the config.
 func locator(cfg *config.Config) func(target, prompt string) (string, int) {
 	return func(target, prompt string) (string, int) {
@@ -193,83 +104,22 @@ func locator(cfg *config.Config) func(target, prompt string) (string, int) {
 	}
 }
 
-// plan adds the files a gate command reports to: --junit, --markdown and
+// sink is the outputs of a gate command: stdout, --junit, --markdown and
 // the GitHub Actions files.
-func (g gateFlags) plan(p *ioPlan, env Env) {
-	p.out("--junit", g.Junit)
-	p.out("--markdown", g.Markdown)
-	p.githubFiles(env)
+func (g gateFlags) sink(env Env) *publish.Sink {
+	return env.out.ReportSink(publish.Reports{JUnit: g.Junit, Markdown: g.Markdown})
 }
 
-// publishFailureIfSafe is the deferred error report of a gate command
-// whose files are plan: an error report is written only where no input can
-// be hit (the plan has passed its check, or passes it now).
-func publishFailureIfSafe(env Env, g gateFlags, plan *ioPlan, err error) {
+// publishFailed is the deferred error report of a gate command: a run that
+// could not decide (exit 2 or 3) says why in every report it was asked for
+// (publish.Sink.PublishFailure); a run whose verdict was published but not
+// written everywhere says what was not written.
+func publishFailed(env Env, sink *publish.Sink, err error) {
 	var oe *outputError
 	switch {
 	case errors.As(err, &oe):
-		// The verdict was published; only say what was not written.
-		if env.Getenv("GITHUB_ACTIONS") == "true" {
-			_ = report.Command(env.commandWriter(), "error", "latgate: output not written", annotationText(env.redact.Redact(err.Error())))
-		}
-	case err != nil && exitCode(err) != ExitRegression && (plan.checked || plan.check() == nil):
-		publishFailure(env, g, err)
+		env.out.AnnotateError("latgate: output not written", err)
+	case err != nil && exitCode(err) != ExitRegression:
+		sink.PublishFailure(err, exitCode(err) == ExitMeasurement)
 	}
-}
-
-// publishFailure reports a check that could not decide (exit 2 or 3) where
-// its reports were asked for, so a CI job shows why instead of a missing file:
-// an errored JUnit testcase, a Markdown note, and inside GitHub Actions the
-// job summary and verdict=error.
-func publishFailure(env Env, g gateFlags, cause error) {
-	msg := env.redact.Redact(cause.Error())
-	write := func(path string, render func(io.Writer) error) {
-		if path != "" {
-			_ = atomicfile.Write(path, 0o644, redacted(env, render)) // best effort: the exit code tells
-		}
-	}
-	write(g.Junit, func(w io.Writer) error { return report.JUnitFailure(w, msg) })
-	write(g.Markdown, func(w io.Writer) error { return report.MarkdownFailure(w, msg) })
-	if env.Getenv("GITHUB_ACTIONS") != "true" {
-		return
-	}
-	_ = report.Command(env.commandWriter(), "error", failureTitle(cause), failureAnnotation(cause, msg))
-	if p := env.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
-		var buf bytes.Buffer
-		if report.MarkdownFailure(&buf, msg) == nil {
-			_ = appendFile(p, []byte(env.redact.Redact(buf.String())))
-		}
-	}
-	if p := env.Getenv("GITHUB_OUTPUT"); p != "" {
-		_ = appendFile(p, []byte("verdict=error\n"))
-	}
-}
-
-// failureTitle is the title of the ::error annotation of a run that could
-// not decide: what kind of failure its exit code says it is.
-func failureTitle(err error) string {
-	if exitCode(err) == ExitMeasurement {
-		return "latgate: measurement failed"
-	}
-	return "latgate: could not gate"
-}
-
-// failureAnnotation is the text of that annotation. A usage, config or
-// baseline problem is latgate's own words; a measurement failure quotes the
-// endpoint (an error body, a frame), which no annotation carries, so it
-// points to the reports that say why.
-func failureAnnotation(err error, msg string) string {
-	if exitCode(err) == ExitMeasurement {
-		return "the measurement failed, so nothing was gated (exit 3): why, in the endpoint's words too, is in the log, the job summary and the JUnit and Markdown reports"
-	}
-	return annotationText(msg)
-}
-
-// annotationText is msg as an annotation carries it: latgate's words only;
-// the endpoint's are in the report and the log.
-func annotationText(msg string) string {
-	if before, _, ok := strings.Cut(msg, results.SaidSep); ok {
-		return before + " (the endpoint's messages are in the log)"
-	}
-	return msg
 }

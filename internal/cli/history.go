@@ -7,6 +7,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/latgate/latgate/internal/publish"
 	"github.com/latgate/latgate/internal/sanitize"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/history"
@@ -53,9 +54,8 @@ func (h historyFlags) validate() error {
 // failure to write it is returned: a nightly run that loses its record must
 // fail visibly (the caller publishes the verdict first, and says it); the
 // history file is left as it was.
-func recordHistory(ctx context.Context, env Env, cfg *config.Config, h historyFlags, f *results.File, command, verdict string) error {
-	path := h.path(cfg)
-	if path == "" || f == nil || f.Partial {
+func recordHistory(ctx context.Context, env Env, hist *publish.File, keep int, cfg *config.Config, f *results.File, command, verdict string) error {
+	if hist == nil || f == nil || f.Partial {
 		return nil
 	}
 	rec := history.FromResults(f, history.Meta{
@@ -66,13 +66,13 @@ func recordHistory(ctx context.Context, env Env, cfg *config.Config, h historyFl
 		Verdict:  verdict,
 		Sanitize: sanitizer(env, cfg),
 	})
-	res, err := history.Append(path, rec, h.Keep)
+	res, err := hist.AppendHistory(rec, keep)
 	if err != nil {
-		return fmt.Errorf("the run was not added to the history %s: %w", path, err)
+		return err
 	}
-	msg := fmt.Sprintf("history: run added to %s (%d bytes; %s kept)", path, res.Bytes, plural(res.Records, "run", "runs"))
+	msg := fmt.Sprintf("history: run added to %s (%d bytes; %s kept)", hist.Path, res.Bytes, plural(res.Records, "run", "runs"))
 	if res.Dropped > 0 {
-		msg += fmt.Sprintf("; %s dropped by --history-keep %d", plural(res.Dropped, "old line", "old lines"), h.Keep)
+		msg += fmt.Sprintf("; %s dropped by --history-keep %d", plural(res.Dropped, "old line", "old lines"), keep)
 	}
 	fmt.Fprintln(env.Stderr, msg)
 	return nil

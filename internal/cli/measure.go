@@ -10,6 +10,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/latgate/latgate/internal/publish"
 	"github.com/latgate/latgate/internal/sanitize"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
@@ -159,8 +160,10 @@ func runMeasurement(ctx context.Context, env Env, cfg *config.Config, quiet bool
 // the earlier rounds, lets measure's give-up rule count them too.
 func measureOn(ctx context.Context, env Env, cfg *config.Config, eps []measure.Endpoint, prompts []config.Prompt, run config.Run, quiet bool, before *results.File) (*results.File, error) {
 	var obs measure.Observer
+	var progress *publish.Progress
 	if !quiet {
-		obs = newProgress(env.Stderr, !plainProgress(env), time.Now)
+		progress = env.out.Progress(time.Now)
+		obs = progress
 	}
 	f, err := measure.Run(ctx, measure.Options{
 		Endpoints:  eps,
@@ -172,8 +175,8 @@ func measureOn(ctx context.Context, env Env, cfg *config.Config, eps []measure.E
 		ConfigHash: cfg.Hash,
 		Before:     before,
 	})
-	if p, ok := obs.(interface{ finish() }); ok {
-		p.finish()
+	if progress != nil {
+		progress.Finish()
 	}
 	if err != nil {
 		return f, measurementErr(err)
@@ -233,13 +236,13 @@ func runMeasure(ctx context.Context, env Env, opts measureOptions) error {
 	if err != nil {
 		return err
 	}
-	plan := &ioPlan{}
-	plan.config(cfg)
-	plan.in("the baseline", cfg.Baseline)
-	plan.out("--out", opts.Out)
-	plan.out("--history", opts.historyFlags.path(cfg))
-	if err := plan.check(); err != nil {
-		return err
+	sink := env.out.Sink()
+	sink.InputConfig(cfg)
+	sink.Input("the baseline", cfg.Baseline)
+	out := sink.Output("--out", opts.Out)
+	hist := sink.Output("--history", opts.historyFlags.path(cfg))
+	if err := sink.Check(); err != nil {
+		return usageErr(err)
 	}
 	f, merr := runMeasurement(ctx, env, cfg, opts.Quiet)
 	if f == nil {
@@ -248,11 +251,9 @@ func runMeasure(ctx context.Context, env Env, opts measureOptions) error {
 	if err := report.Measure(env.Stdout, f); err != nil {
 		return err
 	}
-	var outErr error
-	if opts.Out != "" {
-		if outErr = writeRecorded("--out", opts.Out, compare.Recorded{File: f}); outErr == nil {
-			fmt.Fprintf(env.Stderr, "results written to %s\n", opts.Out)
-		}
+	outErr := writeRecorded(out, compare.Recorded{File: f})
+	if out != nil && outErr == nil {
+		fmt.Fprintf(env.Stderr, "results written to %s\n", out.Path)
 	}
 	if merr != nil {
 		if outErr != nil {
@@ -260,7 +261,7 @@ func runMeasure(ctx context.Context, env Env, opts measureOptions) error {
 		}
 		return merr
 	}
-	if err := outputErr("", false, outErr, recordHistory(ctx, env, cfg, opts.historyFlags, f, "measure", "")); err != nil {
+	if err := outputErr("", false, outErr, recordHistory(ctx, env, hist, opts.Keep, cfg, f, "measure", "")); err != nil {
 		return fmt.Errorf("%w (the measurement itself was complete)", err)
 	}
 	return nil

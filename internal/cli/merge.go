@@ -9,6 +9,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/results"
 )
 
@@ -77,13 +78,13 @@ func runMerge(env Env, opts mergeOptions) error {
 			return usageErr(fmt.Errorf("--label-from-filename: %w", err))
 		}
 	}
-	plan := &ioPlan{}
+	sink := env.out.Sink()
 	for _, p := range paths {
-		plan.in("the input", p)
+		sink.Input("the input", p)
 	}
-	plan.out("--out", opts.Out)
-	if err := plan.check(); err != nil {
-		return err
+	out := sink.Output("--out", opts.Out)
+	if err := sink.Check(); err != nil {
+		return usageErr(err)
 	}
 	in := make([]results.Input, len(paths))
 	for i, p := range paths {
@@ -106,9 +107,9 @@ func runMerge(env Env, opts mergeOptions) error {
 	for _, w := range warnings {
 		fmt.Fprintf(env.Stderr, "latgate: warning: %s\n", w)
 	}
-	if opts.Out != "" {
-		if err := results.Write(opts.Out, merged); err != nil {
-			return outputErr("", false, couldNotWrite("--out", opts.Out, err))
+	if out != nil {
+		if err := writeRecorded(out, compare.Recorded{File: merged}); err != nil {
+			return outputErr("", false, err)
 		}
 	} else if err := results.Encode(env.Stdout, merged); err != nil {
 		return usageErr(fmt.Errorf("writing merged results: %w", err))

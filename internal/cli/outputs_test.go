@@ -7,12 +7,13 @@ import (
 	"net/http/httptest"
 	"sync/atomic"
 
-	"github.com/latgate/latgate/pkg/sim"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/latgate/latgate/pkg/sim"
 )
 
 // outputsKey is an API key that ends up in the paths latgate reports (the

@@ -1,15 +1,12 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 
 	"github.com/latgate/latgate/pkg/baseline"
 	"github.com/latgate/latgate/pkg/compare"
-	"github.com/latgate/latgate/pkg/report"
 )
 
 // admit decides whether cur may be gated against base. By default a changed
@@ -29,10 +26,6 @@ func admit(basePath string, base, cur compare.Side, strict bool) error {
 	}
 	return mismatchError(fmt.Sprintf("cannot compare with the baseline %s: it has no target and prompt in common with this run, so nothing can be gated; bless a baseline for this config (latgate bless). What differs:", basePath), ms)
 }
-
-// noBaselineVerdict is the step output's verdict when check ran without a
-// baseline: measured and reported, nothing gated.
-const noBaselineVerdict = "no-baseline"
 
 // defaultResultsPath is where check writes the results of a run without a
 // baseline when --out is not given: beside the baseline, so that
@@ -54,30 +47,6 @@ func limitsOnlyNotice(basePath, resultsPath, configPath string) string {
 	return fmt.Sprintf("no baseline: only the absolute limits (max) were gated. There is no baseline at %s, so the relative checks "+
 		"compared with nothing. The results are in %s: make them the baseline with `latgate bless --config %s --from %s`, "+
 		"review and commit it.", basePath, resultsPath, configPath, resultsPath)
-}
-
-// publishNoBaseline writes the notice of an ungated run wherever reports
-// were asked for: stdout, the JUnit and Markdown files, and inside GitHub
-// Actions a ::warning, the job summary and verdict=no-baseline.
-func publishNoBaseline(env Env, g gateFlags, notice string) error {
-	_, err := fmt.Fprintf(env.Stdout, "\nwarning: %s\n", notice)
-	errs := []error{err,
-		writeReport(env, "--junit", g.Junit, func(w io.Writer) error { return report.JUnitNotice(w, notice) }),
-		writeReport(env, "--markdown", g.Markdown, func(w io.Writer) error { return report.MarkdownNotice(w, notice) }),
-	}
-	if env.Getenv("GITHUB_ACTIONS") != "true" {
-		return errors.Join(errs...)
-	}
-	// A workflow command, so through the one writer allowed to emit them.
-	errs = append(errs, report.Command(env.commandWriter(), "warning", "latgate: no baseline", notice))
-	var buf bytes.Buffer
-	if err := report.MarkdownNotice(&buf, notice); err != nil {
-		errs = append(errs, err)
-	} else {
-		errs = append(errs, appendGitHub(env, "GITHUB_STEP_SUMMARY", []byte(env.redact.Redact(buf.String()))))
-	}
-	errs = append(errs, appendGitHub(env, "GITHUB_OUTPUT", []byte("verdict="+noBaselineVerdict+"\n")))
-	return errors.Join(errs...)
 }
 
 // errNoBaseline reports whether err is a baseline file that does not exist.

@@ -1,15 +1,14 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/latgate/latgate/internal/publish"
 	"github.com/latgate/latgate/pkg/baseline"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
@@ -109,15 +108,12 @@ func runTrend(env Env, opts trendOptions) error {
 		return err
 	}
 	cfg, hist, base, path, basePath, warnings := in.cfg, in.hist, in.base, in.path, in.basePath, in.warnings
-	plan := &ioPlan{}
-	plan.config(cfg)
-	plan.in("the history", path)
-	plan.in("the baseline", basePath)
-	plan.out("--junit", opts.Junit)
-	plan.out("--markdown", opts.Markdown)
-	plan.githubFiles(env)
-	if err := plan.check(); err != nil {
-		return err
+	sink := env.out.ReportSink(publish.Reports{JUnit: opts.Junit, Markdown: opts.Markdown})
+	sink.InputConfig(cfg)
+	sink.Input("the history", path)
+	sink.Input("the baseline", basePath)
+	if err := sink.Check(); err != nil {
+		return usageErr(err)
 	}
 	spec := trendSpec(cfg, base)
 	rep := trend.Analyze(hist.Records, spec, trend.Options{
@@ -131,27 +127,13 @@ func runTrend(env Env, opts trendOptions) error {
 			warnings = append(warnings, trend.Staleness(bp, recordProvenance(hist.Records[n-1]), cfg.Gate.MaxBaselineAge, opts.Now)...)
 		}
 	}
-	errs := []error{
-		report.TrendText(env.Stdout, rep, warnings, ropts),
-		writeReport(env, "--junit", opts.Junit, func(w io.Writer) error { return report.TrendJUnit(w, rep, warnings, ropts) }),
-		writeReport(env, "--markdown", opts.Markdown, func(w io.Writer) error { return report.TrendMarkdown(w, rep, warnings, ropts) }),
-	}
-	if env.Getenv("GITHUB_ACTIONS") == "true" {
-		errs = append(errs, report.TrendAnnotations(env.commandWriter(), rep, warnings))
-		var buf bytes.Buffer
-		if err := report.TrendMarkdown(&buf, rep, warnings, ropts); err != nil {
-			errs = append(errs, err)
-		} else {
-			errs = append(errs, appendGitHub(env, "GITHUB_STEP_SUMMARY", []byte(env.redact.Redact(buf.String()))))
-		}
-		out := "verdict=" + string(rep.Verdict) + "\n"
-		if key, title, ok := issueKey(rep, base); ok {
-			out += "issue-key=" + key + "\nissue-title=" + title + "\n"
-		}
-		errs = append(errs, appendGitHub(env, "GITHUB_OUTPUT", []byte(out)))
+	var issue []publish.Output
+	if key, title, ok := issueKey(rep, base); ok {
+		issue = []publish.Output{{Name: "issue-key", Value: key}, {Name: "issue-title", Value: title}}
 	}
 	regressed := rep.Verdict == trend.Regressed
-	if err := outputErr(string(rep.Verdict), regressed, errs...); err != nil {
+	if err := outputErr(string(rep.Verdict), regressed, sink.Publish(publish.Trend(rep, warnings, ropts, issue...))); err != nil {
+		env.out.AnnotateError("latgate: output not written", err)
 		return err
 	}
 	if regressed {

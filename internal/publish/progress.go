@@ -1,4 +1,4 @@
-package cli
+package publish
 
 import (
 	"fmt"
@@ -12,11 +12,17 @@ import (
 	"github.com/latgate/latgate/pkg/stats"
 )
 
-// progress renders measure.Progress on stderr: a redrawn bar on a terminal,
+// Progress returns the progress observer of a measurement, on stderr.
+// Call Finish when the measurement ends.
+func (s *Streams) Progress(now func() time.Time) *Progress {
+	return newProgress(s.Stderr, s.bar, now)
+}
+
+// Progress renders measure.Progress on stderr: a redrawn bar on a terminal,
 // plain lines at every 10% (and for the first failures) in CI logs. Both say
 // how far the target is, the time elapsed, an estimate of the time left and
 // the running TTFT P50 of its measured requests.
-type progress struct {
+type Progress struct {
 	w   io.Writer
 	tty bool
 	now func() time.Time
@@ -32,34 +38,16 @@ type progress struct {
 	ttft     []float64 // measured (non-warmup) TTFTs of the current target
 }
 
-func newProgress(w io.Writer, tty bool, now func() time.Time) *progress {
-	return &progress{w: w, tty: tty, now: now, prev: now()}
-}
-
-// plainProgress says whether progress must be plain lines: stderr is not a
-// terminal, or the run is in CI, whose log viewers show every \r redraw as
-// a line of its own (GitHub Actions gives steps a pseudo-terminal on some
-// runners).
-func plainProgress(env Env) bool {
-	if !env.StderrIsTerminal {
-		return true
-	}
-	for _, name := range []string{"CI", "GITHUB_ACTIONS"} {
-		switch strings.ToLower(env.Getenv(name)) {
-		case "", "0", "false":
-		default:
-			return true
-		}
-	}
-	return false
+func newProgress(w io.Writer, tty bool, now func() time.Time) *Progress {
+	return &Progress{w: w, tty: tty, now: now, prev: now()}
 }
 
 const maxShownFailures = 5
 
-func (p *progress) Progress(ev measure.Progress) {
+func (p *Progress) Progress(ev measure.Progress) {
 	now := p.now()
 	if ev.Target != p.target {
-		p.finish()
+		p.Finish()
 		p.target, p.lastTen, p.failures, p.ttft = ev.Target, 0, 0, p.ttft[:0]
 		// Targets are measured in turn: this one started when the
 		// previous one ended (or when the run started).
@@ -103,7 +91,7 @@ func (p *progress) Progress(ev measure.Progress) {
 
 // status is "12s elapsed, ETA 8s, TTFT P50 123 ms": the estimate assumes the
 // remaining requests take as long as the ones so far did on average.
-func (p *progress) status(ev measure.Progress, now time.Time) string {
+func (p *Progress) status(ev measure.Progress, now time.Time) string {
 	elapsed := now.Sub(p.start)
 	parts := []string{clock(elapsed) + " elapsed"}
 	if ev.Done < ev.Total && ev.Done > 0 {
@@ -131,21 +119,21 @@ func clock(d time.Duration) string {
 	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 }
 
-func (p *progress) failed() string {
+func (p *Progress) failed() string {
 	if p.failures == 0 {
 		return ""
 	}
 	return fmt.Sprintf(" (%d failed)", p.failures)
 }
 
-func (p *progress) clear() {
+func (p *Progress) clear() {
 	if p.drawn {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
 }
 
-// finish ends a drawn bar with a newline.
-func (p *progress) finish() {
+// Finish ends a drawn bar with a newline.
+func (p *Progress) Finish() {
 	if p.drawn {
 		fmt.Fprintln(p.w)
 		p.drawn = false

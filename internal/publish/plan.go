@@ -1,4 +1,4 @@
-package cli
+package publish
 
 import (
 	"errors"
@@ -17,72 +17,34 @@ import (
 // it writes; and an output that cannot be written is found then, not after
 // the measurement.
 
-// namedFile is a file a command reads or writes, with how the user named it
-// ("--out", "the config", "$GITHUB_STEP_SUMMARY").
-type namedFile struct {
-	role, path string
-}
-
-// ioPlan lists what a command reads and writes.
-type ioPlan struct {
-	inputs  []namedFile
-	outputs []namedFile
-	// appends are files latgate appends to ($GITHUB_STEP_SUMMARY,
-	// $GITHUB_OUTPUT): they must not be an input or an output, but are the
-	// runner's to create, so they are not probed.
-	appends []namedFile
-	// checked is set once check has passed.
-	checked bool
-}
-
-func (p *ioPlan) in(role, path string) {
-	if path != "" {
-		p.inputs = append(p.inputs, namedFile{role, path})
-	}
-}
-
-func (p *ioPlan) out(role, path string) {
-	if path != "" {
-		p.outputs = append(p.outputs, namedFile{role, path})
-	}
-}
-
-// config adds a loaded config and every messages_file it read.
-func (p *ioPlan) config(cfg *config.Config) {
-	p.in("the config", cfg.Path)
+// InputConfig declares a loaded config and every messages_file it read as
+// inputs.
+func (k *Sink) InputConfig(cfg *config.Config) {
+	k.Input("the config", cfg.Path)
 	for _, pr := range cfg.Prompts {
 		if pr.MessagesFile != "" {
 			path := pr.MessagesFile
 			if !filepath.IsAbs(path) {
 				path = filepath.Join(cfg.Dir, path)
 			}
-			p.in(fmt.Sprintf("the messages_file of prompt %q", pr.ID), path)
+			k.Input(fmt.Sprintf("the messages_file of prompt %q", pr.ID), path)
 		}
 	}
 }
 
-// githubFiles adds the files GitHub Actions has latgate append to.
-func (p *ioPlan) githubFiles(env Env) {
-	if env.Getenv("GITHUB_ACTIONS") != "true" {
-		return
-	}
-	for _, name := range []string{"GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT"} {
-		if v := env.Getenv(name); v != "" {
-			p.appends = append(p.appends, namedFile{"$" + name, v})
-		}
-	}
-}
-
-// check applies the rule. Every error maps to exit code 2.
-func (p *ioPlan) check() error {
+// Check applies the rule to the files declared so far: no output is an
+// input or another output, and every output can be written. It is a
+// problem with how latgate was called (exit 2), found before anything is
+// measured.
+func (k *Sink) Check() error {
 	type resolved struct {
-		namedFile
+		File
 		real string
 		info fs.FileInfo // nil when the file does not exist
 	}
-	res := func(f namedFile) resolved {
-		r := resolved{namedFile: f, real: realPath(f.path)}
-		if fi, err := os.Stat(f.path); err == nil {
+	res := func(f File) resolved {
+		r := resolved{File: f, real: realPath(f.Path)}
+		if fi, err := os.Stat(f.Path); err == nil {
 			r.info = fi
 		}
 		return r
@@ -91,30 +53,30 @@ func (p *ioPlan) check() error {
 		return a.real == b.real || (a.info != nil && b.info != nil && os.SameFile(a.info, b.info))
 	}
 	var ins, outs []resolved
-	for _, f := range p.inputs {
+	for _, f := range k.inputs {
 		ins = append(ins, res(f))
 	}
-	for _, f := range append(append([]namedFile{}, p.outputs...), p.appends...) {
+	for _, f := range k.Files() {
 		outs = append(outs, res(f))
 	}
 	for i, o := range outs {
 		for _, in := range ins {
 			if same(o, in) {
-				return usageErr(fmt.Errorf("%s %s is %s (%s): latgate never writes over a file it reads; write it elsewhere", o.role, o.path, in.role, in.path))
+				return fmt.Errorf("%s %s is %s (%s): latgate never writes over a file it reads; write it elsewhere", o.Role, o.Path, in.Role, in.Path)
 			}
 		}
 		for _, o2 := range outs[:i] {
 			if same(o, o2) {
-				return usageErr(fmt.Errorf("%s %s is also %s (%s): give each output its own file", o.role, o.path, o2.role, o2.path))
+				return fmt.Errorf("%s %s is also %s (%s): give each output its own file", o.Role, o.Path, o2.Role, o2.Path)
 			}
 		}
 	}
-	for _, o := range outs[:len(p.outputs)] {
-		if err := writable(o.path, o.info); err != nil {
-			return usageErr(fmt.Errorf("%s %s cannot be written: %w (found before measuring; nothing was written)", o.role, o.path, err))
+	for _, o := range outs[:len(k.outputs)] {
+		if err := writable(o.Path, o.info); err != nil {
+			return fmt.Errorf("%s %s cannot be written: %w (found before measuring; nothing was written)", o.Role, o.Path, err)
 		}
 	}
-	p.checked = true
+	k.checked = true
 	return nil
 }
 
