@@ -148,7 +148,7 @@ func runBless(ctx context.Context, env Env, opts blessOptions) error {
 	fmt.Fprintln(env.Stdout)
 	switch {
 	case prevErr == nil:
-		fmt.Fprintf(env.Stdout, "replacing the baseline %s\n", trend.Blessed(baseProvenance(prev), time.Now()))
+		fmt.Fprintf(env.Stdout, "replacing the baseline %s\n", trend.Blessed(trend.OfBaseline(prev), time.Now()))
 		plan := compare.Pair(side(prev.Run, prev.Targets), side(b.Run, b.Targets))
 		if err := report.BlessChanges(env.Stdout, plan.Changes); err != nil {
 			return err

@@ -156,7 +156,7 @@ func runCheck(ctx context.Context, env Env, opts checkOptions) (err error) {
 	outErr := writeRecorded(out, compare.Recorded{File: f, Comparison: &rep})
 	// Staleness and comparability: when and where the baseline was blessed,
 	// and whether it still describes what this run measured.
-	bp := baseProvenance(base)
+	bp := trend.OfBaseline(base)
 	now := time.Now()
 	rep.Warnings = append(rep.Warnings, trend.Staleness(bp, resultsProvenance(env, cfg, f), cfg.Gate.MaxBaselineAge, now)...)
 	ropts := report.Options{Strict: opts.Strict, BaselinePath: basePath, Blessed: trend.Blessed(bp, now), Results: "this run", Wall: report.WallOf(f),

@@ -112,8 +112,8 @@ func runCompare(env Env, opts compareOptions) (err error) {
 	rep := compare.CompareSequential(baseSide, curSide, gate, compare.NewDesign(f.Run.Requests, f.Run.MaxRequests))
 	// Staleness and comparability, counted to when the results were measured
 	// (so the same files give the same report).
-	bp := baseProvenance(base)
-	rep.Warnings = append(rep.Warnings, trend.Staleness(bp, fileProvenance(f), gate.MaxBaselineAge, f.FinishedAt)...)
+	bp := trend.OfBaseline(base)
+	rep.Warnings = append(rep.Warnings, trend.Staleness(bp, trend.OfResults(f), gate.MaxBaselineAge, f.FinishedAt)...)
 	ropts := report.Options{Strict: opts.Strict, BaselinePath: opts.Baseline, Blessed: trend.BlessedBefore(bp, f.FinishedAt), Results: opts.Results, Wall: report.WallOf(f)}
 	if cfg != nil {
 		ropts.Bless = blessCommandLine(cfg, opts.Baseline, opts.Results)

@@ -10,12 +10,10 @@ import (
 
 	"github.com/latgate/latgate/internal/publish"
 	"github.com/latgate/latgate/pkg/baseline"
-	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/history"
 	"github.com/latgate/latgate/pkg/report"
 	"github.com/latgate/latgate/pkg/results"
-	"github.com/latgate/latgate/pkg/stats"
 	"github.com/latgate/latgate/pkg/trend"
 )
 
@@ -115,20 +113,20 @@ func runTrend(env Env, opts trendOptions) error {
 	if err := sink.Check(); err != nil {
 		return usageErr(err)
 	}
-	spec := trendSpec(cfg, base)
+	spec := trend.SpecFor(cfg, base)
 	rep := trend.Analyze(hist.Records, spec, trend.Options{
 		Window: opts.Window, Recent: opts.Recent, Confidence: cfg.Gate.Confidence, Seed: uint64(cfg.Gate.Seed),
 	})
 	ropts := report.TrendOptions{History: path, Chart: opts.Chart, Now: opts.Now}
 	if base != nil {
-		bp := baseProvenance(base)
+		bp := trend.OfBaseline(base)
 		ropts.Baseline = fmt.Sprintf("%s, %s", basePath, trend.Blessed(bp, opts.Now))
 		if n := len(hist.Records); n > 0 {
-			warnings = append(warnings, trend.Staleness(bp, recordProvenance(hist.Records[n-1]), cfg.Gate.MaxBaselineAge, opts.Now)...)
+			warnings = append(warnings, trend.Staleness(bp, trend.OfRecord(hist.Records[n-1]), cfg.Gate.MaxBaselineAge, opts.Now)...)
 		}
 	}
 	var issue []publish.Output
-	if key, title, ok := issueKey(rep, base); ok {
+	if key, title, ok := trend.IssueKey(rep, base); ok {
 		issue = []publish.Output{{Name: "issue-key", Value: key}, {Name: "issue-title", Value: title}}
 	}
 	regressed := rep.Verdict == trend.Regressed
@@ -198,123 +196,11 @@ func loadHistoryInputs(env Env, configPath, historyPath, baselinePath string) (h
 	return historyInputs{cfg: cfg, hist: hist, base: base, path: path, basePath: basePath, warnings: warnings}, nil
 }
 
-// issueKey names the regression a report holds, stably from night to night:
-// the failing target (the headline's, else the first regressed series') and
-// when the baseline was blessed. A change point's own run can move by a run
-// or two as nights accrue, so it is not part of the key; a new baseline
-// starts a new key. Target names and regions are [A-Za-z0-9._-].
-func issueKey(rep trend.Report, base *baseline.File) (key, title string, ok bool) {
-	if rep.Verdict != trend.Regressed {
-		return "", "", false
-	}
-	var lead *trend.Series
-	for i := range rep.Series {
-		if rep.Series[i].Verdict == trend.Regressed {
-			lead = &rep.Series[i]
-			break
-		}
-	}
-	if h := rep.Headline; h != nil {
-		if s, _ := h.Get(rep); s.Verdict == trend.Regressed {
-			lead = &s
-		}
-	}
-	blessed := "no-baseline"
-	if base != nil {
-		blessed = base.BlessedAt.UTC().Format(time.RFC3339)
-	}
-	label := results.Label(lead.Target, lead.Region)
-	return label + "/" + blessed, history.Clean(fmt.Sprintf("latgate: latency regression on %s (%s %s %s)", label, lead.Prompt, lead.Metric, lead.Stat)), true
-}
-
-// trendSpec is the config's gated series, each with its tolerance and the
-// baseline's value when the baseline measured the same prompt text.
-func trendSpec(cfg *config.Config, base *baseline.File) trend.Spec {
-	var spec trend.Spec
-	if base != nil {
-		spec.BlessedAt = base.BlessedAt
-	}
-	for _, t := range cfg.Targets {
-		var bt *results.Target
-		if base != nil {
-			for i := range base.Targets {
-				if base.Targets[i].Name == t.Name && base.Targets[i].Region == t.Region {
-					bt = &base.Targets[i]
-				}
-			}
-		}
-		for _, p := range cfg.Prompts {
-			var bp *results.Prompt
-			if bt != nil {
-				for i := range bt.Prompts {
-					if bt.Prompts[i].ID == p.ID && (bt.Prompts[i].Hash == "" || bt.Prompts[i].Hash == p.Hash) {
-						bp = &bt.Prompts[i]
-					}
-				}
-			}
-			for _, c := range cfg.Gate.Checks {
-				if c.MaxOnly {
-					continue // an absolute limit, not a change to trend against
-				}
-				if results.HigherIsBetter(c.Metric) {
-					continue // trend's change points read larger as worse: a rate (tokens_per_s) is not trended yet
-				}
-				stat, err := stats.ParseStat(c.Stat)
-				if err != nil {
-					continue // config.Load refuses such a check
-				}
-				tol := compare.Resolvable(c.Metric, cfg.Gate.ToleranceFor(p.ID, c)) // the gate's floor: at least the timing resolution
-				ss := trend.SeriesSpec{
-					Target: t.Name, Region: t.Region, Prompt: p.ID, PromptHash: p.Hash,
-					Metric: c.Metric, Stat: stat,
-					Tolerance: tol.Rel, FloorMS: float64(tol.Floor) / float64(time.Millisecond),
-				}
-				if bp != nil {
-					// The baseline's value as a history record computes it:
-					// from its samples, for every statistic (p90 included).
-					if st, ok := history.Summarize(bp.Samples, c.Metric); ok {
-						ss.Baseline, _ = st.Get(stat)
-					}
-				}
-				spec.Series = append(spec.Series, ss)
-			}
-		}
-	}
-	return spec
-}
-
-func baseProvenance(b *baseline.File) trend.Provenance {
-	p := trend.Provenance{At: b.BlessedAt, Commit: b.GitCommit, Version: b.Version, Runner: b.Runner, Endpoints: map[string]trend.Endpoint{}}
-	for _, t := range b.Targets {
-		p.Endpoints[results.Label(t.Name, t.Region)] = trend.Endpoint{Models: t.ReturnedModels, Fingerprints: t.SystemFingerprints}
-	}
-	return p
-}
-
-func recordProvenance(r history.Record) trend.Provenance {
-	runner := r.Runner
-	p := trend.Provenance{At: r.At, Commit: r.Commit, Version: r.Version, Runner: &runner, Endpoints: map[string]trend.Endpoint{}}
-	for _, t := range r.Targets {
-		p.Endpoints[results.Label(t.Name, t.Region)] = trend.Endpoint{Models: t.ReturnedModels, Fingerprints: t.SystemFingerprints}
-	}
-	return p
-}
-
 // resultsProvenance is this run's provenance, for check's staleness
 // warnings: the results file's, and the runner it is running on.
 func resultsProvenance(env Env, cfg *config.Config, f *results.File) trend.Provenance {
-	p := fileProvenance(f)
+	p := trend.OfResults(f)
 	runner := sanitizeRunner(runnerIdentity(env), sanitizer(env, cfg))
 	p.Runner = &runner
-	return p
-}
-
-// fileProvenance is what a results file says of where and with what it
-// measured (not the runner: a results file does not record it).
-func fileProvenance(f *results.File) trend.Provenance {
-	p := trend.Provenance{At: f.FinishedAt, Version: f.Version, Endpoints: map[string]trend.Endpoint{}}
-	for _, t := range f.Targets {
-		p.Endpoints[results.Label(t.Name, t.Region)] = trend.Endpoint{Models: t.ReturnedModels, Fingerprints: t.SystemFingerprints}
-	}
 	return p
 }

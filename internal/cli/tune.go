@@ -66,7 +66,7 @@ func runTune(env Env, opts tuneOptions) error {
 	if err != nil {
 		return err
 	}
-	rep := trend.Tune(in.hist.Records, trendSpec(in.cfg, in.base), trend.TuneOptions{Window: opts.Window, FalseAlarm: rate})
+	rep := trend.Tune(in.hist.Records, trend.SpecFor(in.cfg, in.base), trend.TuneOptions{Window: opts.Window, FalseAlarm: rate})
 	for _, w := range in.warnings {
 		if !strings.HasPrefix(w, "no baseline at") { // tune needs no baseline
 			fmt.Fprintf(env.Stderr, "latgate: warning: %s\n", w)
