@@ -4,9 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
-	"strconv"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
@@ -76,7 +74,7 @@ func runCompare(env Env, opts compareOptions) (err error) {
 		cfg, gate, source = c, c.Gate, " from "+opts.ConfigPath
 		learnTargets(env, cfg)
 	}
-	fmt.Fprintf(env.Stderr, "latgate: gate settings%s: %s\n", source, describeGate(gate))
+	fmt.Fprintf(env.Stderr, "latgate: gate settings%s: %s\n", source, report.DescribeGate(gate))
 	if cfg != nil {
 		sink.InputConfig(cfg)
 	}
@@ -123,40 +121,3 @@ func runCompare(env Env, opts compareOptions) (err error) {
 
 // defaultConfig is the config file every command reads when --config is not given.
 const defaultConfig = "latgate.yaml"
-
-// describeGate says in one line what a gate checks: "ttft p50 (20%, floor
-// 1ms (timing resolution)), …; 95% intervals, 2000 resamples, seed 1;
-// aggregate on".
-func describeGate(g config.Gate) string {
-	var checks []string
-	for _, c := range g.Checks {
-		t := compare.Resolvable(c.Metric, c.Tolerance)
-		floor := fmt.Sprintf("floor %v", t.Floor)
-		if c.Tolerance.Floor < t.Floor {
-			floor += " (timing resolution)"
-		}
-		if results.HigherIsBetter(c.Metric) { // a rate: its floor is in tokens/s
-			floor = fmt.Sprintf("floor %g tokens/s, higher is better", c.Tolerance.FloorRate)
-		}
-		switch {
-		case c.MaxOnly:
-			checks = append(checks, fmt.Sprintf("%s %s (max %v)", c.Metric, c.Stat, c.Max))
-		case c.Max > 0:
-			checks = append(checks, fmt.Sprintf("%s %s (%s%%, %s, max %v)", c.Metric, c.Stat, pct(c.Tolerance.Rel), floor, c.Max))
-		default:
-			checks = append(checks, fmt.Sprintf("%s %s (%s%%, %s)", c.Metric, c.Stat, pct(c.Tolerance.Rel), floor))
-		}
-	}
-	s := fmt.Sprintf("%s; %s%% intervals, %d resamples, seed %d", strings.Join(checks, ", "),
-		pct(g.Confidence), g.Resamples, g.Seed)
-	if n := len(g.Overrides); n > 0 {
-		s += fmt.Sprintf("; %d per-prompt override(s)", n)
-	}
-	if g.Aggregate {
-		s += "; aggregate on"
-	}
-	return s
-}
-
-// pct formats a fraction as a percentage without float noise: 0.9 → "90".
-func pct(f float64) string { return strconv.FormatFloat(math.Round(f*1e6)/1e4, 'f', -1, 64) }

@@ -1,0 +1,49 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/latgate/latgate/pkg/compare"
+	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/results"
+)
+
+// DescribeGate says in one line what a gate checks: "ttft p50 (20%, floor
+// 1ms (timing resolution)), …; 95% intervals, 2000 resamples, seed 1;
+// aggregate on".
+func DescribeGate(g config.Gate) string {
+	var checks []string
+	for _, c := range g.Checks {
+		t := compare.Resolvable(c.Metric, c.Tolerance)
+		floor := fmt.Sprintf("floor %v", t.Floor)
+		if c.Tolerance.Floor < t.Floor {
+			floor += " (timing resolution)"
+		}
+		if results.HigherIsBetter(c.Metric) { // a rate: its floor is in tokens/s
+			floor = fmt.Sprintf("floor %g tokens/s, higher is better", c.Tolerance.FloorRate)
+		}
+		switch {
+		case c.MaxOnly:
+			checks = append(checks, fmt.Sprintf("%s %s (max %v)", c.Metric, c.Stat, c.Max))
+		case c.Max > 0:
+			checks = append(checks, fmt.Sprintf("%s %s (%s%%, %s, max %v)", c.Metric, c.Stat, pctOf(c.Tolerance.Rel), floor, c.Max))
+		default:
+			checks = append(checks, fmt.Sprintf("%s %s (%s%%, %s)", c.Metric, c.Stat, pctOf(c.Tolerance.Rel), floor))
+		}
+	}
+	s := fmt.Sprintf("%s; %s%% intervals, %d resamples, seed %d", strings.Join(checks, ", "),
+		pctOf(g.Confidence), g.Resamples, g.Seed)
+	if n := len(g.Overrides); n > 0 {
+		s += fmt.Sprintf("; %d per-prompt override(s)", n)
+	}
+	if g.Aggregate {
+		s += "; aggregate on"
+	}
+	return s
+}
+
+// pctOf formats a fraction as a percentage without float noise: 0.9 → "90".
+func pctOf(f float64) string { return strconv.FormatFloat(math.Round(f*1e6)/1e4, 'f', -1, 64) }
