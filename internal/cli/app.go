@@ -1,6 +1,7 @@
-// Package cli owns latgate's command line: the urfave/cli wiring (one file
-// per command), flags turned into each command's options struct, and the one
-// mapping from errors to exit codes.
+// Package cli is latgate's command line, a shell over internal/app: the
+// urfave/cli wiring and help text (one file per command), flags turned into
+// each command's request, and the one mapping from an error's class to an
+// exit code.
 package cli
 
 import (
@@ -9,13 +10,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"regexp"
 	"runtime/debug"
 	"strings"
 	"sync"
+	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/latgate/latgate/internal/app"
 	"github.com/latgate/latgate/internal/publish"
 	"github.com/latgate/latgate/internal/suggest"
 )
@@ -40,79 +44,24 @@ type Env struct {
 	Getenv         func(string) string
 	// StderrIsTerminal turns on the progress bar (plain lines otherwise).
 	StderrIsTerminal bool
-
-	// out is every output, set by Main (newApp makes one for tests that
-	// skip Main): Stdout and Stderr are its redacting writers.
-	out *publish.Streams
 }
 
-// learn adds credentials to what every output redacts.
-func (e Env) learn(secrets ...string) { e.out.Learn(secrets...) }
+// usageErr marks a problem with how latgate was called.
+func usageErr(err error) error { return app.UsageError(err) }
 
-// exitError carries an exit code to Main.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-func usageErr(err error) error       { return &exitError{ExitUsage, err} }
-func measurementErr(err error) error { return &exitError{ExitMeasurement, err} }
-
-// outputError is an output that could not be written after the command
-// reached its verdict (the disk filled up, the directory went away): not a
-// usage problem. The verdict stands and was published wherever possible; a
-// regression stays exit 1, anything else is exit 3, and the message says
-// the verdict, so a CI log shows what the run found.
-type outputError struct {
-	err       error
-	verdict   string // "" for a command without one (measure, bless, merge)
-	regressed bool
-}
-
-func (e *outputError) Error() string {
-	if e.verdict == "" {
-		return e.err.Error()
-	}
-	return fmt.Sprintf("%v; the verdict was %s", e.err, e.verdict)
-}
-
-func (e *outputError) Unwrap() error { return e.err }
-
-// outputErr joins errs (nil ones are skipped) into an outputError, or
-// returns nil when there are none.
-func outputErr(verdict string, regressed bool, errs ...error) error {
-	if err := errors.Join(errs...); err != nil {
-		return &outputError{err: err, verdict: verdict, regressed: regressed}
-	}
-	return nil
-}
-
-// errRegression is returned by check and compare when the gate fails; the
-// report has already said why.
-var errRegression = errors.New("latency regression")
-
-// exitCode is the one place errors become exit codes.
+// exitCode is the one place errors become exit codes: the class the
+// application gave the error (a flag error of urfave/cli has none, and is
+// a usage problem).
 func exitCode(err error) int {
-	var (
-		ee *exitError
-		oe *outputError
-	)
-	switch {
-	case err == nil:
+	switch app.ClassOf(err) {
+	case app.Pass:
 		return ExitPass
-	case errors.Is(err, errRegression):
+	case app.Regression:
 		return ExitRegression
-	case errors.As(err, &oe) && oe.regressed:
-		return ExitRegression
-	case errors.As(err, &oe):
+	case app.Measurement:
 		return ExitMeasurement
-	case errors.As(err, &ee):
-		return ee.code
 	}
-	return ExitUsage // flag parsing and other usage errors from urfave/cli
+	return ExitUsage
 }
 
 // Main runs latgate with args (args[0] is the program name) and returns the
@@ -126,19 +75,18 @@ func Main(ctx context.Context, args []string, env Env) (code int) {
 	// Every byte printed passes through publish's writers: the credentials
 	// of the targets are redacted, and no line is a workflow command unless
 	// a Report's annotations write it.
-	env.out = publish.New(publish.Options{Stdout: env.Stdout, Stderr: env.Stderr, Getenv: env.Getenv, StderrIsTerminal: env.StderrIsTerminal})
-	env.Stdout, env.Stderr = env.out.Stdout, env.out.Stderr
-	defer env.out.Flush() // after the crash report below
+	out := publish.New(publish.Options{Stdout: env.Stdout, Stderr: env.Stderr, Getenv: env.Getenv, StderrIsTerminal: env.StderrIsTerminal})
+	defer out.Flush() // after the crash report below
 	defer func() {
 		if r := recover(); r != nil {
-			code = crashed(env.Stderr, r, debug.Stack(), seen)
+			code = crashed(out.Stderr, r, debug.Stack(), seen)
 		}
 	}()
-	app := newApp(env)
-	err := app.RunContext(ctx, args)
+	cmd := newApp(out, env.Getenv)
+	err := cmd.RunContext(ctx, args)
 	code = exitCode(err)
-	if err != nil && !errors.Is(err, errRegression) {
-		fmt.Fprintf(env.Stderr, "latgate: %v%s\n", err, helpTopicSuggestion(app, err))
+	if err != nil && !errors.Is(err, app.ErrRegression) {
+		fmt.Fprintf(out.Stderr, "latgate: %v%s\n", err, helpTopicSuggestion(cmd, err))
 	}
 	return code
 }
@@ -210,13 +158,12 @@ const mergeExitHelp = `EXIT CODES:
    2  a file is unreadable, or the files cannot be merged (nothing was written)
    3  the merged file could not be written`
 
-func newApp(env Env) *ucli.App {
-	if env.out == nil {
-		env.out = publish.New(publish.Options{Stdout: env.Stdout, Stderr: env.Stderr, Getenv: env.Getenv, StderrIsTerminal: env.StderrIsTerminal})
-		env.Stdout, env.Stderr = env.out.Stdout, env.out.Stderr
-	}
+// newApp wires the commands to the application on out and the
+// environment getenv.
+func newApp(out *publish.Streams, getenv func(string) string) *ucli.App {
 	build := readBuild()
-	app := &ucli.App{
+	a := app.New(app.Deps{Out: out, Getenv: getenv, Commit: gitHead, Version: build.Version})
+	cmd := &ucli.App{
 		Name:    "latgate",
 		Usage:   "a CI latency regression gate for OpenAI-compatible streaming endpoints",
 		Version: build.String(),
@@ -230,28 +177,28 @@ Start with:  latgate check --config examples/latgate.yaml
 (base_url: sim runs the built-in simulator: no key, no network.)
 
 ` + exitCodesHelp,
-		Writer:               env.Stdout,
-		ErrWriter:            env.Stderr,
+		Writer:               out.Stdout,
+		ErrWriter:            out.Stderr,
 		EnableBashCompletion: false,
 		ExitErrHandler:       func(*ucli.Context, error) {}, // Main maps errors to codes
 		OnUsageError: func(c *ucli.Context, err error, _ bool) error {
 			return usageErr(fmt.Errorf("%s%s (see %s --help)", longFlags(err.Error()), flagSuggestion(c, err), strings.TrimSpace(c.Command.HelpName)))
 		},
 		Commands: []*ucli.Command{
-			checkCommand(env),
-			blessCommand(env),
-			compareCommand(env),
-			measureCommand(env),
-			mergeCommand(env),
-			trendCommand(env),
-			tuneCommand(env),
-			initCommand(env),
-			selftestCommand(env),
-			simCommand(env),
-			versionCommand(env, build),
+			checkCommand(a),
+			blessCommand(a),
+			compareCommand(a),
+			measureCommand(a),
+			mergeCommand(a),
+			trendCommand(a),
+			tuneCommand(a),
+			initCommand(a),
+			selftestCommand(a),
+			simCommand(a),
+			versionCommand(out, build),
 		},
 	}
-	app.Action = func(c *ucli.Context) error {
+	cmd.Action = func(c *ucli.Context) error {
 		if c.NArg() > 0 {
 			name := c.Args().First()
 			if s := suggest.Closest(name, commandNames(c.App.Commands)); s != "" {
@@ -261,10 +208,22 @@ Start with:  latgate check --config examples/latgate.yaml
 		}
 		return ucli.ShowAppHelp(c)
 	}
-	for _, cmd := range app.Commands {
-		cmd.OnUsageError = app.OnUsageError // a short error, not the whole help
+	for _, c := range cmd.Commands {
+		c.OnUsageError = cmd.OnUsageError // a short error, not the whole help
 	}
-	return app
+	return cmd
+}
+
+// gitHead returns the commit checked out in dir (git rev-parse HEAD), ""
+// when git cannot tell within two seconds.
+func gitHead(ctx context.Context, dir string) string {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "git", "-C", dir, "rev-parse", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // commandNames lists every name a command answers to.

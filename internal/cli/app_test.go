@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/latgate/latgate/internal/app"
 )
 
 func TestUsageErrors(t *testing.T) {
@@ -65,15 +67,15 @@ func TestExitCode(t *testing.T) {
 		want int
 	}{
 		{nil, ExitPass},
-		{errRegression, ExitRegression},
-		{usageErr(errRegression), ExitRegression}, // a regression stays a regression
+		{app.ErrRegression, ExitRegression},
+		{usageErr(app.ErrRegression), ExitRegression}, // a regression stays a regression
 		{usageErr(errNoise), ExitUsage},
-		{measurementErr(errNoise), ExitMeasurement},
+		{app.MeasurementError(errNoise), ExitMeasurement},
 		{errNoise, ExitUsage},
 		// An output not written after the verdict: never a usage problem.
-		{outputErr("ok", false, errNoise), ExitMeasurement},
-		{outputErr("regressed", true, errNoise), ExitRegression},
-		{fmt.Errorf("measure: %w", outputErr("", false, errNoise)), ExitMeasurement},
+		{&app.OutputError{Err: errNoise, Verdict: "ok"}, ExitMeasurement},
+		{&app.OutputError{Err: errNoise, Verdict: "regressed", Regressed: true}, ExitRegression},
+		{fmt.Errorf("measure: %w", &app.OutputError{Err: errNoise}), ExitMeasurement},
 	}
 	for _, tt := range tests {
 		if got := exitCode(tt.err); got != tt.want {

@@ -23,7 +23,7 @@ func readText(t *testing.T, path string) string {
 
 func TestInit(t *testing.T) {
 	dir := t.TempDir()
-	code, stdout, stderr := latgate(t, "init", "--dir", dir)
+	code, stdout, stderr := run(t, nil, "init", "--dir", dir)
 	if code != ExitPass {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -61,7 +61,7 @@ func TestInitRefusesToOverwrite(t *testing.T) {
 			if err := os.WriteFile(existing, []byte(mine), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			code, stdout, stderr := latgate(t, "init", "--dir", dir)
+			code, stdout, stderr := run(t, nil, "init", "--dir", dir)
 			if code != ExitUsage {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s", code, ExitUsage, stdout)
 			}
@@ -77,13 +77,13 @@ func TestInitRefusesToOverwrite(t *testing.T) {
 		})
 	}
 	t.Run("not a directory", func(t *testing.T) {
-		code, _, stderr := latgate(t, "init", "--dir", filepath.Join(t.TempDir(), "nope"))
+		code, _, stderr := run(t, nil, "init", "--dir", filepath.Join(t.TempDir(), "nope"))
 		if code != ExitUsage || !strings.Contains(stderr, "not a directory") {
 			t.Errorf("exit %d, stderr:\n%s", code, stderr)
 		}
 	})
 	t.Run("an argument", func(t *testing.T) {
-		code, _, stderr := latgate(t, "init", "somewhere")
+		code, _, stderr := run(t, nil, "init", "somewhere")
 		if code != ExitUsage || !strings.Contains(stderr, "did you mean --dir somewhere?") {
 			t.Errorf("exit %d, stderr:\n%s", code, stderr)
 		}
@@ -97,20 +97,20 @@ func TestInitConfigChecks(t *testing.T) {
 		t.Skip("measures the simulator twice")
 	}
 	dir := t.TempDir()
-	if code, _, stderr := latgate(t, "init", "--dir", dir); code != ExitPass {
+	if code, _, stderr := run(t, nil, "init", "--dir", dir); code != ExitPass {
 		t.Fatalf("init: exit %d\n%s", code, stderr)
 	}
 	cfg := filepath.Join(dir, "latgate.yaml")
 	// The config as written, with more concurrency to keep the test short
 	// (the same on both sides, so the baseline still matches).
-	code, stdout, stderr := latgate(t, "bless", "--config", cfg, "--concurrency", "8", "--quiet")
+	code, stdout, stderr := run(t, nil, "bless", "--config", cfg, "--concurrency", "8", "--quiet")
 	if code != ExitPass {
 		t.Fatalf("bless: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "latgate.baseline.json")); err != nil {
 		t.Fatalf("bless wrote no baseline beside the config: %v", err)
 	}
-	code, stdout, stderr = latgate(t, "check", "--config", cfg, "--concurrency", "8", "--quiet")
+	code, stdout, stderr = run(t, nil, "check", "--config", cfg, "--concurrency", "8", "--quiet")
 	t.Logf("check:\n%s", stdout)
 	// Exit 0 is expected; on a loaded machine a tight check of the example
 	// (ITL P95, 5 ms floor) may flag noise as a regression (1), which still

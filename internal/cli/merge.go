@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -9,19 +8,10 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/latgate/latgate/pkg/compare"
-	"github.com/latgate/latgate/pkg/results"
+	"github.com/latgate/latgate/internal/app"
 )
 
-type mergeOptions struct {
-	// Args are the files, each FILE or FILE=LABEL.
-	Args              []string
-	LabelFromFilename bool
-	Force             bool
-	Out               string
-}
-
-func mergeCommand(env Env) *ucli.Command {
+func mergeCommand(a *app.App) *ucli.Command {
 	return &ucli.Command{
 		Name:      "merge",
 		Usage:     "merge results files measured from several runners or regions into one",
@@ -48,82 +38,20 @@ unless --force. The merged file is partial if any input is.
 			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the merged results to `FILE` (atomically) instead of stdout", TakesFile: true},
 		},
 		Action: func(c *ucli.Context) error {
-			return runMerge(env, mergeOptions{
-				Args: c.Args().Slice(), LabelFromFilename: c.Bool("label-from-filename"),
-				Force: c.Bool("force"), Out: c.String("out"),
-			})
+			req := app.MergeRequest{LabelFromFilename: c.Bool("label-from-filename"), Force: c.Bool("force"), Out: c.String("out")}
+			for _, arg := range c.Args().Slice() {
+				p, label, err := splitLabel(arg)
+				if err != nil {
+					return usageErr(err)
+				}
+				if label != "" && req.LabelFromFilename {
+					return usageErr(fmt.Errorf("%s: give labels as FILE=LABEL or with --label-from-filename, not both", arg))
+				}
+				req.Files = append(req.Files, app.MergeFile{Path: p, Label: label})
+			}
+			return a.Merge(req)
 		},
 	}
-}
-
-func runMerge(env Env, opts mergeOptions) error {
-	if len(opts.Args) == 0 {
-		return usageErr(errors.New("merge takes the results files to merge: latgate merge FILE[=LABEL]..."))
-	}
-	paths := make([]string, len(opts.Args))
-	labels := make([]string, len(opts.Args))
-	for i, arg := range opts.Args {
-		p, label, err := splitLabel(arg)
-		if err != nil {
-			return usageErr(err)
-		}
-		if label != "" && opts.LabelFromFilename {
-			return usageErr(fmt.Errorf("%s: give labels as FILE=LABEL or with --label-from-filename, not both", arg))
-		}
-		paths[i], labels[i] = p, label
-	}
-	if opts.LabelFromFilename {
-		var err error
-		if labels, err = results.LabelsFromNames(paths); err != nil {
-			return usageErr(fmt.Errorf("--label-from-filename: %w", err))
-		}
-	}
-	sink := env.out.Sink()
-	for _, p := range paths {
-		sink.Input("the input", p)
-	}
-	out := sink.Output("--out", opts.Out)
-	if err := sink.Check(); err != nil {
-		return usageErr(err)
-	}
-	in := make([]results.Input, len(paths))
-	for i, p := range paths {
-		f, err := results.Read(p)
-		if err != nil {
-			return usageErr(err)
-		}
-		in[i] = results.Input{Name: p, File: f, Label: labels[i]}
-	}
-	merged, warnings, err := results.Merge(in, results.MergeOptions{Force: opts.Force})
-	var dup *results.DuplicateTargetError
-	switch {
-	case errors.As(err, &dup):
-		return usageErr(fmt.Errorf("%w: label each file with its runner or region (FILE=LABEL, e.g. %s=us-east %s=eu-west), use --label-from-filename, or set region: in each runner's config", err, dup.First, dup.Second))
-	case errors.Is(err, results.ErrMergeMismatch):
-		return usageErr(fmt.Errorf("cannot merge: %w\n(merge runs of the same config and settings; --force merges anyway)", err))
-	case err != nil:
-		return usageErr(err)
-	}
-	for _, w := range warnings {
-		fmt.Fprintf(env.Stderr, "latgate: warning: %s\n", w)
-	}
-	if out != nil {
-		if err := writeRecorded(out, compare.Recorded{File: merged}); err != nil {
-			return outputErr("", false, err)
-		}
-	} else if err := results.Encode(env.Stdout, merged); err != nil {
-		return usageErr(fmt.Errorf("writing merged results: %w", err))
-	}
-	names := make([]string, len(merged.Targets))
-	for i, t := range merged.Targets {
-		names[i] = t.Label()
-	}
-	files := fmt.Sprintf("%d files", len(in))
-	if len(in) == 1 {
-		files = "1 file"
-	}
-	fmt.Fprintf(env.Stderr, "latgate: merged %s: targets %s\n", files, strings.Join(names, ", "))
-	return nil
 }
 
 // splitLabel splits FILE=LABEL. An argument naming an existing file is a

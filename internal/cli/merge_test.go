@@ -2,9 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,30 +9,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	ucli "github.com/urfave/cli/v2"
 
 	"github.com/latgate/latgate/pkg/baseline"
 	"github.com/latgate/latgate/pkg/results"
 )
-
-// latgate runs the app in-process like Main and returns the exit code,
-// stdout and stderr. It adds init and merge unless app.go registers them.
-func latgate(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	env := Env{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}
-	app := newApp(env)
-	for _, c := range []*ucli.Command{initCommand(env), mergeCommand(env)} {
-		if app.Command(c.Name) == nil {
-			app.Commands = append(app.Commands, c)
-		}
-	}
-	err := app.RunContext(context.Background(), append([]string{"latgate"}, args...))
-	if err != nil && !errors.Is(err, errRegression) {
-		fmt.Fprintf(&errb, "latgate: %v\n", err)
-	}
-	return exitCode(err), out.String(), errb.String()
-}
 
 // writeRunnerResults writes a small results file of target "api" as one
 // runner measured it.
@@ -109,7 +86,7 @@ func TestMergeCommand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, stdout, stderr := latgate(t, append([]string{"merge"}, tt.args...)...)
+			code, stdout, stderr := run(t, nil, append([]string{"merge"}, tt.args...)...)
 			t.Logf("stderr:\n%s", stderr)
 			if code != tt.code {
 				t.Fatalf("exit %d, want %d\nstderr:\n%s", code, tt.code, stderr)
@@ -139,12 +116,12 @@ func TestMergeOutMatchesStdout(t *testing.T) {
 	us, eu := filepath.Join(dir, "us.json"), filepath.Join(dir, "eu.json")
 	writeRunnerResults(t, us, func(f *results.File) { f.Targets[0].Prompts[0].ID = "<html> & co" })
 	writeRunnerResults(t, eu, nil)
-	code, stdout, stderr := latgate(t, "merge", us+"=us", eu+"=eu")
+	code, stdout, stderr := run(t, nil, "merge", us+"=us", eu+"=eu")
 	if code != ExitPass {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	out := filepath.Join(dir, "merged.json")
-	if code, _, stderr := latgate(t, "merge", "--out", out, us+"=us", eu+"=eu"); code != ExitPass {
+	if code, _, stderr := run(t, nil, "merge", "--out", out, us+"=us", eu+"=eu"); code != ExitPass {
 		t.Fatalf("merge --out: exit %d\n%s", code, stderr)
 	}
 	written, err := os.ReadFile(out)
@@ -208,13 +185,13 @@ func TestMergeRunnersOneComparison(t *testing.T) {
 			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			if code, _, stderr := latgate(t, "measure", "--config", cfg, "--quiet", "--out", out); code != ExitPass {
+			if code, _, stderr := run(t, nil, "measure", "--config", cfg, "--quiet", "--out", out); code != ExitPass {
 				t.Fatalf("measure: exit %d\n%s", code, stderr)
 			}
 			args = append(args, out)
 		}
 		merged := filepath.Join(dir, round+".json")
-		code, _, stderr := latgate(t, append([]string{"merge", "--label-from-filename", "--out", merged}, args...)...)
+		code, _, stderr := run(t, nil, append([]string{"merge", "--label-from-filename", "--out", merged}, args...)...)
 		if code != ExitPass {
 			t.Fatalf("merge: exit %d\n%s", code, stderr)
 		}
@@ -231,7 +208,7 @@ func TestMergeRunnersOneComparison(t *testing.T) {
 	}
 	current := measureRunners("check")
 	junit := filepath.Join(dir, "junit.xml")
-	code, stdout, stderr := latgate(t, "compare", "--config", cfg, "--junit", junit, basePath, current)
+	code, stdout, stderr := run(t, nil, "compare", "--config", cfg, "--junit", junit, basePath, current)
 	t.Logf("compare:\n%s", stdout)
 	// The same simulator: a pass; a noisy machine may make a check
 	// inconclusive (still 0). Refusals (2) would mean the merged files do not

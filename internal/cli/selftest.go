@@ -1,9 +1,6 @@
 package cli
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -11,26 +8,15 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/latgate/latgate/internal/selftest"
-	"github.com/latgate/latgate/pkg/config"
-	"github.com/latgate/latgate/pkg/sim"
+	"github.com/latgate/latgate/internal/app"
 )
-
-type selftestOptions struct {
-	ConfigPath  string // optional: gate resolution for its checks
-	Profile     string // simulator spec of the fixed schedule
-	Requests    int    // measured requests per run and concurrency; 0: max(16, 2×concurrency)
-	Concurrency []int
-	Runs        int
-	JSON        bool
-}
 
 const (
 	defaultSelftestProfile = "fixed?spin=0s"
 	defaultSelftestConc    = "1,16,64,256"
 )
 
-func selftestCommand(env Env) *ucli.Command {
+func selftestCommand(a *app.App) *ucli.Command {
 	return &ucli.Command{
 		Name:      "selftest",
 		Usage:     "measure latgate's own timing error on this machine, and what a config's checks can resolve",
@@ -68,7 +54,7 @@ under which no tolerance means anything on this machine.
 			if err != nil {
 				return usageErr(fmt.Errorf("--concurrency: %w", err))
 			}
-			return runSelftest(c.Context, env, selftestOptions{
+			return a.Selftest(c.Context, app.SelftestRequest{
 				ConfigPath:  c.String("config"),
 				Profile:     c.String("profile"),
 				Requests:    c.Int("requests"),
@@ -92,34 +78,4 @@ func parseLevels(s string) ([]int, error) {
 	}
 	slices.Sort(out)
 	return slices.Compact(out), nil
-}
-
-func runSelftest(ctx context.Context, env Env, opts selftestOptions) error {
-	p, err := sim.ParseSpec(opts.Profile)
-	if err != nil {
-		return usageErr(fmt.Errorf("--profile: %w", err))
-	}
-	switch {
-	case opts.Requests < 0, opts.Runs < 1:
-		return usageErr(errors.New("--requests must be ≥ 0 and --runs ≥ 1"))
-	case len(opts.Concurrency) == 0:
-		return usageErr(errors.New("--concurrency: no level given"))
-	}
-	var cfg *config.Config
-	if opts.ConfigPath != "" {
-		if cfg, err = config.Load(opts.ConfigPath, configOptions(env)); err != nil {
-			return usageErr(err)
-		}
-	}
-	rep, err := selftest.Run(ctx, selftest.Options{Profile: p, Spec: opts.Profile, Requests: opts.Requests,
-		Concurrency: opts.Concurrency, Runs: opts.Runs, Config: cfg, Progress: env.Stderr})
-	if err != nil {
-		return measurementErr(err)
-	}
-	if opts.JSON {
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
-	}
-	return selftest.Write(env.Stdout, rep)
 }

@@ -1,21 +1,15 @@
 package cli
 
 import (
-	"context"
 	"fmt"
-	"net"
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/latgate/latgate/internal/app"
 	"github.com/latgate/latgate/pkg/sim"
 )
 
-type simOptions struct {
-	Addr    string
-	Profile string
-}
-
-func simCommand(env Env) *ucli.Command {
+func simCommand(a *app.App) *ucli.Command {
 	return &ucli.Command{
 		Name:      "sim",
 		Usage:     "serve the built-in simulated OpenAI-compatible streaming endpoint",
@@ -33,23 +27,7 @@ In a config, base_url: sim (or sim:PROFILE) runs the same server in-process.
 			if c.NArg() > 0 {
 				return usageErr(fmt.Errorf("sim takes no arguments, got %q", c.Args().First()))
 			}
-			return runSim(c.Context, env, simOptions{Addr: c.String("addr"), Profile: c.String("profile")})
+			return a.Sim(c.Context, c.String("addr"), c.String("profile"))
 		},
 	}
-}
-
-func runSim(ctx context.Context, env Env, opts simOptions) error {
-	p, err := sim.ParseSpec(opts.Profile)
-	if err != nil {
-		return usageErr(fmt.Errorf("--profile: %w", err))
-	}
-	ln, err := net.Listen("tcp", opts.Addr)
-	if err != nil {
-		return usageErr(fmt.Errorf("--addr: %w", err))
-	}
-	fmt.Fprintf(env.Stderr, "latgate sim: serving profile %q on http://%s/v1 (Ctrl-C to stop)\n", opts.Profile, ln.Addr())
-	if err := sim.Serve(ctx, ln, p); err != nil && ctx.Err() == nil {
-		return measurementErr(err)
-	}
-	return nil
 }

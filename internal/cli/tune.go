@@ -7,22 +7,15 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/latgate/latgate/pkg/report"
+	"github.com/latgate/latgate/internal/app"
 	"github.com/latgate/latgate/pkg/trend"
 )
-
-type tuneOptions struct {
-	ConfigPath string
-	History    string
-	Window     int
-	FalseAlarm string
-}
 
 const tuneExitHelp = `EXIT CODES:
    0  the proposal was printed
    2  usage, config or history problem, or no series has enough runs (8)`
 
-func tuneCommand(env Env) *ucli.Command {
+func tuneCommand(a *app.App) *ucli.Command {
 	return &ucli.Command{
 		Name:      "tune",
 		Usage:     "propose tolerances and floors from the run-to-run variation in the history",
@@ -40,7 +33,7 @@ interval to clear the tolerance, so real rates are lower.
 
 ` + tuneExitHelp,
 		Flags: []ucli.Flag{
-			&ucli.StringFlag{Name: "config", Aliases: []string{"c"}, Value: "latgate.yaml", Usage: "the latgate.yaml whose checks to tune", TakesFile: true},
+			&ucli.StringFlag{Name: "config", Aliases: []string{"c"}, Value: app.DefaultConfig, Usage: "the latgate.yaml whose checks to tune", TakesFile: true},
 			&ucli.StringFlag{Name: "history", Usage: "the history `FILE` (default: the config's history:)", TakesFile: true},
 			&ucli.IntFlag{Name: "window", Value: trend.DefaultWindow, Usage: "learn from the newest `N` runs of each series"},
 			&ucli.StringFlag{Name: "false-alarm", Value: "1%", Usage: "the false-alarm `RATE` per check and run to propose tolerances for"},
@@ -49,33 +42,13 @@ interval to clear the tolerance, so real rates are lower.
 			if c.NArg() > 0 {
 				return usageErr(fmt.Errorf("tune takes no arguments, got %q", c.Args().First()))
 			}
-			return runTune(env, tuneOptions{ConfigPath: c.String("config"), History: c.String("history"), Window: c.Int("window"), FalseAlarm: c.String("false-alarm")})
+			rate, err := parseRate(c.String("false-alarm"))
+			if err != nil {
+				return usageErr(fmt.Errorf("--false-alarm: %w", err))
+			}
+			return a.Tune(app.TuneRequest{ConfigPath: c.String("config"), History: c.String("history"), Window: c.Int("window"), FalseAlarm: rate})
 		},
 	}
-}
-
-func runTune(env Env, opts tuneOptions) error {
-	rate, err := parseRate(opts.FalseAlarm)
-	if err != nil {
-		return usageErr(fmt.Errorf("--false-alarm: %w", err))
-	}
-	if opts.Window < trend.MinTuneRuns {
-		return usageErr(fmt.Errorf("--window must be at least %d, got %d", trend.MinTuneRuns, opts.Window))
-	}
-	in, err := loadHistoryInputs(env, opts.ConfigPath, opts.History, "")
-	if err != nil {
-		return err
-	}
-	rep := trend.Tune(in.hist.Records, trend.SpecFor(in.cfg, in.base), trend.TuneOptions{Window: opts.Window, FalseAlarm: rate})
-	for _, w := range in.warnings {
-		if !strings.HasPrefix(w, "no baseline at") { // tune needs no baseline
-			fmt.Fprintf(env.Stderr, "latgate: warning: %s\n", w)
-		}
-	}
-	if len(rep.Proposals) == 0 {
-		return usageErr(fmt.Errorf("not enough history to tune: %s has %d runs, each series needs at least %d", in.path, len(in.hist.Records), trend.MinTuneRuns))
-	}
-	return report.TuneYAML(env.Stdout, rep, in.path)
 }
 
 // parseRate reads "1%" or "0.01": a rate strictly between 0 and 50%.

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
+
+	"github.com/latgate/latgate/internal/publish"
 )
 
 // buildInfo describes this binary, from the Go build info: what `latgate
@@ -75,7 +77,7 @@ func (b buildInfo) String() string {
 	return fmt.Sprintf("%s (%s)", b.Version, strings.Join(parts, ", "))
 }
 
-func versionCommand(env Env, b buildInfo) *ucli.Command {
+func versionCommand(out *publish.Streams, b buildInfo) *ucli.Command {
 	return &ucli.Command{
 		Name:  "version",
 		Usage: "print latgate's version, VCS revision and Go version",
@@ -103,7 +105,7 @@ func versionCommand(env Env, b buildInfo) *ucli.Command {
 			if b.Revision == "" {
 				modified = "unknown" // without VCS stamping Go cannot tell
 			}
-			_, err := fmt.Fprintf(env.Stdout, "latgate version %s\nversion:   %s\nrevision:  %s\ntime:      %s\nmodified:  %s\ngo:        %s\n",
+			_, err := fmt.Fprintf(out.Stdout, "latgate version %s\nversion:   %s\nrevision:  %s\ntime:      %s\nmodified:  %s\ngo:        %s\n",
 				b, b.Version, rev, when, modified, b.GoVersion)
 			return err
 		},

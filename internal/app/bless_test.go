@@ -1,4 +1,4 @@
-package cli
+package app
 
 import (
 	"path/filepath"
@@ -17,7 +17,7 @@ func TestBlessMismatch(t *testing.T) {
 	cfg, err := config.Parse([]byte(`targets: [{name: a, base_url: sim, model: m}]
 prompts: [{id: p, messages: [{role: user, content: hi}]}, {id: q, messages: [{role: user, content: ho}]}]
 run: {concurrency: 2}
-`), filepath.Join(t.TempDir(), "latgate.yaml"), configOptions(Env{Getenv: func(string) string { return "" }}))
+`), filepath.Join(t.TempDir(), "latgate.yaml"), ConfigOptions(func(string) string { return "" }))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package cli
+package app
 
 import (
 	"context"
@@ -12,19 +12,11 @@ import (
 	"github.com/latgate/latgate/pkg/sim"
 )
 
-// configOptions are the options every command loads a config with: the
-// environment, and the simulator's own check of "sim:SPEC" base URLs.
-func configOptions(env Env) config.Options {
-	return config.Options{Getenv: env.Getenv, CheckSimSpec: func(spec string) error {
-		_, err := sim.ParseSpec(spec)
-		return err
-	}}
-}
-
-// endpoints resolves the config's targets: it starts the built-in simulator
-// on 127.0.0.1 for "sim" targets (one per distinct profile) and reads each
-// API key from its environment variable. stop shuts the simulators down.
-func endpoints(ctx context.Context, env Env, cfg *config.Config) (eps []measure.Endpoint, stop func(), err error) {
+// Endpoints resolves the config's targets: it starts the built-in
+// simulator on 127.0.0.1 for "sim" targets (one per distinct profile) and
+// reads each API key from its environment variable. stop shuts the
+// simulators down.
+func Endpoints(ctx context.Context, cfg *config.Config, getenv func(string) string) (eps []measure.Endpoint, stop func(), err error) {
 	var running []*sim.Running
 	stop = func() {
 		for _, r := range running {
@@ -38,13 +30,13 @@ func endpoints(ctx context.Context, env Env, cfg *config.Config) (eps []measure.
 	}()
 	sims := map[string]string{}
 	for _, t := range cfg.Targets {
-		ep := measure.Endpoint{Target: t, URL: t.BaseURL, APIKey: env.Getenv(t.APIKeyEnv)}
+		ep := measure.Endpoint{Target: t, URL: t.BaseURL, APIKey: getenv(t.APIKeyEnv)}
 		if t.IsSim() {
 			u, ok := sims[t.SimSpec()]
 			if !ok {
 				p, err := sim.ParseSpec(t.SimSpec())
 				if err != nil {
-					return nil, stop, usageErr(fmt.Errorf("%s:%d: targets %q: base_url %q: %w", cfg.Path, t.Line, t.Name, t.BaseURL, err))
+					return nil, stop, UsageError(fmt.Errorf("%s:%d: targets %q: base_url %q: %w", cfg.Path, t.Line, t.Name, t.BaseURL, err))
 				}
 				// The simulator is the endpoint: it must outlive an
 				// interrupted run, or its streams would end cleanly under
@@ -52,7 +44,7 @@ func endpoints(ctx context.Context, env Env, cfg *config.Config) (eps []measure.
 				// closes it.
 				r, err := sim.Start(context.WithoutCancel(ctx), p)
 				if err != nil {
-					return nil, stop, measurementErr(fmt.Errorf("starting the built-in simulator: %w", err))
+					return nil, stop, MeasurementError(fmt.Errorf("starting the built-in simulator: %w", err))
 				}
 				running = append(running, r)
 				u = r.URL()
@@ -60,9 +52,9 @@ func endpoints(ctx context.Context, env Env, cfg *config.Config) (eps []measure.
 			}
 			ep.URL = u
 		} else if err := checkURL(t); err != nil {
-			return nil, stop, usageErr(fmt.Errorf("%s:%d: %w", cfg.Path, t.Line, err))
+			return nil, stop, UsageError(fmt.Errorf("%s:%d: %w", cfg.Path, t.Line, err))
 		} else if ep.APIKey == "" && isOpenAI(t.BaseURL) {
-			return nil, stop, usageErr(fmt.Errorf("target %q: $%s is empty: export the API key in that variable (or set api_key_env in %s)", t.Name, t.APIKeyEnv, cfg.Path))
+			return nil, stop, UsageError(fmt.Errorf("target %q: $%s is empty: export the API key in that variable (or set api_key_env in %s)", t.Name, t.APIKeyEnv, cfg.Path))
 		}
 		eps = append(eps, ep)
 	}

@@ -1,4 +1,4 @@
-package cli
+package app
 
 import (
 	"context"
@@ -19,13 +19,13 @@ import (
 // the next look. The decision is compare's; this is only the loop. It
 // returns the results of every round together and the last comparison
 // (empty when the measurement failed).
-func measureSequential(ctx context.Context, env Env, cfg *config.Config, base compare.Side, quiet bool) (*results.File, compare.Report, error) {
-	eps, stop, err := endpoints(ctx, env, cfg)
+func (a *App) measureSequential(ctx context.Context, cfg *config.Config, base compare.Side, quiet bool) (*results.File, compare.Report, error) {
+	eps, stop, err := a.Start(ctx, cfg, a.Getenv)
 	if err != nil {
 		return nil, compare.Report{}, err
 	}
 	defer stop() // one simulator for every round: its schedule runs on
-	f, err := measureOn(ctx, env, cfg, eps, cfg.Prompts, cfg.Run, quiet, nil)
+	f, err := a.measureOn(ctx, cfg, eps, cfg.Prompts, cfg.Run, quiet, nil)
 	if err == nil {
 		err = budget(f)
 	}
@@ -43,7 +43,7 @@ func measureSequential(ctx context.Context, env Env, cfg *config.Config, base co
 			return f, rep, nil
 		}
 		if !quiet {
-			fmt.Fprintf(env.Stderr, "latgate: %s\n", roundLine(r))
+			a.Out.Note("%s", roundLine(r))
 		}
 		for _, ep := range eps {
 			ids := r.Prompts[compare.TargetID{Name: ep.Target.Name, Region: ep.Target.Region}]
@@ -56,7 +56,7 @@ func measureSequential(ctx context.Context, env Env, cfg *config.Config, base co
 			if run.Requests <= 0 {
 				continue
 			}
-			g, err := measureOn(ctx, env, cfg, []measure.Endpoint{ep}, prompts, run, quiet, f)
+			g, err := a.measureOn(ctx, cfg, []measure.Endpoint{ep}, prompts, run, quiet, f)
 			if g != nil {
 				results.AppendRound(f, g)
 			}
@@ -68,13 +68,6 @@ func measureSequential(ctx context.Context, env Env, cfg *config.Config, base co
 			}
 		}
 	}
-}
-
-func budget(f *results.File) error {
-	if err := results.CheckBudget(f); err != nil {
-		return measurementErr(withEndpointSaid(err, f))
-	}
-	return nil
 }
 
 // requestsOf returns the fewest requests (samples and failures) any of the
@@ -128,30 +121,4 @@ func roundLine(r compare.Round) string {
 	slices.Sort(prompts)
 	return fmt.Sprintf("%d %s undecided: %s; round %d of %d: %d requests per prompt for %s",
 		len(r.Why), noun, strings.Join(why, ", "), r.Look+1, r.Looks, r.To, strings.Join(prompts, ", "))
-}
-
-// blessCommandLine is the bless command a failing gate offers as its next
-// step: with the config, the baseline when it is not the config's, and the
-// results file when one was compared.
-func blessCommandLine(cfg *config.Config, baselinePath, from string) string {
-	s := "latgate bless --config " + shellQuote(cfg.Path)
-	if baselinePath != "" && baselinePath != cfg.Baseline {
-		s += " --baseline " + shellQuote(baselinePath)
-	}
-	if from != "" {
-		s += " --from " + shellQuote(from)
-	}
-	return s
-}
-
-// shellQuote quotes s for a POSIX shell when it holds anything but plain
-// path characters.
-func shellQuote(s string) string {
-	plain := s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:@+,", r))
-	}) < 0
-	if plain {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

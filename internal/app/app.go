@@ -1,0 +1,79 @@
+// Package app holds latgate's use cases: check with its sequential rounds,
+// compare, bless, measure, merge, trend, tune, init, selftest and sim. Each
+// takes a request (the options a command was given, no flags), does its
+// work through the packages that own the data (config, measure, compare,
+// baseline, history, trend, report), publishes through internal/publish,
+// and returns an error of a Class that says which exit code it means.
+//
+// It touches the outside world only through Deps: the clock, the
+// environment, git, the endpoints it measures and every output. The rules
+// it applies belong to the packages that own the data; what stays here is
+// the joining: which files a command reads and writes, in which order the
+// steps run, and what is published when one fails.
+package app
+
+import (
+	"context"
+	"time"
+
+	"github.com/latgate/latgate/internal/publish"
+	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/measure"
+	"github.com/latgate/latgate/pkg/results"
+)
+
+// Deps are what the use cases may touch of the outside world. New fills
+// the nil ones with the real thing.
+type Deps struct {
+	// Out is every output (required).
+	Out *publish.Streams
+	// Getenv reads the environment: API keys, the runner's identity,
+	// $GITHUB_SHA.
+	Getenv func(string) string
+	// Now is the clock of provenance, staleness and progress.
+	Now func() time.Time
+	// Commit returns the git commit checked out in dir, "" when unknown
+	// (default: always unknown); $GITHUB_SHA, when set, is asked first.
+	Commit func(ctx context.Context, dir string) string
+	// Start resolves a config's targets to endpoints, starting the built-in
+	// simulator for "sim" targets; stop releases them (default: Endpoints).
+	Start func(ctx context.Context, cfg *config.Config, getenv func(string) string) (eps []measure.Endpoint, stop func(), err error)
+	// Measure runs a measurement (default: measure.Run).
+	Measure func(ctx context.Context, o measure.Options) (*results.File, error)
+	// Version is latgate's version, recorded in every results file.
+	Version string
+}
+
+// App runs the use cases with its Deps.
+type App struct {
+	Deps
+}
+
+// New returns an App on d, with defaults for the nil dependencies.
+func New(d Deps) *App {
+	if d.Getenv == nil {
+		d.Getenv = func(string) string { return "" }
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Commit == nil {
+		d.Commit = func(context.Context, string) string { return "" }
+	}
+	if d.Start == nil {
+		d.Start = Endpoints
+	}
+	if d.Measure == nil {
+		d.Measure = measure.Run
+	}
+	return &App{Deps: d}
+}
+
+// commit returns the commit being measured or blessed: $GITHUB_SHA in
+// Actions, else the checkout's in dir; "" when unknown.
+func (a *App) commit(ctx context.Context, dir string) string {
+	if sha := a.Getenv("GITHUB_SHA"); sha != "" {
+		return sha
+	}
+	return a.Commit(ctx, dir)
+}
