@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -134,6 +135,16 @@ type Profile struct {
 	TTFT Dist
 	// ITL is the gap between consecutive token chunks.
 	ITL Dist
+	// ITLRequestSigma is the σ of a per-request lognormal factor on every
+	// token gap of one answer (a busy decode batch slows a whole stream), so
+	// that the gaps of one stream are correlated as on a real server; 0
+	// leaves them independent, and the draws are then exactly those of a
+	// profile without it.
+	ITLRequestSigma float64
+	// Slow adds slow periods: runs of consecutive requests, by arrival,
+	// during which every delay is multiplied (a noisy neighbour, a
+	// rebalancing cluster): latency correlated in time, across prompts.
+	Slow SlowPeriods
 	// Tokens is the number of content tokens (one per chunk) of an answer,
 	// capped by the request's max_completion_tokens or max_tokens (then
 	// finish_reason is "length", else "stop").
@@ -192,6 +203,34 @@ type Profile struct {
 	RetryAfter time.Duration
 }
 
+// SlowPeriods describes slow periods: requests are grouped by arrival into
+// blocks of Len (the blocks' phase drawn from the profile's seed), and a
+// block is slow with probability Prob, drawn from the seed and the block
+// alone, so a request's fate depends only on its number. Every delay of a
+// request in a slow block is multiplied by X. The zero value has none.
+type SlowPeriods struct {
+	Prob float64 // probability that a block is slow, in [0, 1]
+	Len  int     // requests per block (0 means 20)
+	X    float64 // factor on every delay of a slow request (0 means 1.5)
+}
+
+// factor returns the slow-period factor of request seq under seed.
+func (s SlowPeriods) factor(seed uint64, seq int) float64 {
+	if s.Prob <= 0 {
+		return 1
+	}
+	n := uint64(cmp.Or(s.Len, 20))
+	phase := rand.New(rand.NewPCG(seed, slowStream)).Uint64N(n)
+	block := (uint64(max(seq, 0)) + phase) / n
+	if rand.New(rand.NewPCG(seed^slowStream, block)).Float64() >= s.Prob {
+		return 1
+	}
+	return cmp.Or(s.X, 1.5)
+}
+
+// slowStream separates the slow periods' random stream from the delays'.
+const slowStream = 0x51_0e_9e_71_0d
+
 // maxTokens bounds Tokens and Reasoning so that a typo cannot exhaust memory.
 const maxTokens = 1_000_000
 
@@ -212,6 +251,10 @@ func (p Profile) Validate() error {
 		check(d.d.Spike >= 0 && d.d.Spike <= 1, "%s: spike probability %v outside [0, 1]", d.name, d.d.Spike)
 		check(d.d.SpikeX == 0 || d.d.SpikeX >= 1 && d.d.SpikeX <= 1000, "%s: spike factor %v outside [1, 1000]", d.name, d.d.SpikeX)
 	}
+	check(p.ITLRequestSigma >= 0 && p.ITLRequestSigma <= 3, "itl_request_sigma: %v outside [0, 3]", p.ITLRequestSigma)
+	check(p.Slow.Prob >= 0 && p.Slow.Prob <= 1, "slow_prob: %v outside [0, 1]", p.Slow.Prob)
+	check(p.Slow.Len >= 0 && p.Slow.Len <= 1e6, "slow_len: %d outside [0, 1000000]", p.Slow.Len)
+	check(p.Slow.X == 0 || p.Slow.X >= 1 && p.Slow.X <= 1000, "slow_x: %v outside [1, 1000]", p.Slow.X)
 	check(p.Tokens >= 0 && p.Tokens <= maxTokens, "tokens: %d outside [0, %d]", p.Tokens, maxTokens)
 	check(p.Reasoning >= 0 && p.Reasoning <= maxTokens, "reasoning: %d outside [0, %d]", p.Reasoning, maxTokens)
 	check(slices.Contains([]string{"", ReasoningContent, ReasoningPlain}, p.ReasoningField),
@@ -245,11 +288,13 @@ type Plan struct {
 
 // Plan returns the schedule of request number seq (counted from 1) with the
 // given number of token chunks. Delays are drawn in a fixed order (header
-// delay, TTFT, then each gap) from PCG(p.Seed, seq), so a shorter plan is a
-// prefix of a longer one and the same seq always gives the same plan.
+// delay, TTFT, the request's ITL factor when ITLRequestSigma is set, then
+// each gap) from PCG(p.Seed, seq), so a shorter plan is a prefix of a longer
+// one and the same seq always gives the same plan. A request in a slow
+// period (Slow) has every delay multiplied by its factor.
 func (p Profile) Plan(seq, tokens int) Plan {
 	r := rand.New(rand.NewPCG(p.Seed, uint64(seq)))
-	slow := factor(p.Slowdown)
+	slow := factor(p.Slowdown) * p.Slow.factor(p.Seed, seq)
 	scale := func(d time.Duration, f float64) time.Duration { return time.Duration(float64(d) * f) }
 	hd := scale(p.HeaderDelay.Draw(r), slow)
 	first := max(hd, scale(p.TTFT.Draw(r), slow*factor(p.TTFTFactor)))
@@ -257,11 +302,15 @@ func (p Profile) Plan(seq, tokens int) Plan {
 	if tokens <= 0 {
 		return pl
 	}
+	gap := slow
+	if p.ITLRequestSigma > 0 {
+		gap *= math.Exp(p.ITLRequestSigma * r.NormFloat64())
+	}
 	pl.Tokens = make([]time.Duration, tokens)
 	at := first
 	for k := range pl.Tokens {
 		if k > 0 {
-			at += scale(p.ITL.Draw(r), slow)
+			at += scale(p.ITL.Draw(r), gap)
 		}
 		pl.Tokens[k] = at
 	}

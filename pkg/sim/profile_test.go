@@ -157,3 +157,102 @@ func TestValidate(t *testing.T) {
 		t.Errorf("error %v does not name the field", err)
 	}
 }
+
+// TestPlanITLRequestSigma: the per-request factor correlates the gaps of one
+// stream (the share of ln-gap variance between requests is about
+// s²/(s²+σ²)), and leaves the draws of a profile without it unchanged.
+func TestPlanITLRequestSigma(t *testing.T) {
+	base := Profile{TTFT: Dist{Median: 40 * time.Millisecond, Sigma: 0.3}, ITL: Dist{Median: 4 * time.Millisecond, Sigma: 0.26}, Seed: 7}
+	if diff := cmp.Diff(base.Plan(3, 16), func() Plan { p := base; p.ITLRequestSigma = 0; return p.Plan(3, 16) }()); diff != "" {
+		t.Errorf("ITLRequestSigma 0 changed the plan (-want +got):\n%s", diff)
+	}
+	corr := base
+	corr.ITLRequestSigma = 0.15
+	if corr.Plan(3, 16).Tokens[0] != base.Plan(3, 16).Tokens[0] {
+		t.Errorf("the request factor moved the TTFT, drawn before it")
+	}
+	// Between-request variance of the mean ln gap, and within-request variance.
+	const reqs, gaps = 2000, 33
+	var means []float64
+	var within float64
+	for seq := 1; seq <= reqs; seq++ {
+		pl := corr.Plan(seq, gaps)
+		var ls []float64
+		for k := 1; k < len(pl.Tokens); k++ {
+			ls = append(ls, math.Log(float64(pl.Tokens[k]-pl.Tokens[k-1])))
+		}
+		m := mean(ls)
+		means = append(means, m)
+		for _, l := range ls {
+			within += (l - m) * (l - m)
+		}
+	}
+	within /= float64(reqs * (gaps - 2))
+	between := variance(means) - within/float64(gaps-1)
+	if math.Abs(math.Sqrt(between)-0.15) > 0.015 || math.Abs(math.Sqrt(within)-0.26) > 0.01 {
+		t.Errorf("request σ %.3f, gap σ %.3f; want 0.15 ± 0.015 and 0.26 ± 0.01", math.Sqrt(between), math.Sqrt(within))
+	}
+}
+
+// TestPlanSlowPeriods: slow blocks cover about Prob of the requests, in runs
+// of exactly Len consecutive requests (by number), with every delay × X; a
+// request's fate depends on its number alone.
+func TestPlanSlowPeriods(t *testing.T) {
+	fixed := Profile{TTFT: Dist{Median: 40 * time.Millisecond}, ITL: Dist{Median: 4 * time.Millisecond}, Seed: 11,
+		Slow: SlowPeriods{Prob: 0.1, Len: 20, X: 1.5}}
+	const n = 40000
+	slow := make([]bool, n+1)
+	var count int
+	for seq := 1; seq <= n; seq++ {
+		pl := fixed.Plan(seq, 3)
+		switch pl.Tokens[0] {
+		case 60 * time.Millisecond:
+			slow[seq] = true
+			count++
+			if g := pl.Tokens[1] - pl.Tokens[0]; g != 6*time.Millisecond {
+				t.Fatalf("request %d: slow TTFT but gap %v, want 6ms", seq, g)
+			}
+		case 40 * time.Millisecond:
+		default:
+			t.Fatalf("request %d: TTFT %v, want 40ms or 60ms", seq, pl.Tokens[0])
+		}
+	}
+	if share := float64(count) / n; math.Abs(share-0.1) > 0.02 {
+		t.Errorf("slow share %.3f, want 0.10 ± 0.02", share)
+	}
+	// Every maximal run of slow requests inside the range is a multiple of 20.
+	for seq := 2; seq <= n; {
+		if !slow[seq] || slow[seq-1] {
+			seq++
+			continue
+		}
+		end := seq
+		for end <= n && slow[end] {
+			end++
+		}
+		if end <= n && (end-seq)%20 != 0 {
+			t.Errorf("slow run %d..%d has %d requests, want a multiple of 20", seq, end-1, end-seq)
+		}
+		seq = end
+	}
+	if fixed.Plan(123, 3).Tokens[0] != fixed.Plan(123, 3).Tokens[0] {
+		t.Error("the same request planned twice differs")
+	}
+}
+
+func mean(xs []float64) float64 {
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+func variance(xs []float64) float64 {
+	m := mean(xs)
+	var s float64
+	for _, x := range xs {
+		s += (x - m) * (x - m)
+	}
+	return s / float64(len(xs)-1)
+}
