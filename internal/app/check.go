@@ -27,6 +27,9 @@ type CheckRequest struct {
 	// RequireBaseline makes a missing baseline exit 2 instead of measuring
 	// ungated (the nightly job: a lost baseline must not pass unnoticed).
 	RequireBaseline bool
+	// SkipWithoutKey passes without measuring when a target's key is empty
+	// (--skip-without-key; see skipWithoutKey).
+	SkipWithoutKey bool
 }
 
 // Check is the CI gate: load the config and the baseline, refuse what
@@ -44,6 +47,11 @@ func (a *App) Check(ctx context.Context, req CheckRequest) (err error) {
 	cfg, err := a.loadConfig(req.Run)
 	if err != nil {
 		return err
+	}
+	if req.SkipWithoutKey {
+		if skip, err := a.skipWithoutKey(sink, cfg); skip {
+			return err
+		}
 	}
 	basePath := orConfig(req.Baseline, cfg.Baseline)
 	sink.InputConfig(cfg)

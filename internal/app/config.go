@@ -28,6 +28,9 @@ type Run struct {
 	Timeout     *time.Duration
 	// Quiet turns the progress off.
 	Quiet bool
+	// TrustedConfig, when set, is a config whose endpoints alone may get
+	// the key (--trusted-config; see refuseUntrusted).
+	TrustedConfig string
 }
 
 // apply validates the run overrides against the bounds the config has and
@@ -106,6 +109,11 @@ func (a *App) loadConfig(r Run) (*config.Config, error) {
 		return nil, err
 	}
 	a.learnTargets(cfg)
+	if r.TrustedConfig != "" {
+		if err := a.refuseUntrusted(cfg, r.TrustedConfig); err != nil {
+			return nil, err
+		}
+	}
 	return cfg, nil
 }
 

@@ -60,7 +60,7 @@ alone then, and exits 1 when one is breached.
 
 Inside GitHub Actions (GITHUB_ACTIONS=true) it also appends the report and a
 chart to $GITHUB_STEP_SUMMARY, emits ::error/::warning annotations, and writes
-verdict=<regressed|inconclusive|ok|improved|no-baseline|error> to $GITHUB_OUTPUT.
+verdict=<regressed|inconclusive|ok|improved|no-baseline|skipped|error> to $GITHUB_OUTPUT.
 
 With --history FILE (or history: in the config) a complete run also adds a
 compact record (a few KB) to that JSON Lines file, for 'latgate trend'.
@@ -70,6 +70,7 @@ compact record (a few KB) to that JSON Lines file, for 'latgate trend'.
 			&ucli.StringFlag{Name: "baseline", Aliases: []string{"b"}, Usage: "the baseline `FILE` (default: the config's baseline:, or latgate.baseline.json beside it)", TakesFile: true},
 			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "also write the results JSON, with the comparison, to `FILE` (without a baseline: default latgate.results.json beside it)", TakesFile: true},
 			&ucli.BoolFlag{Name: "require-baseline", Usage: "exit 2 when there is no baseline file, instead of measuring ungated and passing (use it in nightly jobs)"},
+			&ucli.BoolFlag{Name: "skip-without-key", Usage: "when a target's API key variable is empty, measure nothing and pass with verdict=skipped (the action passes it on pull requests from forks and Dependabot, which get no secrets)"},
 		),
 		Action: func(c *ucli.Context) error {
 			if c.NArg() > 0 {
@@ -77,7 +78,7 @@ compact record (a few KB) to that JSON Lines file, for 'latgate trend'.
 			}
 			return a.Check(c.Context, app.CheckRequest{
 				Run: parseRunFlags(c), Gate: parseGateFlags(c), History: parseHistoryFlags(c),
-				Baseline: c.String("baseline"), Out: c.String("out"), RequireBaseline: c.Bool("require-baseline"),
+				Baseline: c.String("baseline"), Out: c.String("out"), RequireBaseline: c.Bool("require-baseline"), SkipWithoutKey: c.Bool("skip-without-key"),
 			})
 		},
 	}

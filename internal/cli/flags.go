@@ -19,11 +19,12 @@ func runFlagDefs() []ucli.Flag {
 		&ucli.IntFlag{Name: "concurrency", DefaultText: "from config", Usage: "override run.concurrency"},
 		&ucli.DurationFlag{Name: "timeout", DefaultText: "from config", Usage: "override run.timeout (per request)"},
 		&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
+		&ucli.StringFlag{Name: "trusted-config", Usage: "send the API key only to endpoints this `FILE` (the default branch's config) sends it to; refuse, before any request, a target that would send it elsewhere (the action passes it on pull requests)", TakesFile: true},
 	}
 }
 
 func parseRunFlags(c *ucli.Context) app.Run {
-	r := app.Run{ConfigPath: c.String("config"), BaseURL: c.String("base-url"), Quiet: c.Bool("quiet")}
+	r := app.Run{ConfigPath: c.String("config"), BaseURL: c.String("base-url"), Quiet: c.Bool("quiet"), TrustedConfig: c.String("trusted-config")}
 	intFlag := func(name string) *int {
 		if !c.IsSet(name) {
 			return nil

@@ -1,0 +1,96 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+
+	"github.com/latgate/latgate/internal/inputfile"
+	"github.com/latgate/latgate/internal/publish"
+	"github.com/latgate/latgate/internal/sanitize"
+	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/report"
+)
+
+// This file holds the two guards of a run on a pull request: the key goes
+// only to endpoints the default branch's config already sends it to
+// (--trusted-config), and a pull request that gets no secrets (a fork's,
+// Dependabot's) is skipped, not failed (--skip-without-key). The rules are
+// pkg/config's (Endpoints, TrustedEndpoints, Untrusted); this applies them.
+
+// refuseUntrusted returns a usage error when a target of cfg would send a
+// key (its api_key_env is set) to an endpoint the config at trustedPath does
+// not send that key to; nothing has been sent yet. A trustedPath that does
+// not exist (the default branch has no config yet) trusts no endpoint.
+func (a *App) refuseUntrusted(cfg *config.Config, trustedPath string) error {
+	var trusted []config.Endpoint
+	data, err := inputfile.Read(trustedPath, inputfile.MaxConfig)
+	why := ""
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		why = fmt.Sprintf("%s does not exist (the default branch has no latgate config yet), so no endpoint is trusted", trustedPath)
+	case err != nil:
+		return UsageError(fmt.Errorf("--trusted-config %s: %w", trustedPath, err))
+	default:
+		trusted, err = config.TrustedEndpoints(data, trustedPath, ConfigOptions(a.Getenv))
+		if err != nil {
+			return UsageError(fmt.Errorf("--trusted-config %s: its targets do not parse, so no endpoint can be trusted: %w", trustedPath, err))
+		}
+	}
+	var sending []config.Endpoint
+	for _, e := range cfg.Endpoints() {
+		if a.Getenv(e.KeyEnv) != "" { // an empty key sends nothing
+			sending = append(sending, e)
+		}
+	}
+	bad := config.Untrusted(sending, trusted)
+	if len(bad) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	for _, e := range bad {
+		fmt.Fprintf(&b, "\n  %s:%d: target %q would send the key in $%s to %s", cfg.Path, e.Line, e.Target, e.KeyEnv, e.Origin)
+	}
+	if why == "" {
+		why = fmt.Sprintf("the trusted config %s never sends that key there", trustedPath)
+	}
+	return UsageError(fmt.Errorf("refusing to send the API key to an endpoint the trusted config does not use; nothing was sent:%s\n"+
+		"%s. A pull request cannot point the key at a new endpoint: to approve one, land the change on the default branch first "+
+		"(a maintainer merges it; from then on its config is the trusted one)", b.String(), why))
+}
+
+// SkippedVerdict is what a run skipped by --skip-without-key writes as its
+// verdict to $GITHUB_OUTPUT.
+const SkippedVerdict = "skipped"
+
+// skipWithoutKey reports whether cfg has a target that is not the simulator
+// and whose key variable is empty; if so it publishes that nothing was
+// measured (stdout; in Actions a ::notice, the job summary and
+// verdict=skipped; no JUnit or Markdown report, so nothing is published as
+// a check run or comment), for the caller to stop before measuring.
+func (a *App) skipWithoutKey(sink *publish.Sink, cfg *config.Config) (bool, error) {
+	var empty []string
+	for _, e := range cfg.Endpoints() {
+		if a.Getenv(e.KeyEnv) == "" {
+			empty = append(empty, "$"+e.KeyEnv+" (target "+e.Target+")")
+		}
+	}
+	if len(empty) == 0 {
+		return false, nil
+	}
+	msg := fmt.Sprintf("%s is empty: GitHub gives a fork's or Dependabot's pull request no secrets, so latency was not measured (--skip-without-key). A maintainer can push the branch to this repository to run the check.", strings.Join(empty, ", "))
+	return true, sink.Publish(publish.Report{
+		Text: func(w io.Writer) error {
+			_, err := fmt.Fprintf(w, "latgate: skipped: %s\n", msg)
+			return err
+		},
+		Summary: func(w io.Writer) error {
+			_, err := fmt.Fprintf(w, "## latgate: skipped\n\n%s\n", sanitize.Markdown(msg))
+			return err
+		},
+		Annotations: func(w io.Writer) error { return report.Command(w, "notice", "latgate skipped", msg) },
+		Outputs:     []publish.Output{{Name: "verdict", Value: SkippedVerdict}},
+	})
+}

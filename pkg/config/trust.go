@@ -1,0 +1,117 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net"
+	"net/url"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// This file holds the rule that keeps a pull request's config from sending
+// the API key somewhere new: the endpoints a config sends keys to, and those
+// of one config that another (the default branch's, which review let in)
+// does not send.
+
+// Endpoint is where a target sends the key it reads from the environment:
+// the variable, and the origin of its base_url. The simulator is no
+// endpoint (it runs inside latgate).
+type Endpoint struct {
+	KeyEnv string // the variable api_key_env names
+	Origin string // scheme://host:port of base_url, see Origin
+	Target string // the target's name
+	Line   int    // the target's line in its config
+}
+
+// Origin returns the origin of an http(s) URL as scheme://host:port, the
+// scheme and host lowercased and the scheme's default port made explicit, so
+// that two spellings of one server compare equal; "" for anything else
+// (sim, sim:PROFILE, a URL without a host).
+func Origin(baseURL string) string {
+	u, err := url.Parse(strings.TrimSpace(baseURL))
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	switch {
+	case scheme != "http" && scheme != "https":
+		return ""
+	case port == "" && scheme == "https":
+		port = "443"
+	case port == "":
+		port = "80"
+	}
+	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
+
+// Endpoints returns where c's targets send their keys: one per target that
+// is not the simulator, in config order.
+func (c *Config) Endpoints() []Endpoint {
+	var out []Endpoint
+	for _, t := range c.Targets {
+		if o := Origin(t.BaseURL); o != "" && !t.IsSim() {
+			out = append(out, Endpoint{KeyEnv: t.APIKeyEnv, Origin: o, Target: t.Name, Line: t.Line})
+		}
+	}
+	return out
+}
+
+// TrustedEndpoints returns where the targets of the config in data send
+// their keys, reading its targets section only: the trusted config is
+// another version of the config (the default branch's), whose prompts,
+// messages files and gate need not resolve where it is read, nor be of this
+// release's schema. path names the file in errors. A targets section that
+// does not parse is an error: nothing it says can be trusted.
+func TrustedEndpoints(data []byte, path string, opts Options) ([]Endpoint, error) {
+	p := &parser{path: path, getenv: opts.Getenv}
+	if p.getenv == nil {
+		p.getenv = func(string) string { return "" }
+	}
+	var doc yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, nil // an empty file sends no key anywhere
+		}
+		p.syntax(err, data)
+		return nil, p.err()
+	}
+	root := deref(&doc)
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = deref(root.Content[0])
+	}
+	var targets *yaml.Node
+	if root.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(root.Content); i += 2 {
+			if k := deref(root.Content[i]); k.Kind == yaml.ScalarNode && k.Value == "targets" {
+				targets = root.Content[i+1]
+			}
+		}
+	}
+	if targets == nil || isNull(targets) {
+		return nil, nil
+	}
+	c := &Config{Targets: p.targets(root, targets)}
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	return c.Endpoints(), nil
+}
+
+// Untrusted returns the endpoints of candidate that trusted lacks: a key
+// variable sent to an origin that the trusted endpoints never send that
+// variable to. (Another variable to the same origin, or the same variable
+// elsewhere, is new: either could hand a key to someone who never had it.)
+func Untrusted(candidate, trusted []Endpoint) []Endpoint {
+	var out []Endpoint
+	for _, e := range candidate {
+		if !slices.ContainsFunc(trusted, func(t Endpoint) bool { return t.KeyEnv == e.KeyEnv && t.Origin == e.Origin }) {
+			out = append(out, e)
+		}
+	}
+	return out
+}

@@ -1,0 +1,104 @@
+package config
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestOrigin(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://API.OpenAI.com/v1":        "https://api.openai.com:443",
+		"https://api.openai.com:443/other": "https://api.openai.com:443",
+		"http://127.0.0.1:11434/v1":        "http://127.0.0.1:11434",
+		"http://host/v1?api-key=x":         "http://host:80",
+		"http://user:pass@host:8080/v1":    "http://host:8080",
+		"http://[::1]:8000/v1":             "http://[::1]:8000",
+		"sim":                              "",
+		"sim:default?ttft_factor=1.6":      "",
+		"ftp://host/x":                     "",
+		"not a url":                        "",
+	} {
+		if got := Origin(in); got != want {
+			t.Errorf("Origin(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestUntrusted holds the rule behind --trusted-config (#16: a pull
+// request's latgate.yaml could point base_url anywhere and receive the
+// key): a key goes only to an origin the trusted config already sends that
+// same key to.
+func TestUntrusted(t *testing.T) {
+	trusted := mustParse(t, y(`
+targets:
+  - {name: main, base_url: "https://api.example.com/v1", model: m}
+  - {name: local, base_url: "http://127.0.0.1:8000/v1", model: m, api_key_env: LOCAL_KEY}
+  - {name: sim, base_url: sim}
+prompts: [{id: p, messages: [{role: user, content: hi}]}]
+`), "trusted.yaml", Options{})
+	tests := []struct {
+		name, targets string
+		want          []string // "KEY origin"
+	}{
+		{"the same endpoints", `[{name: a, base_url: "https://api.example.com/v1", model: m}]`, nil},
+		{"another path and case on the same server", `[{name: a, base_url: "https://API.example.com:443/v2/x", model: m}]`, nil},
+		{"another host", `[{name: a, base_url: "https://evil.example/v1", model: m}]`, []string{"OPENAI_API_KEY https://evil.example:443"}},
+		{"http instead of https", `[{name: a, base_url: "http://api.example.com/v1", model: m}]`, []string{"OPENAI_API_KEY http://api.example.com:80"}},
+		{"another port", `[{name: a, base_url: "http://127.0.0.1:9000/v1", model: m, api_key_env: LOCAL_KEY}]`, []string{"LOCAL_KEY http://127.0.0.1:9000"}},
+		{"another key to a trusted host", `[{name: a, base_url: "http://127.0.0.1:8000/v1", model: m}]`, []string{"OPENAI_API_KEY http://127.0.0.1:8000"}},
+		{"the default base_url is an endpoint too", `[{name: a, model: m}]`, []string{"OPENAI_API_KEY https://api.openai.com:443"}},
+		{"the simulator sends no key", `[{name: a, base_url: "sim:fast"}]`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cand := mustParse(t, []byte("targets: "+tt.targets+"\nprompts: [{id: p, messages: [{role: user, content: hi}]}]\n"), "latgate.yaml", Options{})
+			var got []string
+			for _, e := range Untrusted(cand.Endpoints(), trusted.Endpoints()) {
+				got = append(got, e.KeyEnv+" "+e.Origin)
+			}
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("Untrusted (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestTrustedEndpoints: the trusted config is read for its targets only;
+// what else it holds (messages files that are not there, a newer schema's
+// keys) does not matter, a broken targets section does.
+func TestTrustedEndpoints(t *testing.T) {
+	got, err := TrustedEndpoints(y(`
+targets:
+  - {name: a, base_url: "https://api.example.com/v1", model: m}
+prompts: [{id: p, messages_file: prompts/not-here.json}]
+some_future_key: {x: 1}
+`), "base.yaml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]Endpoint{{KeyEnv: "OPENAI_API_KEY", Origin: "https://api.example.com:443", Target: "a", Line: 2}}, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	for _, src := range []string{"", "prompts: []\n"} {
+		if got, err := TrustedEndpoints([]byte(src), "base.yaml", Options{}); err != nil || got != nil {
+			t.Errorf("%q: %v, %v; want no endpoint and no error", src, got, err)
+		}
+	}
+	_, err = TrustedEndpoints([]byte("targets: [{name: a, base_url: 'ftp://x'}]\n"), "base.yaml", Options{})
+	if err == nil || !strings.Contains(err.Error(), "base.yaml:1: targets[0].base_url") {
+		t.Errorf("a broken target: %v", err)
+	}
+	// OPENAI_BASE_URL applies as it does to the config itself.
+	env := func(k string) string {
+		if k == "OPENAI_BASE_URL" {
+			return "http://gw.internal:8080/v1"
+		}
+		return ""
+	}
+	got, _ = TrustedEndpoints([]byte("targets: [{name: a, model: m}]\n"), "base.yaml", Options{Getenv: env})
+	if len(got) != 1 || got[0].Origin != "http://gw.internal:8080" {
+		t.Errorf("with $OPENAI_BASE_URL: %+v", got)
+	}
+}
