@@ -59,7 +59,9 @@ func nextSteps(dir string) string {
      and its job summary says how to bless the results it measured; or merge
      and run the "latgate" workflow from the Actions tab, which measures on
      the CI runner and opens a pull request with latgate.baseline.json.
-     From then on every pull request is checked against the baseline.
+     From then on every pull request is checked against the baseline; one
+     that changes latency on purpose gets its new baseline, measured on the
+     CI runner, from the label latgate:bless.
 `)
 	if !publish.Exists(filepath.Join(dir, ".git")) {
 		b.WriteString("\nNote: no .git here; GitHub runs workflows only from .github/workflows at the\nrepository root.\n")

@@ -18,9 +18,12 @@ func initCommand(a *app.App) *ucli.Command {
 
   latgate.yaml                    what to measure and how strictly; it starts
                                   on the built-in simulator (no key, no network)
-  ` + workflow.Path + `   check on pull requests, a nightly check,
-                                  and a manual "bless" job that opens a pull
-                                  request with a new baseline
+  ` + workflow.Path + `   check on pull requests, a label
+                                  (latgate:bless) that blesses a pull request's
+                                  baseline on the runner, a nightly check, and
+                                  a manual "bless" job that opens a pull
+                                  request with a new baseline; its header says
+                                  what each run costs in requests
 
 then prints the next steps. It refuses to overwrite either file (exit 2, and
 nothing is written).`,

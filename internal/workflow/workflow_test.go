@@ -2,6 +2,8 @@ package workflow
 
 import (
 	"bytes"
+	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,20 +14,35 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/latgate/latgate/pkg/compare"
+	"github.com/latgate/latgate/pkg/config"
 )
 
 func root() string { return filepath.Join("..", "..") }
 
+var update = flag.Bool("update", false, "rewrite examples/github-workflow.yml from the embedded workflow")
+
 // TestExampleInSync keeps examples/github-workflow.yml, shown in the README,
-// equal to what `latgate init` writes.
+// equal to what `latgate init` writes (github-workflow.yml with the cost of
+// the example config's runs filled in).
 func TestExampleInSync(t *testing.T) {
-	got, err := os.ReadFile(filepath.Join(root(), filepath.FromSlash(ExamplePath)))
+	path := filepath.Join(root(), filepath.FromSlash(ExamplePath))
+	if *update {
+		if err := os.WriteFile(path, Example(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if strings.Contains(string(got), strings.TrimSpace(costMarker)) {
+		t.Errorf("%s still holds the marker %s", ExamplePath, costMarker)
+	}
 	if diff := cmp.Diff(string(Example()), string(got)); diff != "" {
 		t.Errorf("%s differs from internal/workflow/github-workflow.yml (-embedded +example); "+
-			"edit the embedded one and copy it:\n  cp internal/workflow/github-workflow.yml %s\n%s", ExamplePath, ExamplePath, diff)
+			"edit the embedded one and render it:\n  go test ./internal/workflow -run TestExampleInSync -update\n%s", ExamplePath, diff)
 	}
 }
 
@@ -72,9 +89,10 @@ func TestExampleShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantJobs := map[string]string{
-		"check":   "github.event_name == 'pull_request'",
-		"nightly": "github.event_name == 'schedule'",
-		"bless":   "github.event_name == 'workflow_dispatch'",
+		"check":    "github.event_name == 'pull_request' && github.event.action != 'labeled'",
+		"bless-pr": "github.event_name == 'pull_request' && github.event.action == 'labeled' && github.event.label.name == 'latgate:bless' && github.event.pull_request.head.repo.full_name == github.repository",
+		"nightly":  "github.event_name == 'schedule'",
+		"bless":    "github.event_name == 'workflow_dispatch'",
 	}
 	for name, cond := range wantJobs {
 		job, ok := wf.Jobs[name]
@@ -100,7 +118,7 @@ func TestExampleShape(t *testing.T) {
 			t.Errorf("job %s: OPENAI_API_KEY = %q, want it from the secret", name, key)
 		}
 		wantCommand := ""
-		if name == "bless" {
+		if strings.HasPrefix(name, "bless") {
 			wantCommand = "bless"
 		}
 		if step.With["command"] != wantCommand {
@@ -174,6 +192,48 @@ func TestActionsPinned(t *testing.T) {
 	for _, bad := range []string{"actions/checkout@v6", "actions/checkout@d23441a", "actions/checkout@d23441a48e516b6c34aea4fa41551a30e30af803"} {
 		if pinned.MatchString(bad) {
 			t.Errorf("%q counts as pinned", bad)
+		}
+	}
+}
+
+// TestCost: the workflow states what its runs send, computed from the
+// config: targets × prompts × (requests + warmup), up to the cap of
+// check's rounds with each round's warmup, and bless's own count (#23 item
+// 4: every pull request ran 124–300+ requests and nothing said so).
+func TestCost(t *testing.T) {
+	cfg, err := config.Parse([]byte(`targets: [{name: a, base_url: sim}, {name: b, base_url: sim}]
+prompts:
+  - {id: p1, messages: [{role: user, content: a}]}
+  - {id: p2, messages: [{role: user, content: b}]}
+  - {id: p3, messages: [{role: user, content: c}]}
+run: {requests: 10, warmup: 1, max_requests: 20, bless_requests: 40}
+`), "latgate.yaml", config.Options{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	looks := compare.NewDesign(10, 20).Looks
+	want := Costs{Targets: 2, Prompts: 3, Requests: 10, Cap: 20, BlessN: 40, Warmup: 1, Rounds: len(looks),
+		Check: 2 * 3 * (10 + 1), CheckMax: 2 * 3 * (20 + len(looks)*1), Bless: 2 * 3 * (40 + 1)}
+	if len(looks) < 2 {
+		t.Fatalf("the design has %d looks; the test wants extra rounds", len(looks))
+	}
+	if d := cmp.Diff(want, Cost(cfg)); d != "" {
+		t.Errorf("Cost (-want +got):\n%s", d)
+	}
+	// The example workflow states the example config's figures.
+	ex, err := config.Parse(config.Example(), "latgate.yaml", config.Options{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Cost(ex)
+	text := strings.Join(strings.Fields(strings.ReplaceAll(string(Example()), "\n#", "")), " ")
+	for _, w := range []string{
+		fmt.Sprintf("sends %d requests (%d + %d warmup per prompt)", c.Check, ex.Run.Requests, ex.Run.Warmup),
+		fmt.Sprintf("up to %d when checks stay undecided", c.CheckMax),
+		fmt.Sprintf("a bless sends %d", c.Bless),
+	} {
+		if !strings.Contains(text, w) {
+			t.Errorf("the workflow does not say %q", w)
 		}
 	}
 }

@@ -202,6 +202,11 @@ type runner struct {
 	cacheDir string
 	// extraEnv is added to every step (GOCACHE for a cold runner).
 	extraEnv []string
+	// github is the github context the action's expressions see, by path
+	// (github.event_name, github.event.pull_request.base.sha, ...); a path
+	// it lacks is null, as on GitHub. The workflow runner sets it from its
+	// event; alone, the action runs as on a push (no pull request).
+	github map[string]string
 	// steps is how long each step of the last use took, and what it did.
 	steps []stepTime
 	// What the last use of the action did.
@@ -227,7 +232,7 @@ func newRunner(t *testing.T, a *actionFile, workspace string) *runner {
 		t: t, action: a, repo: repoRoot(t), workspace: workspace, tmp: tmp,
 		summary: filepath.Join(tmp, "step_summary.md"), pathFile: filepath.Join(tmp, "path"),
 		envFile: filepath.Join(tmp, "env"), runnerTemp: filepath.Join(tmp, "runner-temp"),
-		serverURL: "https://github.invalid", cacheDir: filepath.Join(tmp, "actions-cache"),
+		serverURL: "https://github.invalid", cacheDir: sharedCache(),
 	}
 	for _, f := range []string{r.summary, r.pathFile, r.envFile} {
 		if err := os.WriteFile(f, nil, 0o644); err != nil {
@@ -261,7 +266,7 @@ func (r *runner) lookup(path string) (string, bool) {
 		if v, ok := r.inputs[name]; ok {
 			return v, true
 		}
-		return in.Default, true
+		return r.eval(in.Default), true // a default may be an expression: ${{ github.token }}
 	case path == "github.action_path":
 		return r.repo, true
 	case path == "github.action_ref":
@@ -270,6 +275,9 @@ func (r *runner) lookup(path string) (string, bool) {
 		return r.actionRepo, true
 	case path == "runner.temp":
 		return r.runnerTemp, true
+	case strings.HasPrefix(path, "github."):
+		v, ok := r.github[path]
+		return v, ok
 	case strings.HasPrefix(path, "steps."):
 		parts := strings.Split(path, ".")
 		if len(parts) != 4 || parts[2] != "outputs" {
@@ -347,6 +355,7 @@ func (r *runner) use(ctx context.Context, inputs map[string]string) {
 			r.t.Fatalf("input %q is not declared in action.yml", name)
 		}
 	}
+	defer r.holdSharedCache()()
 	r.inputs, r.stepOutputs, r.failedStep, r.exitCode = inputs, map[string]map[string]string{}, "", 0
 	r.stdout.Reset()
 	r.stderr.Reset()
@@ -401,7 +410,8 @@ func (r *runner) runStep(ctx context.Context, i int, s step) int {
 		"GITHUB_WORKSPACE="+r.workspace, "GITHUB_ACTION_PATH="+r.repo,
 		"GITHUB_OUTPUT="+output, "GITHUB_STEP_SUMMARY="+r.summary,
 		"GITHUB_PATH="+r.pathFile, "GITHUB_ENV="+r.envFile, "RUNNER_TEMP="+r.runnerTemp,
-		"GITHUB_SERVER_URL="+r.serverURL, "RUNNER_OS="+runnerOS(), "RUNNER_ARCH="+runnerArch())
+		"GITHUB_SERVER_URL="+r.serverURL, "RUNNER_OS="+runnerOS(), "RUNNER_ARCH="+runnerArch(),
+		"GITHUB_EVENT_NAME="+r.github["github.event_name"])
 	env = append(env, r.extraEnv...)
 	env = append(env, r.callerEnv...)
 	for k, v := range s.Env {
@@ -522,24 +532,19 @@ const regressionArgs = "--base-url sim:fast?ttft=30ms&ttft_factor=6 --quiet"
 // requireCheck skips the test unless this tree's latgate has a check command.
 func requireCheck(t *testing.T) {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "latgate")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/latgate")
-	build.Dir = repoRoot(t)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/latgate: %v\n%s", err, out)
-	}
-	if out, err := exec.Command(bin, "check", "--help").CombinedOutput(); err != nil {
+	if out, err := exec.Command(latgateBin(t), "check", "--help").CombinedOutput(); err != nil {
 		t.Skipf("latgate check --help failed (%v): the check command is not there yet, so the action cannot run\n%s", err, out)
 	}
 }
 
 func TestActionAgainstSimulator(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds latgate and measures the simulator")
 	}
 	requireCheck(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
+	t.Cleanup(cancel)
 	a := loadAction(t)
 	ws := t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "latgate.yaml"), []byte(testConfig), 0o644); err != nil {
@@ -567,7 +572,8 @@ func TestActionAgainstSimulator(t *testing.T) {
 	}
 
 	t.Run("unchanged", func(t *testing.T) {
-		r.t = t
+		t.Parallel()
+		r := newRunner(t, a, ws) // the workspace and its baseline are shared, read only
 		r.use(ctx, map[string]string{"args": "--quiet"})
 		if r.failedStep != "" {
 			r.logOutput()
@@ -594,8 +600,8 @@ func TestActionAgainstSimulator(t *testing.T) {
 	})
 
 	t.Run("regression", func(t *testing.T) {
-		r.t = t
-		summaryBefore := fileSize(t, r.summary)
+		t.Parallel()
+		r := newRunner(t, a, ws) // the workspace and its baseline are shared, read only
 		r.use(ctx, map[string]string{"args": regressionArgs, "junit": "reports/junit.xml"})
 		if r.failedStep != "Run latgate" || r.exitCode != 1 {
 			r.logOutput()
@@ -621,7 +627,7 @@ func TestActionAgainstSimulator(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		summary := string(data[summaryBefore:])
+		summary := string(data)
 		if !regexp.MustCompile(`(?m)^\|.*\|[ \t]*\n\|([ \t]*:?-+:?[ \t]*\|)+[ \t]*$`).MatchString(summary) {
 			t.Errorf("the job summary has no Markdown table:\n%s", summary)
 		}
@@ -631,7 +637,8 @@ func TestActionAgainstSimulator(t *testing.T) {
 	})
 
 	t.Run("config error", func(t *testing.T) {
-		r.t = t
+		t.Parallel()
+		r := newRunner(t, a, ws) // the workspace and its baseline are shared, read only
 		r.use(ctx, map[string]string{"config": "missing.yaml"})
 		if r.failedStep != "Run latgate" || r.exitCode != 2 {
 			r.logOutput()
@@ -650,7 +657,8 @@ func TestActionAgainstSimulator(t *testing.T) {
 	})
 
 	t.Run("bad input", func(t *testing.T) {
-		r.t = t
+		t.Parallel()
+		r := newRunner(t, a, ws) // the workspace and its baseline are shared, read only
 		r.use(ctx, map[string]string{"strict": "yes"})
 		if r.failedStep != "Run latgate" || r.exitCode != 2 || !strings.Contains(r.stdout.String(), "::error title=latgate::input strict must be true or false") {
 			r.logOutput()
@@ -663,11 +671,51 @@ func TestActionAgainstSimulator(t *testing.T) {
 	})
 }
 
-func fileSize(t *testing.T, path string) int64 {
-	t.Helper()
-	fi, err := os.Stat(path)
+// TestBlessSummaryFence holds #16 item 7's Markdown half: the bless step
+// wraps latgate's output in a code fence in the job summary (and the bless
+// pull request's body); a run of backticks in that output (here from the
+// model name, which may hold them) must not close it, so the fence is
+// longer than any run inside.
+func TestBlessSummaryFence(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds latgate and measures the simulator")
+	}
+	requireCheck(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	ws := t.TempDir()
+	cfg := strings.Replace(workflowConfig, "model: sim", "model: \"sim```` # <img src=x>\"", 1)
+	if err := os.WriteFile(filepath.Join(ws, "latgate.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := newRunner(t, loadAction(t), ws)
+	r.use(ctx, map[string]string{"command": "bless", "args": "--quiet"})
+	if r.failedStep != "" {
+		r.logOutput()
+		t.Fatalf("bless: step %q exited %d", r.failedStep, r.exitCode)
+	}
+	md, err := os.ReadFile(r.outputs["markdown"])
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fi.Size()
+	lines := strings.Split(strings.TrimRight(string(md), "\n"), "\n")
+	if len(lines) < 4 || lines[0] != "## latgate bless" {
+		t.Fatalf("bless markdown:\n%s", md)
+	}
+	fence, body := lines[2], lines[3:len(lines)-1]
+	if strings.Trim(fence, "`") != "" || lines[len(lines)-1] != fence {
+		t.Fatalf("not a fenced block: %q … %q", fence, lines[len(lines)-1])
+	}
+	if !strings.Contains(string(md), "sim````") {
+		t.Fatalf("the output does not hold the model's backticks; the test proves nothing:\n%s", md)
+	}
+	for _, l := range body {
+		if strings.HasPrefix(strings.TrimLeft(l, " "), fence) || strings.Contains(l, fence) {
+			t.Errorf("line %q holds the fence %q", l, fence)
+		}
+	}
+	if summary, _ := os.ReadFile(r.summary); !bytes.Contains(summary, md) {
+		t.Errorf("the job summary does not hold the bless markdown")
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -24,7 +25,8 @@ const actionRepo = "latgate/latgate"
 // and serves it, as GitHub serves release assets, at
 // /latgate/latgate/releases/download/TAG/NAME on 127.0.0.1, for each tag.
 // tamper corrupts the served binary of a tag (its SHA256SUMS unchanged).
-func releaseServer(t *testing.T, version string, tags []string, tamper map[string]bool) (*httptest.Server, *[]string) {
+// requests returns the paths asked for under a tag, in order.
+func releaseServer(t *testing.T, version string, tags []string, tamper map[string]bool) (srv *httptest.Server, requests func(tag string) []string) {
 	t.Helper()
 	dir := t.TempDir()
 	cmd := exec.Command("bash", filepath.Join(repoRoot(t), "scripts", "release.sh"), version, dir)
@@ -32,12 +34,15 @@ func releaseServer(t *testing.T, version string, tags []string, tamper map[strin
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("release.sh: %v\n%s", err, out)
 	}
-	var requests []string
+	var mu sync.Mutex
+	asked := map[string][]string{}
 	mux := http.NewServeMux()
 	for _, tag := range tags {
 		prefix := "/" + actionRepo + "/releases/download/" + tag + "/"
 		mux.HandleFunc(prefix, func(w http.ResponseWriter, req *http.Request) {
-			requests = append(requests, req.URL.Path)
+			mu.Lock()
+			asked[tag] = append(asked[tag], req.URL.Path)
+			mu.Unlock()
 			name := strings.TrimPrefix(req.URL.Path, prefix)
 			data, err := os.ReadFile(filepath.Join(dir, filepath.Base(name)))
 			if err != nil || strings.Contains(name, "/") {
@@ -50,9 +55,13 @@ func releaseServer(t *testing.T, version string, tags []string, tamper map[strin
 			_, _ = w.Write(data)
 		})
 	}
-	srv := httptest.NewServer(mux)
+	srv = httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	return srv, &requests
+	return srv, func(tag string) []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(asked[tag])
+	}
 }
 
 // stepWhat returns what the runner did with the named step of the last use.
@@ -70,12 +79,13 @@ func (r *runner) stepWhat(name string) string {
 // release binary of its tag (checksum verified), a build when there is none,
 // the build cache, and a refusal of a binary that does not match.
 func TestActionBinary(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds latgate and measures the simulator")
 	}
 	requireCheck(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-	defer cancel()
+	t.Cleanup(cancel)
 	const version = "v1.2.3"
 	srv, requests := releaseServer(t, version, []string{"v1.2.3", "v1", "v6.6.6"}, map[string]bool{"v6.6.6": true})
 	a := loadAction(t)
@@ -83,7 +93,8 @@ func TestActionBinary(t *testing.T) {
 
 	newR := func(t *testing.T, ref string) *runner {
 		r := newRunner(t, a, wiringWorkspace(t))
-		r.actionRef, r.actionRepo, r.serverURL = ref, actionRepo, srv.URL
+		// Its own cache: these tests are about what the action builds.
+		r.actionRef, r.actionRepo, r.serverURL, r.cacheDir = ref, actionRepo, srv.URL, filepath.Join(r.tmp, "actions-cache")
 		return r
 	}
 	mustPass := func(t *testing.T, r *runner) {
@@ -96,8 +107,8 @@ func TestActionBinary(t *testing.T) {
 
 	for _, ref := range []string{"v1.2.3", "v1"} {
 		t.Run("release binary of "+ref, func(t *testing.T) {
+			t.Parallel()
 			r := newR(t, ref)
-			*requests = nil
 			r.use(ctx, bless)
 			mustPass(t, r)
 			if got := r.stepOutputs["prebuilt"]["found"]; got != "true" {
@@ -115,13 +126,14 @@ func TestActionBinary(t *testing.T) {
 			}
 			want := []string{"/" + actionRepo + "/releases/download/" + ref + "/SHA256SUMS",
 				"/" + actionRepo + "/releases/download/" + ref + "/latgate_" + runtime.GOOS + "_" + runtime.GOARCH}
-			if !slices.Equal(*requests, want) {
-				t.Errorf("downloads %q, want %q", *requests, want)
+			if got := requests(ref); !slices.Equal(got, want) {
+				t.Errorf("downloads %q, want %q", got, want)
 			}
 		})
 	}
 
 	t.Run("a binary that does not match SHA256SUMS is refused", func(t *testing.T) {
+		t.Parallel()
 		r := newR(t, "v6.6.6")
 		r.use(ctx, bless)
 		if r.failedStep != "Download the release binary" || r.exitCode != 2 {
@@ -138,6 +150,7 @@ func TestActionBinary(t *testing.T) {
 	})
 
 	t.Run("no release asset: built, then cached by ref and Go version", func(t *testing.T) {
+		t.Parallel()
 		cache := t.TempDir()
 		for run, wantCache := range []string{"cache miss", "cache hit"} {
 			r := newR(t, "v2.0.0") // no such release on the server
@@ -179,6 +192,7 @@ func TestActionBinary(t *testing.T) {
 	})
 
 	t.Run("prebuilt: false builds from source", func(t *testing.T) {
+		t.Parallel()
 		r := newR(t, "v1.2.3")
 		r.use(ctx, map[string]string{"command": "bless", "args": "--quiet", "prebuilt": "false"})
 		mustPass(t, r)
@@ -235,7 +249,7 @@ func TestActionOverhead(t *testing.T) {
 		var took []time.Duration
 		for run := range runs {
 			r := newRunner(t, a, wiringWorkspace(t))
-			r.actionRef, r.actionRepo, r.serverURL = sc.ref, actionRepo, srv.URL
+			r.actionRef, r.actionRepo, r.serverURL, r.cacheDir = sc.ref, actionRepo, srv.URL, filepath.Join(r.tmp, "actions-cache")
 			if sc.setup != nil {
 				sc.setup(r, run)
 			}

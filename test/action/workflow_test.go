@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -75,6 +78,43 @@ type event struct {
 	jobEnv    map[string]string // overrides of the job's env:
 	extraArgs string            // appended to the action's args: input
 	runID     int
+	// A pull request's: the event's action (opened, labeled), the label
+	// added, its author, its base commit and head branch.
+	action, label, author string
+	baseSHA, headRef      string
+}
+
+// context returns the github context of the event, by path; a path it
+// lacks is null, as on GitHub (pull_request.* off a pull request).
+func (e event) context() map[string]string {
+	c := map[string]string{
+		"github.event_name": e.name, "github.repository": e.repo, "github.server_url": "https://github.com",
+		"github.run_id": strconv.Itoa(e.runID), "github.token": "ghs_faketoken", "github.sha": e.sha,
+		"github.actor": "octocat",
+	}
+	if e.name == "pull_request" {
+		author := e.author
+		if author == "" {
+			author = "octocat"
+		}
+		if author == "dependabot[bot]" {
+			c["github.actor"] = author
+		}
+		for k, v := range map[string]string{
+			"action": e.action, "pull_request.number": strconv.Itoa(e.prNumber),
+			"pull_request.head.repo.full_name": e.headRepo, "pull_request.head.ref": e.headRef,
+			"pull_request.base.sha": e.baseSHA, "pull_request.base.ref": "main", "pull_request.user.login": author,
+		} {
+			c["github.event."+k] = v
+		}
+		if e.action == "" {
+			c["github.event.action"] = "synchronize"
+		}
+		if e.label != "" {
+			c["github.event.label.name"] = e.label
+		}
+	}
+	return c
 }
 
 // stepRun records a step as the runner handled it.
@@ -103,9 +143,10 @@ type jobRun struct {
 }
 
 // fakeGH is `gh api` for the three calls the comment step makes, over a
-// JSON array of comments in $FAKE_GH_STATE, and for the three the nightly
+// JSON array of comments in $FAKE_GH_STATE, for the three the nightly
 // issue step makes, over a JSON array of issues in $FAKE_GH_STATE.issues
-// (each with its comments); --jq filters run through jq.
+// (each with its comments), and for removing a label (its name appended to
+// $FAKE_GH_STATE.labels-removed); --jq filters run through jq.
 const fakeGH = `#!/usr/bin/env bash
 set -euo pipefail
 echo "gh $*" >> "$FAKE_GH_LOG"
@@ -147,6 +188,8 @@ case "$method $path" in
     fi ;;
   "GET repos/"*/issues/*/comments)
     if [[ -n "$jq_filter" ]]; then jq -r "$jq_filter" "$state"; else cat "$state"; fi ;;
+  "DELETE repos/"*/issues/*/labels/*)
+    echo "${path##*/}" >> "$FAKE_GH_STATE.labels-removed" ;;
   "PATCH repos/"*/issues/comments/*)
     id=${path##*/}
     jq --arg body "$(cat "$body")" --argjson id "$id" 'map(if .id == $id then .body = $body else . end)' "$state" > "$state.new"
@@ -187,31 +230,12 @@ func newJobRun(t *testing.T, wf *workflowDoc, name string, ev event, ws string) 
 // runner.temp); a missing value is null, which compares equal to ”.
 func (j *jobRun) lookup(path string) (string, bool) {
 	e := j.ev
-	switch path {
-	case "github.event_name":
-		return e.name, true
-	case "github.repository":
-		return e.repo, true
-	case "github.event.pull_request.head.repo.full_name":
-		if e.name != "pull_request" {
-			return "", false
-		}
-		return e.headRepo, true
-	case "github.event.pull_request.number":
-		if e.name != "pull_request" {
-			return "", false
-		}
-		return strconv.Itoa(e.prNumber), true
-	case "github.server_url":
-		return "https://github.com", true
-	case "github.run_id":
-		return strconv.Itoa(e.runID), true
-	case "github.token":
-		return "ghs_faketoken", true
-	case "github.sha":
-		return e.sha, true
-	case "runner.temp":
+	if path == "runner.temp" {
 		return j.r.runnerTemp, true
+	}
+	if strings.HasPrefix(path, "github.") {
+		v, ok := e.context()[path]
+		return v, ok
 	}
 	parts := strings.Split(path, ".")
 	switch {
@@ -452,7 +476,7 @@ func (j *jobRun) run(ctx context.Context) bool {
 			if j.ev.extraArgs != "" {
 				sr.with["args"] = strings.TrimSpace(sr.with["args"] + " " + j.ev.extraArgs)
 			}
-			j.r.callerEnv = nil
+			j.r.callerEnv, j.r.github = nil, j.ev.context()
 			for k, v := range stepEnv {
 				j.r.callerEnv = append(j.r.callerEnv, k+"="+v)
 			}
@@ -498,7 +522,7 @@ func (j *jobRun) runScript(ctx context.Context, i int, s workflowStep, sr *stepR
 		"GITHUB_OUTPUT="+output, "GITHUB_STEP_SUMMARY="+j.r.summary, "GITHUB_PATH="+j.r.pathFile,
 		"GITHUB_ENV="+j.r.envFile, "RUNNER_TEMP="+j.r.runnerTemp, "GITHUB_SHA="+j.ev.sha,
 		"GITHUB_RUN_ID="+strconv.Itoa(j.ev.runID), "GITHUB_REPOSITORY="+j.ev.repo, "GITHUB_EVENT_NAME="+j.ev.name,
-		"FAKE_GH_STATE="+j.ghState, "FAKE_GH_LOG="+j.ghLog)
+		"FAKE_GH_STATE="+j.ghState, "FAKE_GH_LOG="+j.ghLog, "GITHUB_SERVER_URL=https://github.com")
 	for k, v := range stepEnv {
 		env = append(env, k+"="+v)
 	}
@@ -667,13 +691,7 @@ func historyRemote(t *testing.T, ws string) string {
 // requireCheckFlag skips the test unless this tree's check has flag.
 func requireCheckFlag(t *testing.T, flag string) {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "latgate")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/latgate")
-	build.Dir = repoRoot(t)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/latgate: %v\n%s", err, out)
-	}
-	out, _ := exec.Command(bin, "check", "--help").CombinedOutput()
+	out, _ := exec.Command(latgateBin(t), "check", "--help").CombinedOutput()
 	if !bytes.Contains(out, []byte(flag)) {
 		t.Skipf("latgate check has no %s yet", flag)
 	}
@@ -743,7 +761,53 @@ func blessInto(ctx context.Context, t *testing.T, ws string) {
 	}
 }
 
+// prWorkspace is a pull request's checkout, as actions/checkout leaves it
+// (one commit deep): a bare repository stands in for origin, its main
+// branch holding base (the default branch's latgate.yaml; "" for none) and
+// the branch feature one commit on top; the workspace is a clone of feature
+// at depth 1, so the action must fetch the base commit to read the trusted
+// config, and its latgate.yaml is head (the pull request's). It returns the
+// workspace, origin and main's commit (the pull request's base).
+func prWorkspace(t *testing.T, base, head string) (ws, origin, baseSHA string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	origin = filepath.Join(t.TempDir(), "origin.git")
+	git(t, "", "init", "--quiet", "--bare", origin)
+	seed := t.TempDir()
+	git(t, seed, "init", "--quiet")
+	write := func(dir, name, data string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(seed, "README.md", "app\n")
+	if base != "" {
+		write(seed, "latgate.yaml", base)
+	}
+	git(t, seed, "add", ".")
+	git(t, seed, "commit", "--quiet", "-m", "main")
+	baseSHA = strings.TrimSpace(git(t, seed, "rev-parse", "HEAD"))
+	git(t, seed, "push", "--quiet", origin, "HEAD:main")
+	write(seed, "feature.txt", "a change\n")
+	git(t, seed, "add", ".")
+	git(t, seed, "commit", "--quiet", "-m", "feature")
+	git(t, seed, "push", "--quiet", origin, "HEAD:feature")
+	ws = filepath.Join(t.TempDir(), "ws")
+	git(t, "", "clone", "--quiet", "--depth=1", "--branch", "feature", "file://"+origin, ws)
+	write(ws, "latgate.yaml", head)
+	return ws, origin, baseSHA
+}
+
+// unreachableConfig is workflowConfig on an endpoint that is not the
+// simulator (nothing listens on port 9, the discard port): it needs a key,
+// and measuring it would fail, so a run that passes measured nothing.
+var unreachableConfig = strings.Replace(workflowConfig, `base_url: "sim:fast?ttft=30ms"`, `base_url: "http://127.0.0.1:9/v1"`, 1)
+
 func TestWorkflowJobs(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds latgate and measures the simulator")
 	}
@@ -752,16 +816,22 @@ func TestWorkflowJobs(t *testing.T) {
 		t.Skip("jq is not installed: the fake gh needs it")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
-	defer cancel()
+	t.Cleanup(cancel)
 	wf := loadWorkflow(t)
 	key := map[string]string{"OPENAI_API_KEY": "sk-test-not-a-real-key"}
+	pr := func(head string, secrets map[string]string, baseSHA string) event {
+		ev := prEvent(head, secrets)
+		ev.baseSHA, ev.headRef = baseSHA, "feature"
+		return ev
+	}
 
 	t.Run("pull request: checked, one sticky comment updated per run", func(t *testing.T) {
-		ws := wiringWorkspace(t)
+		t.Parallel()
+		ws, _, baseSHA := prWorkspace(t, workflowConfig, workflowConfig)
 		blessInto(ctx, t, ws)
 		var j *jobRun
 		for run, sha := range []string{"aaaaaaaaaaaa1111", "bbbbbbbbbbbb2222"} {
-			ev := prEvent(thisRepo, key)
+			ev := pr(thisRepo, key, baseSHA)
 			ev.sha, ev.runID, ev.extraArgs = sha, 2000+run, "--quiet"
 			next := newJobRun(t, wf, "check", ev, ws)
 			if j != nil {
@@ -774,11 +844,13 @@ func TestWorkflowJobs(t *testing.T) {
 			if j.failed {
 				t.Fatalf("run %d: the job failed:\n%s", run+1, j.log.String())
 			}
-			if s := j.step("latgate check"); s.skipped || s.outputs["exit-code"] != "0" {
+			s := j.step("latgate check")
+			if s.skipped || s.outputs["exit-code"] != "0" || s.outputs["verdict"] == "skipped" {
 				t.Fatalf("run %d: latgate check: skipped %t, outputs %v\n%s", run+1, s.skipped, s.outputs, j.log.String())
 			}
-			if s := j.step("Skip a fork's pull request without the API key"); s.outputs["skip"] != "false" {
-				t.Errorf("run %d: skip = %q, want false", run+1, s.outputs["skip"])
+			// The base commit was fetched and its config passed as the trusted one.
+			if !strings.Contains(j.log.String(), "the key may go only to the endpoints of latgate.yaml as of the base commit "+baseSHA[:12]) {
+				t.Errorf("run %d: no trusted config from the base commit:\n%s", run+1, j.log.String())
 			}
 			comments := j.comments()
 			if len(comments) != 1 {
@@ -799,9 +871,10 @@ func TestWorkflowJobs(t *testing.T) {
 	})
 
 	t.Run("pull request comment can be turned off", func(t *testing.T) {
-		ws := wiringWorkspace(t)
+		t.Parallel()
+		ws, _, baseSHA := prWorkspace(t, workflowConfig, workflowConfig)
 		blessInto(ctx, t, ws)
-		ev := prEvent(thisRepo, key)
+		ev := pr(thisRepo, key, baseSHA)
 		ev.extraArgs, ev.jobEnv = "--quiet", map[string]string{"LATGATE_PR_COMMENT": "false"}
 		j := newJobRun(t, wf, "check", ev, ws)
 		j.run(ctx)
@@ -813,41 +886,54 @@ func TestWorkflowJobs(t *testing.T) {
 		}
 	})
 
-	t.Run("fork without the secret: skipped with a notice, no comment", func(t *testing.T) {
-		ws := wiringWorkspace(t)
-		blessInto(ctx, t, ws)
-		j := newJobRun(t, wf, "check", prEvent(forkRepo, nil), ws)
-		if !j.run(ctx) {
-			t.Fatal("the check job did not run")
-		}
-		if j.failed {
-			t.Fatalf("the job failed; a fork without the secret must skip, not fail:\n%s", j.log.String())
-		}
-		gate := j.step("Skip a fork's pull request without the API key")
-		if gate.outputs["skip"] != "true" || !strings.Contains(gate.outputs["_stdout"], "::notice title=latgate skipped::") {
-			t.Errorf("no skip output or ::notice: %+v", gate.outputs)
-		}
-		for _, name := range []string{"latgate check", "Upload the report and results", "Comment on the pull request", "Publish the JUnit report"} {
-			if !j.step(name).skipped {
-				t.Errorf("step %q ran on a fork without the secret", name)
+	// #23 item 4: a fork's or Dependabot's pull request gets no secrets; the
+	// action itself skips it (so the one-uses: snippet needs nothing more).
+	for _, tc := range []struct{ name, head, author string }{
+		{"fork", forkRepo, ""},
+		{"Dependabot", thisRepo, "dependabot[bot]"},
+	} {
+		t.Run(tc.name+" without the secret: skipped with a notice, no comment", func(t *testing.T) {
+			t.Parallel()
+			ws, _, baseSHA := prWorkspace(t, unreachableConfig, unreachableConfig)
+			ev := pr(tc.head, nil, baseSHA)
+			ev.author = tc.author
+			j := newJobRun(t, wf, "check", ev, ws)
+			if !j.run(ctx) {
+				t.Fatal("the check job did not run")
 			}
-		}
-		if !strings.Contains(j.summary(), "## latgate: skipped") || !strings.Contains(j.summary(), "comes from a fork") {
-			t.Errorf("the job summary has no skip notice:\n%s", j.summary())
-		}
-		if len(j.comments()) != 0 {
-			t.Errorf("commented on a fork's pull request: %q", j.comments())
-		}
-	})
+			if j.failed {
+				t.Fatalf("the job failed; a pull request without the secret must skip, not fail:\n%s", j.log.String())
+			}
+			s := j.step("latgate check")
+			if s.outputs["verdict"] != "skipped" || s.outputs["exit-code"] != "0" {
+				t.Errorf("outputs %v, want verdict skipped, exit-code 0\n%s", s.outputs, j.log.String())
+			}
+			if !strings.Contains(j.log.String(), "::notice title=latgate skipped::") || !strings.Contains(j.log.String(), "$OPENAI_API_KEY (target sim) is empty") {
+				t.Errorf("no ::notice, or latgate did not say which key is empty:\n%s", j.log.String())
+			}
+			for _, name := range []string{"Upload the report and results", "Comment on the pull request", "Publish the JUnit report", "Say how to bless the first baseline"} {
+				if !j.step(name).skipped {
+					t.Errorf("step %q ran on a pull request without the secret", name)
+				}
+			}
+			if !strings.Contains(j.summary(), "## latgate: skipped") || !strings.Contains(j.summary(), "no secrets") {
+				t.Errorf("the job summary has no skip notice:\n%s", j.summary())
+			}
+			if len(j.comments()) != 0 {
+				t.Errorf("commented: %q", j.comments())
+			}
+		})
+	}
 
 	t.Run("fork with a key (the simulator needs none): checked, but no comment", func(t *testing.T) {
-		ws := wiringWorkspace(t)
+		t.Parallel()
+		ws, _, baseSHA := prWorkspace(t, workflowConfig, workflowConfig)
 		blessInto(ctx, t, ws)
-		ev := prEvent(forkRepo, key)
+		ev := pr(forkRepo, key, baseSHA)
 		ev.extraArgs = "--quiet"
 		j := newJobRun(t, wf, "check", ev, ws)
 		j.run(ctx)
-		if j.failed || j.step("latgate check").skipped {
+		if j.failed || j.step("latgate check").skipped || j.step("latgate check").outputs["verdict"] == "skipped" {
 			t.Fatalf("the check did not run and pass:\n%s", j.log.String())
 		}
 		if !j.step("Comment on the pull request").skipped {
@@ -858,10 +944,41 @@ func TestWorkflowJobs(t *testing.T) {
 		}
 	})
 
+	// #16: a pull request's latgate.yaml pointing the key at a new host is
+	// refused before any request; the base branch's endpoints pass.
+	t.Run("pull request pointing the key at a new endpoint: refused, nothing sent", func(t *testing.T) {
+		t.Parallel()
+		var hits atomic.Int64
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hits.Add(1)
+			http.Error(w, "no", http.StatusTeapot)
+		}))
+		t.Cleanup(srv.Close)
+		head := strings.Replace(unreachableConfig, "http://127.0.0.1:9/v1", srv.URL+"/v1", 1)
+		ws, _, baseSHA := prWorkspace(t, unreachableConfig, head)
+		ev := pr(thisRepo, key, baseSHA)
+		ev.extraArgs = "--quiet"
+		j := newJobRun(t, wf, "check", ev, ws)
+		j.run(ctx)
+		s := j.step("latgate check")
+		if !j.failed || s.outputs["exit-code"] != "2" || s.outputs["verdict"] != "error" {
+			t.Fatalf("failed %t, outputs %v; want exit 2, verdict error\n%s", j.failed, s.outputs, j.log.String())
+		}
+		for _, want := range []string{"would send the key in $OPENAI_API_KEY to " + srv.URL, "land the change on the default branch first", "nothing was sent"} {
+			if !strings.Contains(j.log.String(), want) {
+				t.Errorf("the log lacks %q:\n%s", want, j.log.String())
+			}
+		}
+		if n := hits.Load(); n != 0 {
+			t.Errorf("the new endpoint got %d requests", n)
+		}
+	})
+
 	t.Run("the pull request that adds latgate: no baseline, passes, says how to bless", func(t *testing.T) {
+		t.Parallel()
 		requireCheckFlag(t, "--require-baseline")
-		ws := wiringWorkspace(t) // no baseline
-		ev := prEvent(thisRepo, key)
+		ws, _, baseSHA := prWorkspace(t, "", workflowConfig) // no baseline, no config on main
+		ev := pr(thisRepo, key, baseSHA)
 		ev.extraArgs = "--quiet"
 		j := newJobRun(t, wf, "check", ev, ws)
 		j.run(ctx)
@@ -879,7 +996,7 @@ func TestWorkflowJobs(t *testing.T) {
 		if up.skipped || !strings.Contains(up.with["path"], s.outputs["results"]) {
 			t.Errorf("the results are not uploaded: %+v", up)
 		}
-		if !strings.Contains(j.summary(), "latgate bless --config latgate.yaml --from results.json") {
+		if !strings.Contains(j.summary(), "latgate bless --config latgate.yaml --from results.json") || !strings.Contains(j.summary(), "latgate:bless") {
 			t.Errorf("the job summary does not say how to bless:\n%s", j.summary())
 		}
 		if c := j.comments(); len(c) != 1 || !strings.Contains(c[0], "--from results.json") {
@@ -887,7 +1004,59 @@ func TestWorkflowJobs(t *testing.T) {
 		}
 	})
 
+	// #23 item 5: an intended change is blessed in its own pull request, on
+	// the runner: the label latgate:bless commits the new baseline to the
+	// branch and is removed.
+	t.Run("label latgate:bless: bless on the runner, commit to the branch", func(t *testing.T) {
+		t.Parallel()
+		ws, origin, baseSHA := prWorkspace(t, workflowConfig, workflowConfig)
+		ev := pr(thisRepo, key, baseSHA)
+		ev.action, ev.label, ev.extraArgs = "labeled", "latgate:bless", "--quiet"
+		if j := newJobRun(t, wf, "check", ev, ws); j.run(ctx) {
+			t.Error("the check job ran on the label event")
+		}
+		j := newJobRun(t, wf, "bless-pr", ev, ws)
+		if !j.run(ctx) {
+			t.Fatal("the bless-pr job did not run on the label")
+		}
+		if j.failed {
+			t.Fatalf("the bless-pr job failed:\n%s", j.log.String())
+		}
+		if s := j.step("latgate bless"); s.outputs["verdict"] != "blessed" {
+			t.Errorf("bless outputs %v", s.outputs)
+		}
+		if co := j.step("actions/checkout@d23441a48e516b6c34aea4fa41551a30e30af803"); co.with["ref"] != "feature" || co.with["persist-credentials"] != "false" {
+			t.Errorf("the checkout is not the pull request's branch without credentials: %v", co.with)
+		}
+		// The baseline is on the branch in origin, in a commit of its own.
+		pushed := git(t, "", "--git-dir", origin, "show", "feature:latgate.baseline.json")
+		local, err := os.ReadFile(filepath.Join(ws, "latgate.baseline.json"))
+		if err != nil || pushed != string(local) || !strings.Contains(pushed, `"schema"`) {
+			t.Errorf("the pushed baseline is not the blessed one (err %v)", err)
+		}
+		if msg := git(t, "", "--git-dir", origin, "log", "-1", "--format=%s", "feature"); !strings.Contains(msg, "latgate: bless the baseline on the CI runner") {
+			t.Errorf("the branch's last commit: %q", msg)
+		}
+		if removed, _ := os.ReadFile(j.ghState + ".labels-removed"); strings.TrimSpace(string(removed)) != "latgate:bless" {
+			t.Errorf("the label was not removed: %q", removed)
+		}
+		if !strings.Contains(j.summary(), "latgate: baseline committed") {
+			t.Errorf("the job summary does not say so:\n%s", j.summary())
+		}
+		// Another label, or a fork's pull request, runs no bless.
+		other := ev
+		other.label = "documentation"
+		fork := ev
+		fork.headRepo = forkRepo
+		for _, e := range []event{other, fork} {
+			if newJobRun(t, wf, "bless-pr", e, ws).run(ctx) {
+				t.Errorf("bless-pr ran for label %q from %s", e.label, e.headRepo)
+			}
+		}
+	})
+
 	t.Run("nightly: --require-baseline", func(t *testing.T) {
+		t.Parallel()
 		ev := event{name: "schedule", repo: thisRepo, sha: "cccccccccccc", secrets: key, runID: 3000}
 		if j := newJobRun(t, wf, "check", ev, wiringWorkspace(t)); j.run(ctx) {
 			t.Error("the pull-request job ran on schedule")
@@ -927,6 +1096,7 @@ func TestWorkflowJobs(t *testing.T) {
 	})
 
 	t.Run("nightly: history on its branch, trend, one issue per change", func(t *testing.T) {
+		t.Parallel()
 		ev := event{name: "schedule", repo: thisRepo, sha: "dddddddddddd", secrets: key, runID: 4000, extraArgs: "--quiet"}
 		ws := newWorkspace(t)
 		origin := historyRemote(t, ws)
