@@ -23,6 +23,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/latgate/latgate/internal/app"
+	"github.com/latgate/latgate/internal/publish"
+	"github.com/latgate/latgate/pkg/compare"
 )
 
 // actionFile is the part of the action metadata syntax this test models.
@@ -125,6 +129,15 @@ func TestActionMetadata(t *testing.T) {
 		}
 		if o.Description == "" {
 			t.Errorf("output %s has no description", name)
+		}
+	}
+	// The verdict output names every verdict check can write (#23: it
+	// lacked no-baseline), and bless's.
+	verdict := a.Outputs["verdict"].Description
+	for _, v := range []string{string(compare.OK), string(compare.Improved), string(compare.Inconclusive), string(compare.Regressed),
+		publish.NoBaselineVerdict, app.SkippedVerdict, publish.ErrorVerdict, "blessed"} {
+		if !regexp.MustCompile(`\b` + regexp.QuoteMeta(v) + `\b`).MatchString(verdict) {
+			t.Errorf("the verdict output's description does not name %q: %q", v, verdict)
 		}
 	}
 	inputRE := regexp.MustCompile(`inputs\.([a-zA-Z0-9_-]+)`)
