@@ -669,6 +669,21 @@ func TestActionAgainstSimulator(t *testing.T) {
 		}
 	})
 
+	t.Run("pull request without a Git checkout", func(t *testing.T) {
+		t.Parallel()
+		r := newRunner(t, a, ws) // a plain directory
+		r.github = map[string]string{"github.event_name": "pull_request", "github.repository": "acme/app",
+			"github.event.pull_request.head.repo.full_name": "acme/app", "github.event.pull_request.base.sha": "0123456789abcdef0123456789abcdef01234567"}
+		r.use(ctx, map[string]string{"args": "--quiet"})
+		if r.failedStep != "Run latgate" || r.exitCode != 2 || !strings.Contains(r.stdout.String(), "::error title=latgate::latgate.yaml is not in a Git checkout") {
+			r.logOutput()
+			t.Errorf("failed step %q with exit code %d, want step \"Run latgate\" to fail with 2 and say why", r.failedStep, r.exitCode)
+		}
+		if r.outputs["verdict"] != "error" || r.outputs["exit-code"] != "2" {
+			t.Errorf("outputs %v, want verdict error, exit-code 2", r.outputs)
+		}
+	})
+
 	t.Run("bad input", func(t *testing.T) {
 		t.Parallel()
 		r := newRunner(t, a, ws) // the workspace and its baseline are shared, read only
