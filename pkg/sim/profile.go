@@ -145,6 +145,10 @@ type Profile struct {
 	// during which every delay is multiplied (a noisy neighbour, a
 	// rebalancing cluster): latency correlated in time, across prompts.
 	Slow SlowPeriods
+	// Level makes the endpoint's level jump with wall time (a provider's
+	// load shifting under a run): every delay of a request is multiplied
+	// by the level at its arrival (PlanAt).
+	Level LevelJumps
 	// Tokens is the number of content tokens (one per chunk) of an answer,
 	// capped by the request's max_completion_tokens or max_tokens (then
 	// finish_reason is "length", else "stop").
@@ -228,6 +232,32 @@ func (s SlowPeriods) factor(seed uint64, seq int) float64 {
 	return cmp.Or(s.X, 1.5)
 }
 
+// LevelJumps is a level that jumps with wall time: wall time is cut into
+// periods of Period counted from the Unix epoch, and in every odd period
+// each delay is multiplied by X, so the level jumps between ×1 and ×X every
+// Period. The phase is the wall clock's, not the server's start, so two
+// simulators (one per side of `latgate ab`) share it, as two models behind
+// one provider share its load. The zero value has none.
+type LevelJumps struct {
+	X      float64       // the level of odd periods (0 or 1: no jumps)
+	Period time.Duration // the length of one level (0 means 1.5s)
+}
+
+// DefaultLevelPeriod is LevelJumps.Period when it is 0.
+const DefaultLevelPeriod = 1500 * time.Millisecond
+
+// At returns the level at wall time t: 1, or X in an odd period.
+func (l LevelJumps) At(t time.Time) float64 {
+	if l.X == 0 || l.X == 1 {
+		return 1
+	}
+	per := int64(cmp.Or(l.Period, DefaultLevelPeriod))
+	if (t.UnixNano()/per)%2 != 0 {
+		return l.X
+	}
+	return 1
+}
+
 // slowStream separates the slow periods' random stream from the delays'.
 const slowStream = 0x51_0e_9e_71_0d
 
@@ -255,6 +285,8 @@ func (p Profile) Validate() error {
 	check(p.Slow.Prob >= 0 && p.Slow.Prob <= 1, "slow_prob: %v outside [0, 1]", p.Slow.Prob)
 	check(p.Slow.Len >= 0 && p.Slow.Len <= 1e6, "slow_len: %d outside [0, 1000000]", p.Slow.Len)
 	check(p.Slow.X == 0 || p.Slow.X >= 1 && p.Slow.X <= 1000, "slow_x: %v outside [1, 1000]", p.Slow.X)
+	check(p.Level.X == 0 || p.Level.X >= 0.01 && p.Level.X <= 100, "level_jump: %v outside [0.01, 100]", p.Level.X)
+	check(p.Level.Period == 0 || p.Level.Period >= time.Millisecond, "level_period: %v is under 1ms", p.Level.Period)
 	check(p.Tokens >= 0 && p.Tokens <= maxTokens, "tokens: %d outside [0, %d]", p.Tokens, maxTokens)
 	check(p.Reasoning >= 0 && p.Reasoning <= maxTokens, "reasoning: %d outside [0, %d]", p.Reasoning, maxTokens)
 	check(slices.Contains([]string{"", ReasoningContent, ReasoningPlain}, p.ReasoningField),
@@ -291,10 +323,19 @@ type Plan struct {
 // delay, TTFT, the request's ITL factor when ITLRequestSigma is set, then
 // each gap) from PCG(p.Seed, seq), so a shorter plan is a prefix of a longer
 // one and the same seq always gives the same plan. A request in a slow
-// period (Slow) has every delay multiplied by its factor.
-func (p Profile) Plan(seq, tokens int) Plan {
+// period (Slow) has every delay multiplied by its factor. Plan leaves out
+// the level jumps (Level), which depend on the arrival time: see PlanAt.
+func (p Profile) Plan(seq, tokens int) Plan { return p.plan(seq, tokens, 1) }
+
+// PlanAt is Plan for a request arriving at wall time at: with every delay
+// multiplied by the level at that time (Level), as the server plans it.
+func (p Profile) PlanAt(seq, tokens int, at time.Time) Plan {
+	return p.plan(seq, tokens, p.Level.At(at))
+}
+
+func (p Profile) plan(seq, tokens int, level float64) Plan {
 	r := rand.New(rand.NewPCG(p.Seed, uint64(seq)))
-	slow := factor(p.Slowdown) * p.Slow.factor(p.Seed, seq)
+	slow := level * factor(p.Slowdown) * p.Slow.factor(p.Seed, seq)
 	scale := func(d time.Duration, f float64) time.Duration { return time.Duration(float64(d) * f) }
 	hd := scale(p.HeaderDelay.Draw(r), slow)
 	first := max(hd, scale(p.TTFT.Draw(r), slow*factor(p.TTFTFactor)))

@@ -256,3 +256,48 @@ func variance(xs []float64) float64 {
 	}
 	return s / float64(len(xs)-1)
 }
+
+// TestLevelJumps: the level is ×1 in even periods of wall time and ×X in odd
+// ones, counted from the Unix epoch, so two simulators share the phase; and
+// PlanAt is Plan with every delay multiplied by the level at arrival.
+func TestLevelJumps(t *testing.T) {
+	epoch := time.Unix(0, 0)
+	l := LevelJumps{X: 1.3, Period: 1500 * time.Millisecond}
+	tests := []struct {
+		at   time.Duration // since the epoch
+		want float64
+	}{
+		{0, 1},
+		{1499 * time.Millisecond, 1},
+		{1500 * time.Millisecond, 1.3},
+		{2999 * time.Millisecond, 1.3},
+		{3 * time.Second, 1},
+		{4600 * time.Millisecond, 1.3},
+	}
+	for _, tt := range tests {
+		if got := l.At(epoch.Add(tt.at)); got != tt.want {
+			t.Errorf("At(epoch+%v) = %v, want %v", tt.at, got, tt.want)
+		}
+	}
+	if got := (LevelJumps{X: 1.3}).At(epoch.Add(1600 * time.Millisecond)); got != 1.3 {
+		t.Errorf("the default period: At(epoch+1.6s) = %v, want 1.3 (period 1.5s)", got)
+	}
+	if got := (LevelJumps{}).At(epoch.Add(1600 * time.Millisecond)); got != 1 {
+		t.Errorf("no jumps: At = %v, want 1", got)
+	}
+
+	p := Profile{TTFT: Dist{Median: 40 * time.Millisecond, Sigma: 0.3}, ITL: Dist{Median: 4 * time.Millisecond, Sigma: 0.2},
+		HeaderDelay: Dist{Median: time.Millisecond}, Seed: 5, Level: l}
+	low, high := epoch.Add(100*time.Millisecond), epoch.Add(1600*time.Millisecond)
+	for seq := 1; seq <= 50; seq++ {
+		want := p.Plan(seq, 8)
+		if diff := cmp.Diff(want, p.PlanAt(seq, 8, low)); diff != "" {
+			t.Fatalf("request %d at level 1: PlanAt differs from Plan (-want +got):\n%s", seq, diff)
+		}
+		got := p.PlanAt(seq, 8, high)
+		scaled := func(d time.Duration) time.Duration { return time.Duration(float64(d) * 1.3) }
+		if got.Header != scaled(want.Header) || got.Finish < scaled(want.Finish)-time.Microsecond || got.Finish > scaled(want.Finish)+time.Microsecond {
+			t.Fatalf("request %d at level 1.3: header %v finish %v, want %v and about %v", seq, got.Header, got.Finish, scaled(want.Header), scaled(want.Finish))
+		}
+	}
+}

@@ -979,3 +979,32 @@ func TestStartWithDoneContext(t *testing.T) {
 		t.Errorf("Close after cancel: %v", err)
 	}
 }
+
+// TestLevelJumpsServed: the server plans each request at the level of its
+// arrival (Profile.Level, wall time) and records that level.
+func TestLevelJumpsServed(t *testing.T) {
+	p := quick(3)
+	p.TTFT, p.ITL = Dist{Median: 4 * time.Millisecond}, Dist{Median: time.Millisecond}
+	p.Level = LevelJumps{X: 2, Period: 20 * time.Millisecond}
+	r, c := startSim(t, p)
+	r.Server().Record(true)
+	for range 12 {
+		if _, err := readFrames(post(t.Context(), t, c, r.URL(), streamReq(false)).Body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	levels := map[float64]int{}
+	for _, rec := range r.Server().Records() {
+		levels[rec.Level]++
+		if want := p.Level.At(rec.Start); rec.Level != want {
+			t.Errorf("request %d arrived at level %v, recorded %v", rec.Seq, want, rec.Level)
+		}
+		if diff := cmp.Diff(p.PlanAt(rec.Seq, 3, rec.Start), rec.Plan); diff != "" {
+			t.Errorf("request %d: plan is not the one at its arrival (-want +got):\n%s", rec.Seq, diff)
+		}
+	}
+	// 12 requests of at least 6 ms each span 3+ periods of 20 ms: both levels.
+	if levels[1] == 0 || levels[2] == 0 {
+		t.Errorf("levels served %v, want both ×1 and ×2", levels)
+	}
+}

@@ -23,6 +23,9 @@ type Record struct {
 	Status int    // HTTP status sent; 0 when none was
 	Fault  string // the fault applied to this request, "" for none
 	Start  time.Time
+	// Level is the level the request was planned at (Profile.Level: 1
+	// without level jumps).
+	Level float64
 	// Plan is the request's schedule, offsets from Start.
 	Plan Plan
 	// Header is when the headers (and the role chunk) were flushed; zero when
@@ -255,9 +258,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		size += len(m.Content)
 	}
 	a.promptTokens = max(1, (size+3)/4)
-	a.plan = s.p.Plan(seq, a.n)
+	a.plan = s.p.PlanAt(seq, a.n, start)
 	if st.rec != nil {
-		st.rec.Fault, st.rec.Plan = a.fault, a.plan
+		st.rec.Fault, st.rec.Plan, st.rec.Level = a.fault, a.plan, s.p.Level.At(start)
 	}
 
 	switch a.fault {

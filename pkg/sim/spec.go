@@ -95,6 +95,8 @@ func keys() []key {
 		{"slow_prob", "probability that a block of slow_len consecutive requests is slow", probArg(func(p *Profile) *float64 { return &p.Slow.Prob })},
 		{"slow_len", "requests per slow block (default 20)", intArg(func(p *Profile) *int { return &p.Slow.Len }, 1_000_000)},
 		{"slow_x", "factor on every delay of a request in a slow block (default 1.5)", factorArg(func(p *Profile) *float64 { return &p.Slow.X })},
+		{"level_jump", "the level of every other level_period of wall time: every delay jumps between ×1 and ×this (e.g. 1.3)", factorArg(func(p *Profile) *float64 { return &p.Level.X })},
+		{"level_period", "how long each level lasts (duration, default 1.5s)", durArg(func(p *Profile) *time.Duration { return &p.Level.Period })},
 		{"tokens", "content tokens per answer", intArg(func(p *Profile) *int { return &p.Tokens }, maxTokens)},
 		{"role_chunk", "send a role-only chunk with the headers (bool)", boolArg(func(p *Profile) *bool { return &p.RoleChunk })},
 		{"header_delay", "delay before the response headers (duration)", durArg(func(p *Profile) *time.Duration { return &p.HeaderDelay.Median })},

@@ -40,7 +40,8 @@ func TestParseSpec(t *testing.T) {
 			"&header_delay=5ms&keepalive=15s&reasoning=2&reasoning_field=reasoning_content" +
 			"&style=ollama&usage=0&cached_tokens=7&slowdown=2&ttft_factor=1.5&seed=42&spin=1ms" +
 			"&require_key=k&fault=stall&fault_every=3&fault_after=4&retry_after=2s" +
-			"&ttft_spike=0.02&itl_spike=0.01&spike_x=3&itl_request_sigma=0.15&slow_prob=0.1&slow_len=20&slow_x=1.5",
+			"&ttft_spike=0.02&itl_spike=0.01&spike_x=3&itl_request_sigma=0.15&slow_prob=0.1&slow_len=20&slow_x=1.5" +
+			"&level_jump=1.3&level_period=2s",
 			Profile{
 				TTFT: Dist{Median: time.Second, Sigma: 0.5, Spike: 0.02, SpikeX: 3}, ITL: Dist{Median: 3 * ms, Spike: 0.01, SpikeX: 3}, Tokens: 9,
 				HeaderDelay: Dist{Median: 5 * ms}, KeepAlive: 15 * time.Second,
@@ -48,6 +49,7 @@ func TestParseSpec(t *testing.T) {
 				CachedTokens: 7, Slowdown: 2, TTFTFactor: 1.5, Seed: 42, Spin: ms,
 				RequireKey: "k", Fault: FaultStall, FaultEvery: 3, FaultAfter: 4, RetryAfter: 2 * time.Second,
 				ITLRequestSigma: 0.15, Slow: SlowPeriods{Prob: 0.1, Len: 20, X: 1.5},
+				Level: LevelJumps{X: 1.3, Period: 2 * time.Second},
 			}},
 	}
 	for _, tt := range tests {
@@ -63,7 +65,7 @@ func TestParseSpec(t *testing.T) {
 }
 
 func TestParseSpecAllKeysCovered(t *testing.T) {
-	const all = "ttft ttft_sigma itl itl_sigma itl_request_sigma ttft_spike itl_spike spike_x slow_prob slow_len slow_x tokens role_chunk header_delay keepalive reasoning " +
+	const all = "ttft ttft_sigma itl itl_sigma itl_request_sigma ttft_spike itl_spike spike_x slow_prob slow_len slow_x level_jump level_period tokens role_chunk header_delay keepalive reasoning " +
 		"reasoning_field style usage cached_tokens slowdown ttft_factor seed spin require_key " +
 		"fault fault_every fault_after retry_after"
 	var got []string
@@ -99,6 +101,9 @@ func TestParseSpecErrors(t *testing.T) {
 		{"default?ttft=1ms&ttft=2ms", []string{`"ttft" given twice`}},
 		{"default?require_key=%zz", []string{"require_key", "escape"}},
 		{"default?keepalive=10us", []string{"keepalive", "under 1ms"}},
+		{"default?level_jump=0", []string{`level_jump="0"`, "> 0"}},
+		{"default?level_jump=500", []string{"level_jump: 500 outside [0.01, 100]"}},
+		{"default?level_jump=1.3&level_period=10us", []string{"level_period", "under 1ms"}},
 	}
 	for _, tt := range tests {
 		_, err := ParseSpec(tt.spec)
