@@ -15,6 +15,7 @@ const (
 	FieldPrompt      = "prompt"
 	FieldPromptHash  = "prompt_hash"
 	FieldModel       = "model"
+	FieldAPI         = "api"
 	FieldBaseURL     = "base_url"
 	FieldMaxTokens   = "max_tokens"
 	FieldTemperature = "temperature"
@@ -126,6 +127,7 @@ func targetMismatches(bt, ct results.Target) []Mismatch {
 		add(FieldBaseURL, bt.BaseURL, ct.BaseURL)
 	}
 	bp, cp := bt.Params, ct.Params
+	add(FieldAPI, apiName(bp.API), apiName(cp.API))
 	add(FieldMaxTokens, strconv.Itoa(bp.MaxTokens), strconv.Itoa(cp.MaxTokens))
 	add(FieldTemperature, fmtTemp(bp.Temperature), fmtTemp(cp.Temperature))
 	add(FieldStream, strconv.FormatBool(bp.Stream), strconv.FormatBool(cp.Stream))
@@ -177,4 +179,12 @@ func fmtTemp(t *float64) string {
 		return "unset"
 	}
 	return strconv.FormatFloat(*t, 'g', -1, 64)
+}
+
+// apiName is a results file's API, "chat" when it names none.
+func apiName(api string) string {
+	if api == "" {
+		return "chat"
+	}
+	return api
 }

@@ -51,6 +51,11 @@ type Target struct {
 	// MaxErrorRate is the error budget: over it the run fails (exit 3).
 	MaxErrorRate float64 // default 0.05
 	Line         int     // line of the target in the config file
+	// API is the wire format the target speaks: APIChat (also when empty),
+	// APIResponses, APIAnthropic, APIGemini or APISSE (see schema_api.go).
+	API string
+	// SSE describes the stream of an APISSE target; nil for the others.
+	SSE *SSE
 }
 
 // IsSim reports whether the target is the built-in simulator.
@@ -71,6 +76,18 @@ type Message struct {
 	Role    string `json:"role" yaml:"role"`
 	Content string `json:"content" yaml:"content"`
 	Name    string `json:"name,omitempty" yaml:"name,omitempty"`
+	// Cache marks a prompt-cache breakpoint after this message: the
+	// Anthropic API caches the prompt up to here (cache_control); the other
+	// APIs cache on their own and ignore it.
+	Cache bool `json:"cache,omitempty" yaml:"cache,omitempty"`
+}
+
+// Tool is a function the model may call, declared with the prompt.
+type Tool struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	// Parameters is the JSON Schema of the arguments (an object schema).
+	Parameters map[string]any `json:"parameters,omitempty"`
 }
 
 // Prompt is one entry of the fixed prompt set.
@@ -79,9 +96,14 @@ type Prompt struct {
 	Messages     []Message
 	MessagesFile string // as written in the config (relative to Dir)
 	// Hash is the canonical hash of the messages (sha256 of their canonical
-	// JSON, hex, first 16 characters): it changes when the text changes.
+	// JSON, hex, first 16 characters): it changes when the text changes,
+	// and with the tools and tool choice when there are any.
 	Hash string
 	Line int
+	// Tools are the functions the model may call; ToolChoice is "" (the
+	// API's default), "auto", "required", "none" or the name of one tool.
+	Tools      []Tool
+	ToolChoice string
 }
 
 // Run holds the run settings.

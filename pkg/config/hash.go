@@ -30,13 +30,46 @@ func hashMessages(msgs []Message) string {
 	return shortHash(msgs)
 }
 
+// hashPrompt is the canonical hash of what a prompt sends: its messages,
+// and its tools and tool choice when it has any (so a prompt without tools
+// hashes as its messages always did).
+func hashPrompt(pr Prompt) string {
+	if len(pr.Tools) == 0 && pr.ToolChoice == "" {
+		return hashMessages(pr.Messages)
+	}
+	msgs := pr.Messages
+	if msgs == nil {
+		msgs = []Message{}
+	}
+	return shortHash(struct {
+		Messages   []Message `json:"messages"`
+		Tools      []Tool    `json:"tools"`
+		ToolChoice string    `json:"tool_choice,omitempty"`
+	}{msgs, pr.Tools, pr.ToolChoice})
+}
+
 // ParamsHash is a hash of the target's extra body fields (canonical JSON),
 // or "" when there are none; results record it as params.extra_hash.
 func (t Target) ParamsHash() string {
+	if t.SSE != nil { // what an sse target sends and reads is its sse section
+		return shortHash(struct {
+			Extra map[string]any `json:"extra_body,omitempty"`
+			SSE   *sseHash       `json:"sse"`
+		}{t.Extra, sseHashOf(t.SSE)})
+	}
 	if len(t.Extra) == 0 {
 		return ""
 	}
 	return shortHash(t.Extra)
+}
+
+func sseHashOf(s *SSE) *sseHash {
+	h := &sseHash{s.Body, s.TokenEvents, s.ReasoningEvents, s.TokenPointer, s.StatusEvents, s.DoneEvents, s.ErrorEvents, []string{}}
+	for name := range s.HeadersEnv {
+		h.HeaderNames = append(h.HeaderNames, name)
+	}
+	slices.Sort(h.HeaderNames)
+	return h
 }
 
 // hashURL drops credentials (user:pass@) from a base URL.
@@ -47,6 +80,19 @@ func hashURL(s string) string {
 	}
 	u.User = nil
 	return u.String()
+}
+
+// sseHash is what of an sse section shapes latency: everything but the
+// names of the variables that hold the header values.
+type sseHash struct {
+	Body            any      `json:"body"`
+	TokenEvents     []string `json:"token_events"`
+	ReasoningEvents []string `json:"reasoning_events"`
+	TokenPointer    string   `json:"token_pointer"`
+	StatusEvents    []string `json:"status_events"`
+	DoneEvents      []string `json:"done_events"`
+	ErrorEvents     []string `json:"error_events"`
+	HeaderNames     []string `json:"header_names"`
 }
 
 // hash is the canonical hash of everything that shapes latency. Header values
@@ -62,6 +108,10 @@ func (c *Config) hash() string {
 		IncludeUsage bool           `json:"include_usage"`
 		Extra        map[string]any `json:"extra_body"`
 		HeaderNames  []string       `json:"header_names"`
+		// API is "" for chat, so that configs from before api: hash as
+		// they did.
+		API string   `json:"api,omitempty"`
+		SSE *sseHash `json:"sse,omitempty"`
 	}
 	type prompt struct {
 		ID   string `json:"id"`
@@ -87,10 +137,17 @@ func (c *Config) hash() string {
 			names = append(names, http.CanonicalHeaderKey(h))
 		}
 		slices.Sort(names)
-		v.Targets = append(v.Targets, target{
+		tt := target{
 			Name: t.Name, Model: t.Model, BaseURL: hashURL(t.BaseURL), MaxTokens: t.MaxTokens,
 			Temperature: t.Temperature, IncludeUsage: t.IncludeUsage, Extra: t.Extra, HeaderNames: names,
-		})
+		}
+		if api := t.APIName(); api != APIChat {
+			tt.API = api
+		}
+		if t.SSE != nil {
+			tt.SSE = sseHashOf(t.SSE)
+		}
+		v.Targets = append(v.Targets, tt)
 	}
 	for _, p := range c.Prompts {
 		v.Prompts = append(v.Prompts, prompt{ID: p.ID, Hash: p.Hash})

@@ -242,6 +242,7 @@ func (p *parser) parse(data []byte) *Config {
 	}
 	cfg.Targets = p.targets(root, get(m, "targets"))
 	cfg.Prompts = p.prompts(root, get(m, "prompts"))
+	p.apiPrompts(cfg.Targets, cfg.Prompts)
 	cfg.Run = p.run(get(m, "run"))
 	if err := RunTooLarge(cfg.Run.Requests, cfg.Run.Warmup, len(cfg.Prompts)); err != "" {
 		p.fail(get(m, "run"), "run", "%s", err)

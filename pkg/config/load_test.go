@@ -636,9 +636,9 @@ prompts:
 		Baseline: filepath.Join("examples", "latgate.baseline.json"),
 		Targets: []Target{
 			{Name: "local", BaseURL: "http://127.0.0.1:11434/v1", Model: "stories260k", APIKeyEnv: "OPENAI_API_KEY",
-				MaxTokens: 64, IncludeUsage: true, MaxErrorRate: 0.05, Line: 2},
+				MaxTokens: 64, IncludeUsage: true, MaxErrorRate: 0.05, Line: 2, API: APIChat},
 			{Name: "s", BaseURL: "sim", Model: "sim", APIKeyEnv: "OPENAI_API_KEY",
-				MaxTokens: 64, IncludeUsage: true, MaxErrorRate: 0.05, Line: 5},
+				MaxTokens: 64, IncludeUsage: true, MaxErrorRate: 0.05, Line: 5, API: APIChat},
 		},
 		Prompts: []Prompt{{ID: "p", Messages: []Message{{Role: "user", Content: "hi"}}, Line: 8}},
 		Run:     Run{Requests: 60, Warmup: 2, Concurrency: 1, Timeout: 60 * time.Second, Order: "interleave", Seed: 1},
@@ -692,7 +692,7 @@ gate:
 	target := Target{Name: "a", Region: "eu-west", BaseURL: "sim:fixed?ttft=50ms", Model: "m", APIKeyEnv: "MY_KEY",
 		MaxTokens: 8, Temperature: &temp, Headers: map[string]string{"X-Team": "search"},
 		Extra:        map[string]any{"top_k": int64(1), "options": map[string]any{"num_ctx": int64(512), "stop": []any{"\n"}}, "ignore_eos": true},
-		MaxErrorRate: 0.1, Line: 3}
+		MaxErrorRate: 0.1, Line: 3, API: APIChat}
 	targetB := target
 	targetB.Name, targetB.Line = "b", 15
 	want := &Config{

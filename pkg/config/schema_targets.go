@@ -22,7 +22,7 @@ var (
 	envPattern  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 
-var targetKeys = []string{"name", "region", "base_url", "model", "api_key_env", "max_tokens", "temperature", "headers", "extra_body", "include_usage", "max_error_rate"}
+var targetKeys = []string{"name", "region", "api", "base_url", "model", "api_key_env", "max_tokens", "temperature", "headers", "extra_body", "include_usage", "max_error_rate", "sse"}
 
 const targetExample = "targets: [{name: primary, base_url: https://api.openai.com/v1, model: gpt-4o-mini}]"
 
@@ -54,14 +54,35 @@ func (p *parser) targets(root, n *yaml.Node) []Target {
 	return out
 }
 
-// reservedBody are request fields latgate sets itself, with how to set them.
+// reservedBody are request fields latgate sets itself, with how to set
+// them: those of every API, and each API's own.
 var reservedBody = map[string]string{
-	"model":          "set the target's model instead",
-	"messages":       "write them in the prompts section instead",
-	"stream":         "remove it: latgate always streams",
-	"stream_options": "set the target's include_usage instead",
-	"max_tokens":     "set the target's max_tokens instead",
-	"temperature":    "set the target's temperature instead",
+	"model":       "set the target's model instead",
+	"messages":    "write them in the prompts section instead",
+	"stream":      "remove it: latgate always streams",
+	"max_tokens":  "set the target's max_tokens instead",
+	"temperature": "set the target's temperature instead",
+	"tools":       "declare them with the prompt (prompts[].tools) instead",
+	"tool_choice": "set the prompt's tool_choice instead",
+}
+
+var reservedByAPI = map[string]map[string]string{
+	APIChat:      {"stream_options": "set the target's include_usage instead"},
+	APIResponses: {"input": "write it in the prompts section instead", "instructions": "write a system message in the prompt instead", "max_output_tokens": "set the target's max_tokens instead"},
+	APIAnthropic: {"system": "write a system message in the prompt instead"},
+	APIGemini:    {"contents": "write them in the prompts section instead", "systemInstruction": "write a system message in the prompt instead"},
+}
+
+// reserved returns how to set a body field latgate sets itself for api, or
+// "" when extra_body may set it.
+func reserved(api, field string) string {
+	if fix, ok := reservedByAPI[api][field]; ok {
+		return fix
+	}
+	if api == APIGemini && field != "model" && field != "messages" {
+		return "" // Gemini names these fields differently (generationConfig)
+	}
+	return reservedBody[field]
 }
 
 func (p *parser) target(n *yaml.Node, path string) (Target, bool) {
@@ -69,7 +90,9 @@ func (p *parser) target(n *yaml.Node, path string) (Target, bool) {
 	if !ok {
 		return Target{}, false
 	}
-	t := Target{Line: n.Line, APIKeyEnv: DefaultAPIKeyEnv, MaxTokens: 64, IncludeUsage: true, MaxErrorRate: 0.05}
+	t := Target{Line: n.Line, MaxTokens: 64, IncludeUsage: true, MaxErrorRate: 0.05}
+	p.api(m, path, &t)
+	t.APIKeyEnv = apiDefaults[t.API].keyEnv
 	if v := get(m, "name"); v == nil {
 		p.fail(n, path, "missing required field name; add e.g. name: primary")
 	} else if s, ok := p.str(v, path+".name", "primary"); ok {
@@ -87,12 +110,12 @@ func (p *parser) target(n *yaml.Node, path string) (Target, bool) {
 		if s, ok := p.str(v, field, DefaultBaseURL); ok {
 			t.BaseURL = p.baseURL(v, field, s)
 		}
-	case p.getenv("OPENAI_BASE_URL") != "":
+	case (t.API == APIChat || t.API == APIResponses) && p.getenv("OPENAI_BASE_URL") != "":
 		if env := p.getenv("OPENAI_BASE_URL"); p.text(n, field+" (from $OPENAI_BASE_URL)", env) {
 			t.BaseURL = p.baseURL(n, field+" (from $OPENAI_BASE_URL)", env)
 		}
 	default:
-		t.BaseURL = DefaultBaseURL
+		t.BaseURL = apiDefaults[t.API].baseURL
 	}
 	if v := get(m, "model"); v != nil {
 		if s, ok := p.str(v, path+".model", "gpt-4o-mini"); ok {
@@ -131,7 +154,7 @@ func (p *parser) target(n *yaml.Node, path string) (Target, bool) {
 		}
 	}
 	if v := get(m, "headers"); v != nil {
-		t.Headers = p.headers(v, path+".headers")
+		t.Headers = p.headers(v, path+".headers", t.API)
 	}
 	if v := get(m, "extra_body"); v != nil {
 		x, _ := p.value(v, path+".extra_body", 0)
@@ -140,7 +163,7 @@ func (p *parser) target(n *yaml.Node, path string) (Target, bool) {
 				t.Extra = xm
 			}
 			for k := range xm {
-				if fix, bad := reservedBody[k]; bad {
+				if fix := reserved(t.API, k); fix != "" {
 					p.fail(deref(v), path+".extra_body."+k, "latgate sets %s itself; %s", k, fix)
 				}
 			}
@@ -153,6 +176,7 @@ func (p *parser) target(n *yaml.Node, path string) (Target, bool) {
 			t.IncludeUsage = b
 		}
 	}
+	p.apiFields(n, m, path, &t)
 	if v := get(m, "max_error_rate"); v != nil {
 		if x, ok := p.fraction(v, path+".max_error_rate", "5%"); ok {
 			if x < 0 || x > 1 {
@@ -210,7 +234,7 @@ func validHeaderName(s string) bool {
 	return true
 }
 
-func (p *parser) headers(n *yaml.Node, field string) map[string]string {
+func (p *parser) headers(n *yaml.Node, field, api string) map[string]string {
 	n = deref(n)
 	if n.Kind != yaml.MappingNode {
 		p.fail(n, field, "want a mapping of header names to values, got %s; e.g. headers: {X-Team: search}", describe(n))
@@ -231,14 +255,19 @@ func (p *parser) headers(n *yaml.Node, field string) map[string]string {
 			continue
 		}
 		seen[canon] = k.Line
-		if canon == "Authorization" {
-			p.fail(k, f, "latgate sets Authorization from the key in the environment variable named by api_key_env; remove this header and set api_key_env instead")
+		if kh := KeyHeader(api); canon == "Authorization" || canon == kh {
+			p.fail(k, f, "latgate sets %s from the key in the environment variable named by api_key_env (api: %s); remove this header and set api_key_env instead", kh, api)
 			continue
 		}
 		if credentialHeader(canon) {
 			// A committed config must never hold a key, and output redaction
-			// only knows the api_key_env key: refuse rather than leak.
-			p.fail(k, f, "looks like a credential header, and header values are committed with the config: keep credentials in the environment (api_key_env, sent as Authorization: Bearer); other credential headers are not supported yet")
+			// only knows the keys latgate reads from the environment: refuse
+			// rather than leak.
+			fix := "keep credentials in the environment: api_key_env (sent as " + KeyHeader(api) + "), or api: sse's headers_env for any other header"
+			if api == APISSE {
+				fix = "name the environment variable that holds the value in sse.headers_env instead"
+			}
+			p.fail(k, f, "looks like a credential header, and header values are committed with the config; %s", fix)
 			continue
 		}
 		if v.Kind != yaml.ScalarNode || isNull(v) {

@@ -18,9 +18,7 @@ import (
 	"testing"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
-	"github.com/latgate/latgate/internal/sanitize"
+	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/sim"
 )
 
@@ -116,8 +114,12 @@ func BenchmarkChunk(b *testing.B) {
 	})
 	b.Run("read", func(b *testing.B) {
 		frames := simFrames(b, benchTokens)
-		c := &client{ep: endpoint("http://127.0.0.1:1"), redact: sanitize.NewRedactor()}
-		c.ep.MaxTokens = benchTokens
+		ep := endpoint("http://127.0.0.1:1")
+		ep.MaxTokens = benchTokens
+		c, err := newClient(ep, http.DefaultClient, benchPrompts())
+		if err != nil {
+			b.Fatal(err)
+		}
 		buf := make([]byte, 32<<10)
 		ctx := context.Background()
 		r := &frameReader{frames: frames}
@@ -146,15 +148,14 @@ func benchLoopback(b *testing.B, tokens int) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.DisableCompression = true // as runTarget
 	defer tr.CloseIdleConnections()
-	c, err := newClient(ep, &http.Client{Transport: tr})
+	c, err := newClient(ep, &http.Client{Transport: tr}, benchPrompts())
 	if err != nil {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	msgs := benchMessages()
 	buf := make([]byte, 32<<10)
 	for range 3 { // warm the connection and the heap
-		if o := c.stream(ctx, msgs, time.Minute, buf); o.failure != nil {
+		if o := c.stream(ctx, 0, time.Minute, buf); o.failure != nil {
 			b.Fatalf("warmup: %s", o.failure.Message)
 		}
 	}
@@ -165,7 +166,7 @@ func benchLoopback(b *testing.B, tokens int) {
 	start := time.Now()
 	chunks := 0
 	for b.Loop() {
-		o := c.stream(ctx, msgs, time.Minute, buf)
+		o := c.stream(ctx, 0, time.Minute, buf)
 		if o.failure != nil {
 			b.Fatalf("stream: %s", o.failure.Message)
 		}
@@ -181,8 +182,8 @@ func benchLoopback(b *testing.B, tokens int) {
 	b.ReportMetric(float64(ms1.TotalAlloc-ms0.TotalAlloc)/n, "B/chunk")
 }
 
-func benchMessages() []openai.ChatCompletionMessage {
-	return []openai.ChatCompletionMessage{{Role: "user", Content: "Count to sixty-four."}}
+func benchPrompts() []config.Prompt {
+	return []config.Prompt{{ID: "bench", Messages: []config.Message{{Role: "user", Content: "Count to sixty-four."}}}}
 }
 
 // cpuTime returns this process's CPU time so far, user plus system.

@@ -2,25 +2,24 @@ package measure
 
 import "bytes"
 
-// frame is what latgate needs from one SSE `data:` payload of a chat
-// completion stream. It is filled without allocating, in one pass that also
-// validates the JSON: string values are only checked for emptiness,
-// numbers parsed in place.
+// frame is what latgate needs from one SSE data payload, whatever the API:
+// each protocol's parse fills it without allocating, in one pass that also
+// validates the JSON (string values are only checked for emptiness,
+// numbers parsed in place). parseFrame below is the chat completion one.
 type frame struct {
-	done      bool // data: [DONE]
+	done      bool // the end of the stream: data: [DONE], message_stop, response.completed
 	malformed bool // not valid JSON
-	isError   bool // a top-level "error" key (OpenAI or Ollama shape)
+	isError   bool // an error event or frame (a top-level "error" key in the OpenAI or Ollama shape)
 
 	hasChoice    bool
-	content      bool // non-empty delta.content
-	reasoning    bool // non-empty delta.reasoning_content or delta.reasoning
-	toolCall     bool // non-empty delta.tool_calls
+	content      bool // a non-empty answer delta (delta.content, text_delta, output_text.delta, a text part)
+	reasoning    bool // a non-empty reasoning delta (reasoning_content or reasoning, thinking_delta, a thought part)
+	toolCall     bool // a tool-call delta (delta.tool_calls, a tool_use block, function call arguments)
+	status       bool // a status event of an app's stream: progress, never a token
 	finishReason []byte
 
-	hasUsage         bool
-	completionTokens int
-	promptTokens     int
-	cachedTokens     int
+	hasUsage bool
+	usage    tokenUsage
 
 	id          []byte // aliases the input; copy before keeping
 	model       []byte
@@ -28,7 +27,7 @@ type frame struct {
 }
 
 // token reports whether the frame carries a token: content, reasoning or a
-// tool call. Role-only, empty and usage chunks do not.
+// tool call. Role-only, empty, control, status and usage frames do not.
 func (f *frame) token() bool { return f.content || f.reasoning || f.toolCall }
 
 var doneMarker = []byte("[DONE]")
@@ -48,11 +47,7 @@ func parseFrame(data []byte, f *frame) {
 		f.malformed = true
 		return
 	}
-	defer func() {
-		if s.ws(); s.bad || s.i != len(s.b) {
-			*f = frame{malformed: true}
-		}
-	}()
+	defer s.end(f)
 	s.object(func(key []byte) {
 		switch string(key) { // the compiler does not allocate for this switch
 		case "choices":
@@ -96,20 +91,29 @@ func parseFrame(data []byte, f *frame) {
 				return
 			}
 			f.hasUsage = true
+			u := &f.usage
 			s.object(func(key []byte) {
 				switch string(key) {
 				case "completion_tokens":
-					f.completionTokens = s.integer()
+					u.output = s.integer()
+					u.set |= useOutput
 				case "prompt_tokens":
-					f.promptTokens = s.integer()
+					u.prompt = s.integer()
+					u.set |= usePrompt
 				case "prompt_tokens_details":
-					if s.peek() != '{' {
-						s.skip()
-						return
-					}
 					s.object(func(key []byte) {
 						if string(key) == "cached_tokens" {
-							f.cachedTokens = s.integer()
+							u.cached = s.integer()
+							u.set |= useCached
+							return
+						}
+						s.skip()
+					})
+				case "completion_tokens_details":
+					s.object(func(key []byte) {
+						if string(key) == "reasoning_tokens" {
+							u.reasoning = s.integer()
+							u.set |= useReasoning
 							return
 						}
 						s.skip()
@@ -143,6 +147,27 @@ type scanner struct {
 	i     int
 	depth int
 	bad   bool
+}
+
+// end marks f malformed, and nothing else, when the scan failed or left
+// bytes after the value: the check every parse makes when it is done.
+func (s *scanner) end(f *frame) {
+	if s.ws(); s.bad || s.i != len(s.b) {
+		*f = frame{malformed: true}
+	}
+}
+
+// start begins the scan of one data payload that must be a JSON object:
+// it resets f, and reports false (f marked malformed) when the payload is
+// not an object at all.
+func (s *scanner) start(data []byte, f *frame) bool {
+	*f = frame{}
+	*s = scanner{b: bytes.TrimSpace(data)}
+	if s.peek() != '{' {
+		f.malformed = true
+		return false
+	}
+	return true
 }
 
 // maxDepth is the nesting limit of encoding/json.

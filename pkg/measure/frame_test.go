@@ -17,7 +17,7 @@ type frameView struct {
 
 func view(f *frame) frameView {
 	return frameView{f.done, f.malformed, f.isError, f.hasChoice, f.content, f.reasoning, f.toolCall,
-		string(f.finishReason), f.hasUsage, f.completionTokens, f.promptTokens, f.cachedTokens, string(f.model), string(f.fingerprint)}
+		string(f.finishReason), f.hasUsage, f.usage.output, f.usage.prompt, f.usage.cached, string(f.model), string(f.fingerprint)}
 }
 
 func TestParseFrame(t *testing.T) {

@@ -2,40 +2,63 @@ package measure
 
 import (
 	"fmt"
+
+	"github.com/latgate/latgate/pkg/config"
 	"net/http"
 	"net/url"
 	"strings"
 )
 
 // hint returns advice for the common mistakes behind an HTTP failure, or ""
-// (a sentence to append to the failure's message):
+// (a sentence to append to the failure's message); apiPath is what the
+// target's API appends to the base URL ("" for api: sse, whose base URL is
+// the endpoint):
 //
 //   - 401/403 with an empty key: the variable is empty or unset;
-//   - 404 on a base URL ending in /chat/completions: latgate appends that;
+//   - 404 on a base URL ending in what latgate appends (/chat/completions,
+//     /responses, /messages);
 //   - 404 on a base URL ending in /api: Ollama's native API, whose
 //     OpenAI-compatible twin is /v1 beside it;
-//   - 404 on a base URL without /v1: most servers serve /v1/chat/completions;
-//   - any other 404: an unknown model name is a 404 on Ollama and vLLM.
-func hint(status int, ep Endpoint) string {
+//   - 404 on a base URL without a version (/v1, /v1beta): most servers
+//     answer below one;
+//   - any other 404: an unknown model name is a 404 on Ollama, vLLM,
+//     Anthropic and Gemini.
+func hint(status int, ep Endpoint, apiPath string) string {
 	switch status {
 	case http.StatusUnauthorized, http.StatusForbidden:
+		if ep.APIKeyEnv == "" {
+			return "the target sends no key: set api_key_env to the variable that holds it (or sse.headers_env for another header)"
+		}
 		if strings.TrimSpace(ep.APIKey) == "" {
 			return fmt.Sprintf("$%s is empty or unset: export the key in it, or set api_key_env to the variable that holds it", ep.APIKeyEnv)
 		}
 		return fmt.Sprintf("check the API key in $%s", ep.APIKeyEnv)
 	case http.StatusNotFound:
+		if apiPath == "" {
+			return "base_url is the URL of the streaming endpoint itself (api: sse): check its path"
+		}
+		version := "/v1"
+		if ep.APIName() == config.APIGemini {
+			version = "/v1beta"
+		}
 		path := strings.TrimSuffix(urlPath(ep.URL), "/")
 		switch {
-		case strings.HasSuffix(path, "/chat/completions"):
-			return "base_url ends in /chat/completions, which latgate appends itself: set base_url to the part before it (e.g. https://host/v1)"
-		case strings.HasSuffix(path, "/api"):
+		case strings.HasSuffix(path, apiPath):
+			return fmt.Sprintf("base_url ends in %s, which latgate appends itself: set base_url to the part before it (e.g. https://host%s)", apiPath, version)
+		case strings.HasSuffix(path, "/api") && ep.APIName() == config.APIChat:
 			// Ollama's native API is /api; its OpenAI-compatible one is /v1
 			// beside it, not below it.
 			return "base_url ends in /api, Ollama's native API: its OpenAI-compatible API is at /v1 instead, so try base_url: " + strings.TrimSuffix(strings.TrimSuffix(shownURL(ep.URL), "/"), "/api") + "/v1"
 		case !hasV1(path):
-			return "base_url has no /v1: most OpenAI-compatible servers answer at BASE/v1/chat/completions, so try base_url: " + strings.TrimSuffix(shownURL(ep.URL), "/") + "/v1"
+			servers := "most servers"
+			if ep.APIName() == config.APIChat {
+				servers = "most OpenAI-compatible servers"
+			}
+			return fmt.Sprintf("base_url has no %s: %s answer at BASE%s%s, so try base_url: %s%s", version, servers, version, apiPath, strings.TrimSuffix(shownURL(ep.URL), "/"), version)
+		case ep.APIName() == config.APIChat:
+			return fmt.Sprintf("check the model name %q: an unknown model is a 404 on Ollama and vLLM", ep.Model)
 		}
-		return fmt.Sprintf("check the model name %q: an unknown model is a 404 on Ollama and vLLM", ep.Model)
+		return fmt.Sprintf("check the model name %q: an unknown model is a 404 on the %s API", ep.Model, ep.APIName())
 	}
 	return ""
 }

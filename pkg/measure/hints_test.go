@@ -30,7 +30,7 @@ func TestHint(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := hint(tt.status, tt.ep)
+			got := hint(tt.status, tt.ep, "/chat/completions")
 			if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
 				t.Errorf("hint = %q, want one containing %q", got, tt.want)
 			}

@@ -13,7 +13,6 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -32,11 +31,49 @@ const maxLine = 8 << 20
 const maxErrorBody = 64 << 10
 
 // Endpoint is a target ready to measure: its config plus the resolved base
-// URL (the caller starts the simulator for "sim" targets) and the API key.
+// URL (the caller starts the simulator for "sim" targets), the API key and,
+// for api: sse, the values of sse.headers_env (NewEndpoint reads both from
+// the environment).
 type Endpoint struct {
 	config.Target
 	URL    string
 	APIKey string
+	// SecretHeaders are headers whose values came from the environment
+	// (sse.headers_env): sent with every request, redacted like the key.
+	SecretHeaders map[string]string
+}
+
+// NewEndpoint returns t ready to measure at url, its key and secret
+// headers read with getenv.
+func NewEndpoint(t config.Target, url string, getenv func(string) string) Endpoint {
+	ep := Endpoint{Target: t, URL: url}
+	if t.APIKeyEnv != "" {
+		ep.APIKey = getenv(t.APIKeyEnv)
+	}
+	if t.SSE != nil && len(t.SSE.HeadersEnv) > 0 {
+		ep.SecretHeaders = map[string]string{}
+		for h, env := range t.SSE.HeadersEnv {
+			ep.SecretHeaders[h] = getenv(env)
+		}
+	}
+	return ep
+}
+
+// SecretEnv returns the names of the environment variables whose values t
+// sends as credentials (api_key_env and sse.headers_env): every output
+// redacts their values.
+func SecretEnv(t config.Target) []string {
+	var names []string
+	if t.SSE != nil {
+		for _, env := range t.SSE.HeadersEnv {
+			names = append(names, env)
+		}
+		slices.Sort(names)
+	}
+	if t.APIKeyEnv != "" {
+		names = append([]string{t.APIKeyEnv}, names...)
+	}
+	return names
 }
 
 // reqKey carries the per-request state through go-openai to the doer.
@@ -164,39 +201,37 @@ func (a *attempt) trace() *httptrace.ClientTrace {
 
 // client streams requests to one endpoint.
 type client struct {
-	ep   Endpoint
-	oa   *openai.Client
-	doer *doer
+	ep Endpoint
+	// proto is the endpoint's wire format: how a prompt becomes a request
+	// and which events of the answer carry tokens (proto.go). Timing,
+	// stamping and classification are the client's, shared by every API.
+	proto protocol
+	doer  *doer
 	// redact holds every form of the credentials this client sends: all
 	// text from the endpoint passes through it (sanitize.Field) before it
 	// is stored in an outcome.
 	redact *sanitize.Redactor
 }
 
-func newClient(ep Endpoint, hc *http.Client) (*client, error) {
-	d := &doer{hc: hc, headers: ep.Headers, patch: map[string]json.RawMessage{}}
-	if ep.Temperature != nil { // go-openai drops temperature 0 (omitempty)
-		d.patch["temperature"] = json.RawMessage(strconv.FormatFloat(*ep.Temperature, 'g', -1, 64))
-	}
-	for k, v := range ep.Extra {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return nil, fmt.Errorf("target %q: extra_body.%s: %w", ep.Name, k, err)
-		}
-		d.patch[k] = b
-	}
-	if !ep.IncludeUsage {
-		d.patch["stream_options"] = json.RawMessage("null")
-	}
+// newClient returns a client of ep for the given prompts (requests name a
+// prompt by its index).
+func newClient(ep Endpoint, hc *http.Client, prompts []config.Prompt) (*client, error) {
+	d := &doer{hc: hc, headers: ep.Headers}
 	base, query, err := splitQuery(ep.URL)
 	if err != nil {
 		return nil, fmt.Errorf("target %q: base_url %s: %w", ep.Name, sanitize.URL(ep.URL), err)
 	}
 	d.query = query
-	cfg := openai.DefaultConfig(strings.TrimSpace(ep.APIKey))
-	cfg.BaseURL = strings.TrimRight(base, "/")
-	cfg.HTTPClient = d
-	return &client{ep: ep, oa: openai.NewClientWithConfig(cfg), doer: d, redact: sanitize.NewRedactor(sanitize.Credentials(ep.APIKey, ep.URL)...)}, nil
+	secrets := sanitize.Credentials(ep.APIKey, ep.URL)
+	for _, v := range ep.SecretHeaders {
+		secrets = append(secrets, sanitize.Credentials(v, "")...)
+	}
+	c := &client{ep: ep, doer: d, redact: sanitize.NewRedactor(secrets...)}
+	c.proto, err = newProtocol(ep, strings.TrimRight(base, "/"), d, prompts)
+	if err != nil {
+		return nil, fmt.Errorf("target %q: %w", ep.Name, err)
+	}
+	return c, nil
 }
 
 // splitQuery splits a base URL into the URL without its query string (and
@@ -224,30 +259,19 @@ type outcome struct {
 	start time.Time
 }
 
-// stream sends one streamed request and measures it. buf is a reusable read
-// buffer. It never returns an error: failures are classified in the outcome.
-func (c *client) stream(ctx context.Context, messages []openai.ChatCompletionMessage, timeout time.Duration, buf []byte) outcome {
+// stream sends prompt i's streamed request and measures it. buf is a
+// reusable read buffer. It never returns an error: failures are classified
+// in the outcome.
+func (c *client) stream(ctx context.Context, i int, timeout time.Duration, buf []byte) outcome {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	a := &attempt{}
 	ctx = context.WithValue(httptrace.WithClientTrace(ctx, a.trace()), reqKey{}, a)
-
-	req := openai.ChatCompletionRequest{
-		Model:         c.ep.Model,
-		Messages:      messages,
-		MaxTokens:     c.ep.MaxTokens,
-		Stream:        true,
-		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
-	}
-	st, err := c.oa.CreateChatCompletionStream(ctx, req)
-	if errors.Is(err, openai.ErrReasoningModelMaxTokensDeprecated) {
-		req.MaxTokens, req.MaxCompletionTokens = 0, c.ep.MaxTokens
-		st, err = c.oa.CreateChatCompletionStream(ctx, req)
-	}
+	closer, err := c.proto.send(ctx, c, i)
 	if err != nil {
 		return c.fail(ctx, a, err)
 	}
-	defer st.Close()
+	defer closer.Close()
 	if a.body == nil {
 		return c.failf(a, results.ErrHTTP, 0, "internal: response body not captured")
 	}
@@ -281,23 +305,35 @@ func drain(body io.ReadCloser, buf []byte) {
 	}
 }
 
-// read consumes the SSE body of a successful response.
+// maxEventName bounds the event: name the read loop keeps (longer names
+// match no protocol's events).
+const maxEventName = 64
+
+// read consumes the SSE body of a successful response. The loop is the
+// same for every API: it stamps each line with the Read that delivered it,
+// tracks the event name, and hands each data payload to the protocol's
+// parse; what a frame says (a token, reasoning, a tool call, a status,
+// usage, the finish, the end, an error) is the protocol's, what follows
+// from it is decided here.
 func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 	var (
 		o                         outcome
 		f                         frame
 		first, firstContent, last time.Time
-		end                       time.Time
+		firstStatus, end          time.Time
 		chunks                    int
 		finish                    string
 		done, errorEvent          bool
 		maxStall                  time.Duration
 		other                     string // the first line that is no SSE field, for a body that is not a stream
+		evBuf                     [maxEventName]byte
+		event                     []byte // the current event's name, "" before an event: line
 	)
 	s := &o.sample
 	gaps := make([]float64, 0, min(max(c.ep.MaxTokens, 1), 256))
 	lr := newLineReader(a.body, buf, maxLine)
 	tokens, bytesMax := tokenLimit(c.ep.MaxTokens), byteLimit(c.ep.MaxTokens)
+	eventIDs := c.proto.eventIDs()
 	for {
 		line, at, err := lr.next()
 		if err != nil {
@@ -314,20 +350,26 @@ func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 		switch {
 		case len(line) == 0:
 			errorEvent = false // event boundary
+			event = nil
 			continue
 		case line[0] == ':': // comment, e.g. keep-alive
 			continue
 		case bytes.HasPrefix(line, []byte("event:")):
-			errorEvent = bytes.Equal(bytes.TrimSpace(line[6:]), []byte("error"))
+			name := bytes.TrimSpace(line[6:])
+			errorEvent = bytes.Equal(name, []byte("error"))
+			event = evBuf[:copy(evBuf[:], name)]
 			continue
 		case !bytes.HasPrefix(line, []byte("data:")):
+			if eventIDs && o.id == "" && bytes.HasPrefix(line, []byte("id:")) {
+				o.id = c.field(bytes.TrimSpace(line[3:]))
+			}
 			if other == "" && chunks == 0 && !bytes.HasPrefix(line, []byte("id:")) && !bytes.HasPrefix(line, []byte("retry:")) {
 				other = clip(bytes.TrimSpace(line), 120)
 			}
 			continue // id:, retry: and unknown fields are ignored, as SSE says
 		}
 		payload := line[5:]
-		parseFrame(payload, &f)
+		c.proto.parse(event, payload, &f)
 		switch {
 		case f.done:
 			done = true
@@ -335,10 +377,6 @@ func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 			return c.failf(a, results.ErrMalformed, a.status, "malformed frame after %d chunks: %s", chunks, clip(bytes.TrimSpace(payload), 120))
 		case f.isError || errorEvent:
 			return c.failf(a, results.ErrStreamErr, a.status, "error in stream after %d chunks: %s", chunks, streamErrorMessage(payload))
-		}
-		if done {
-			end = at
-			break
 		}
 		if o.id == "" && len(f.id) > 0 {
 			o.id = string(f.id)
@@ -348,6 +386,9 @@ func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 		}
 		if o.fp == "" && len(f.fingerprint) > 0 {
 			o.fp = c.field(f.fingerprint)
+		}
+		if f.status && firstStatus.IsZero() {
+			firstStatus = at
 		}
 		if f.token() {
 			if chunks == 0 {
@@ -370,10 +411,11 @@ func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 			finish = c.field(f.finishReason)
 		}
 		if f.hasUsage {
-			s.OutputTokens = f.completionTokens
-			s.PromptTokens = f.promptTokens
-			s.CachedTokens = f.cachedTokens
-			s.TokenSource = "usage"
+			f.usage.into(s)
+		}
+		if done {
+			end = at
+			break
 		}
 	}
 	if finish == "" && chunks == 0 && !isEventStream(a.contentType) {
@@ -381,21 +423,27 @@ func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 			"HTTP %d with Content-Type %q is not an event stream (text/event-stream): the endpoint answered without streaming; check that base_url is the API (e.g. …/v1) and that it streams (stream: true); the body began: %s",
 			a.status, a.contentType, other)
 	}
+	if finish == "" && !done && c.proto.endsAtEOF() {
+		finish = "end" // the body's end is the answer's end
+	}
 	if finish == "" {
-		what := "without a finish_reason"
-		if !done {
-			what = "without a finish_reason or [DONE]"
+		what := "without a " + c.proto.finishName()
+		if end := c.proto.endName(); !done && end != "" {
+			what += " or " + end
 		}
 		return c.failf(a, results.ErrTruncated, a.status, "stream ended %s after %d chunks", what, chunks)
 	}
 	if chunks == 0 {
-		return c.failf(a, results.ErrEmpty, a.status, "answer had no tokens (finish_reason %q)", finish)
+		return c.failf(a, results.ErrEmpty, a.status, "answer had no tokens (%s %q)", c.proto.finishName(), finish)
 	}
 	s.TTFB = ms(a.headers.Sub(a.start))
 	s.TTFT = ms(first.Sub(a.start))
 	if !firstContent.IsZero() {
 		s.TTFCT = ms(firstContent.Sub(a.start))
 		s.HasContent = true
+	}
+	if !firstStatus.IsZero() {
+		s.FirstStatus = ms(firstStatus.Sub(a.start))
 	}
 	s.Total = ms(end.Sub(a.start))
 	s.MaxStall = ms(maxStall)
@@ -442,28 +490,83 @@ func clip(b []byte, n int) string {
 }
 
 // streamErrorMessage extracts the message of an in-stream error frame in the
-// OpenAI shape {"error":{"message":...}} or the Ollama shape {"error":"..."}.
+// OpenAI and Anthropic shapes {"error":{"type":…,"message":…}}, the Gemini
+// shape {"error":{"status":…,"message":…}}, the Ollama shape
+// {"error":"..."}, the Responses shapes {"type":"error","code":…,
+// "message":…} and {"response":{"error":{"code":…,"message":…}}}, or an
+// app's {"message":…}; else the payload itself, clipped.
 func streamErrorMessage(payload []byte) string {
-	var v struct {
-		Error json.RawMessage `json:"error"`
+	if msg := errorMessage(payload); msg != "" {
+		return msg
 	}
-	if json.Unmarshal(payload, &v) == nil && len(v.Error) > 0 {
+	return clip(bytes.TrimSpace(payload), 200)
+}
+
+// errorMessage extracts the message of an error body or frame in any of the
+// shapes of streamErrorMessage (a JSON array: its first element), or "".
+func errorMessage(body []byte) string {
+	type detail struct {
+		Message string          `json:"message"`
+		Type    string          `json:"type"`
+		Status  string          `json:"status"`
+		Code    json.RawMessage `json:"code"`
+	}
+	var v struct {
+		Error    json.RawMessage `json:"error"`
+		Response struct {
+			Error *detail `json:"error"`
+		} `json:"response"`
+		detail
+		Detail json.RawMessage `json:"detail"`
+	}
+	body = bytes.TrimSpace(body)
+	if len(body) > 0 && body[0] == '[' {
+		var arr []json.RawMessage
+		if json.Unmarshal(body, &arr) != nil || len(arr) == 0 {
+			return ""
+		}
+		body = arr[0]
+	}
+	if json.Unmarshal(body, &v) != nil {
+		return ""
+	}
+	describe := func(d detail) string {
+		kind := d.Type
+		if kind == "" || kind == "error" {
+			kind = d.Status
+		}
+		if kind == "" && len(d.Code) > 0 {
+			var code string
+			if json.Unmarshal(d.Code, &code) == nil {
+				kind = code
+			}
+		}
+		if kind != "" && d.Message != "" {
+			return kind + ": " + d.Message
+		}
+		return d.Message
+	}
+	if len(v.Error) > 0 {
 		var s string
 		if json.Unmarshal(v.Error, &s) == nil {
 			return s
 		}
-		var o struct {
-			Message string `json:"message"`
-			Type    string `json:"type"`
-		}
-		if json.Unmarshal(v.Error, &o) == nil && o.Message != "" {
-			if o.Type != "" {
-				return o.Type + ": " + o.Message
-			}
-			return o.Message
+		var d detail
+		if json.Unmarshal(v.Error, &d) == nil {
+			return describe(d)
 		}
 	}
-	return clip(bytes.TrimSpace(payload), 200)
+	if v.Response.Error != nil {
+		return describe(*v.Response.Error)
+	}
+	if v.Message != "" {
+		return describe(v.detail)
+	}
+	var s string
+	if len(v.Detail) > 0 && json.Unmarshal(v.Detail, &s) == nil {
+		return s
+	}
+	return ""
 }
 
 func (c *client) failf(a *attempt, class string, status int, format string, args ...any) outcome {
@@ -493,12 +596,15 @@ func (c *client) fail(ctx context.Context, a *attempt, err error) outcome {
 		reqErr *openai.RequestError
 		dnsErr *net.DNSError
 	)
+	var stErr *statusError
 	status := a.status
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return c.failf(a, results.ErrTimeout, status, "timed out before the response headers")
 	case ctx.Err() != nil:
 		return c.failf(a, results.ErrCanceled, status, "canceled")
+	case errors.As(err, &stErr):
+		return c.statusFailure(a, stErr.status, stErr.msg)
 	case errors.As(err, &apiErr):
 		return c.statusFailure(a, apiErr.HTTPStatusCode, apiErr.Message)
 	case errors.As(err, &reqErr):
@@ -515,7 +621,7 @@ func (c *client) fail(ctx context.Context, a *attempt, err error) outcome {
 
 func (c *client) statusFailure(a *attempt, status int, msg string) outcome {
 	class := results.ErrHTTP
-	if h := hint(status, c.ep); h != "" {
+	if h := hint(status, c.ep, c.proto.path()); h != "" {
 		msg += " (" + h + ")"
 	}
 	switch {

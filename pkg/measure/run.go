@@ -16,8 +16,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/latgate/latgate/internal/sanitize"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/results"
@@ -159,15 +157,9 @@ func runTarget(ctx context.Context, ep Endpoint, opts Options, runStart time.Tim
 	tr.MaxIdleConnsPerHost = conc
 	tr.DisableCompression = true // a compressed stream would hold frames back
 	defer tr.CloseIdleConnections()
-	c, err := newClient(ep, &http.Client{Transport: tr})
+	c, err := newClient(ep, &http.Client{Transport: tr}, opts.Prompts)
 	if err != nil {
 		return results.Target{Name: ep.Name}, err
-	}
-	msgs := make([][]openai.ChatCompletionMessage, len(opts.Prompts))
-	for i, p := range opts.Prompts {
-		for _, m := range p.Messages {
-			msgs[i] = append(msgs[i], openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, Name: m.Name})
-		}
 	}
 	warm := schedule(len(opts.Prompts), opts.Run.Warmup, opts.Run.Order, opts.Run.Seed, false)
 	meas := schedule(len(opts.Prompts), opts.Run.Requests, opts.Run.Order, opts.Run.Seed, true)
@@ -205,7 +197,7 @@ func runTarget(ctx context.Context, ep Endpoint, opts Options, runStart time.Tim
 				for i := range next {
 					j := jobs[i]
 					started := ms(time.Since(runStart))
-					o := c.do(ctx, msgs[j.prompt], opts, buf, gu)
+					o := c.do(ctx, j.prompt, opts, buf, gu)
 					ended := ms(time.Since(runStart))
 					if o.failure != nil && o.failure.Class == results.ErrCanceled && ctx.Err() != nil {
 						continue // not a measurement: the run stopped under it
@@ -302,10 +294,10 @@ func schedule(prompts, rounds int, order string, seed int64, measured bool) []jo
 // huge Retry-After values gives up in the time the timeout allows, not in
 // MaxRetries × MaxRetryWait). A retried request keeps the timings of its last
 // attempt and says how many retries it took.
-func (c *client) do(ctx context.Context, msgs []openai.ChatCompletionMessage, opts Options, buf []byte, gu *giveUp) outcome {
+func (c *client) do(ctx context.Context, prompt int, opts Options, buf []byte, gu *giveUp) outcome {
 	first := time.Now()
 	for retry := 0; ; retry++ {
-		o := c.stream(ctx, msgs, opts.Run.Timeout, buf)
+		o := c.stream(ctx, prompt, opts.Run.Timeout, buf)
 		limited := o.failure != nil && o.failure.Class == results.ErrRateLimit
 		wait, over := time.Duration(0), false
 		if limited && retry < opts.MaxRetries {
@@ -371,6 +363,7 @@ func Describe(t config.Target, prompts []config.Prompt) results.Target {
 		// the budget the run is held to travels with its results
 		MaxErrorRate: t.MaxErrorRate,
 		Params: results.Params{
+			API:         describedAPI(t),
 			MaxTokens:   t.MaxTokens,
 			Temperature: t.Temperature,
 			Stream:      true,
@@ -385,6 +378,15 @@ func Describe(t config.Target, prompts []config.Prompt) results.Target {
 		rt.Prompts[i] = results.Prompt{ID: p.ID, Hash: p.Hash}
 	}
 	return rt
+}
+
+// describedAPI is the API a results file records: "" for chat, so that
+// files of chat targets are what they were before other APIs.
+func describedAPI(t config.Target) string {
+	if api := t.APIName(); api != config.APIChat {
+		return api
+	}
+	return ""
 }
 
 // aggregate builds the target's results from its measured outcomes.

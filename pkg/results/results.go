@@ -129,6 +129,9 @@ type Target struct {
 
 // Params are the request parameters that shape latency.
 type Params struct {
+	// API is the wire format the target was measured with (responses,
+	// anthropic, gemini, sse); "" for chat, OpenAI Chat Completions.
+	API         string   `json:"api,omitempty"`
 	MaxTokens   int      `json:"max_tokens"`
 	Temperature *float64 `json:"temperature,omitempty"`
 	Stream      bool     `json:"stream"`
@@ -209,11 +212,20 @@ type Sample struct {
 	OutputTokens int       `json:"output_tokens"`
 	// TokenSource is "usage" (usage.completion_tokens) or "chunks" (counted
 	// token-bearing chunks, when the endpoint sent no usage).
-	TokenSource  string  `json:"token_source"`
-	Chunks       int     `json:"chunks"`
-	PromptTokens int     `json:"prompt_tokens,omitempty"`
-	CachedTokens int     `json:"cached_tokens,omitempty"`
-	TokensPerS   float64 `json:"tokens_per_s,omitempty"`
+	TokenSource  string `json:"token_source"`
+	Chunks       int    `json:"chunks"`
+	PromptTokens int    `json:"prompt_tokens,omitempty"`
+	CachedTokens int    `json:"cached_tokens,omitempty"`
+	// CacheCreationTokens are prompt tokens written to the prompt cache
+	// (Anthropic's cache_creation_input_tokens); ReasoningTokens the output
+	// tokens spent on reasoning (reasoning_tokens, thinking_tokens,
+	// thoughtsTokenCount), part of OutputTokens.
+	CacheCreationTokens int     `json:"cache_creation_tokens,omitempty"`
+	ReasoningTokens     int     `json:"reasoning_tokens,omitempty"`
+	TokensPerS          float64 `json:"tokens_per_s,omitempty"`
+	// FirstStatus is when the first status event of an app's stream (api:
+	// sse, status_events) arrived: progress before any token, never a token.
+	FirstStatus  float64 `json:"first_status_ms,omitempty"`
 	FinishReason string  `json:"finish_reason,omitempty"`
 	DNS          float64 `json:"dns_ms,omitempty"`
 	Connect      float64 `json:"connect_ms,omitempty"`

@@ -174,6 +174,7 @@ func (v *validator) sample(path string, s Sample) {
 	dur("tpot_ms", s.TPOT, false)
 	dur("max_stall_ms", s.MaxStall, false)
 	dur("at_ms", s.AtMS, false)
+	dur("first_status_ms", s.FirstStatus, false)
 	if s.HasContent {
 		dur("ttfct_ms", s.TTFCT, true)
 	}
@@ -195,8 +196,11 @@ func (v *validator) sample(path string, s Sample) {
 		v.fail(path+".ttfct_ms", "%s ms is not between ttft_ms and total_ms", num(s.TTFCT))
 	case !(s.TokensPerS >= 0) || math.IsInf(s.TokensPerS, 0):
 		v.fail(path+".tokens_per_s", "%s is not a rate", num(s.TokensPerS))
-	case s.OutputTokens < 0 || s.Chunks < 0 || s.Retries < 0:
-		v.fail(path, "output_tokens %d, chunks %d, retries %d: a count cannot be negative", s.OutputTokens, s.Chunks, s.Retries)
+	case s.FirstStatus > s.Total+eps:
+		v.fail(path+".first_status_ms", "%s ms is after total_ms %s ms", num(s.FirstStatus), num(s.Total))
+	case s.OutputTokens < 0 || s.Chunks < 0 || s.Retries < 0 || s.PromptTokens < 0 || s.CachedTokens < 0 || s.CacheCreationTokens < 0 || s.ReasoningTokens < 0:
+		v.fail(path, "output_tokens %d, chunks %d, retries %d, prompt_tokens %d, cached_tokens %d, cache_creation_tokens %d, reasoning_tokens %d: a count cannot be negative",
+			s.OutputTokens, s.Chunks, s.Retries, s.PromptTokens, s.CachedTokens, s.CacheCreationTokens, s.ReasoningTokens)
 	case len(s.ITL) > MaxTokens:
 		v.fail(path+".itl_ms", "%d gaps is absurd", len(s.ITL))
 	}
