@@ -8,6 +8,7 @@ import (
 
 	"github.com/latgate/latgate/internal/sanitize"
 	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/measure"
 	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/sim"
 )
@@ -120,7 +121,9 @@ func (a *App) loadConfig(r Run) (*config.Config, error) {
 // learnTargets tells every output the credentials latgate will send.
 func (a *App) learnTargets(cfg *config.Config) {
 	for _, t := range cfg.Targets {
-		a.Out.Learn(sanitize.Credentials(a.Getenv(t.APIKeyEnv), t.BaseURL)...)
+		for _, name := range measure.SecretEnv(t) { // the key and an app's secret headers
+			a.Out.Learn(sanitize.Credentials(a.Getenv(name), t.BaseURL)...)
+		}
 	}
 }
 

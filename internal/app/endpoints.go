@@ -28,11 +28,11 @@ func Endpoints(ctx context.Context, cfg *config.Config, getenv func(string) stri
 			stop()
 		}
 	}()
-	sims := map[string]string{}
+	sims := map[string]*sim.Running{}
 	for _, t := range cfg.Targets {
-		ep := measure.Endpoint{Target: t, URL: t.BaseURL, APIKey: getenv(t.APIKeyEnv)}
+		ep := measure.NewEndpoint(t, t.BaseURL, getenv)
 		if t.IsSim() {
-			u, ok := sims[t.SimSpec()]
+			r, ok := sims[t.SimSpec()]
 			if !ok {
 				p, err := sim.ParseSpec(t.SimSpec())
 				if err != nil {
@@ -42,18 +42,17 @@ func Endpoints(ctx context.Context, cfg *config.Config, getenv func(string) stri
 				// interrupted run, or its streams would end cleanly under
 				// requests being cancelled and read as truncated. stop
 				// closes it.
-				r, err := sim.Start(context.WithoutCancel(ctx), p)
+				r, err = sim.Start(context.WithoutCancel(ctx), p)
 				if err != nil {
 					return nil, stop, MeasurementError(fmt.Errorf("starting the built-in simulator: %w", err))
 				}
 				running = append(running, r)
-				u = r.URL()
-				sims[t.SimSpec()] = u
+				sims[t.SimSpec()] = r
 			}
-			ep.URL = u
+			ep.URL = r.URLFor(t.APIName()) // the simulator speaks every API
 		} else if err := checkURL(t); err != nil {
 			return nil, stop, UsageError(fmt.Errorf("%s:%d: %w", cfg.Path, t.Line, err))
-		} else if ep.APIKey == "" && isOpenAI(t.BaseURL) {
+		} else if ep.APIKey == "" && hosted(t.BaseURL) {
 			return nil, stop, UsageError(fmt.Errorf("target %q: $%s is empty: export the API key in that variable (or set api_key_env in %s)", t.Name, t.APIKeyEnv, cfg.Path))
 		}
 		eps = append(eps, ep)
@@ -69,7 +68,13 @@ func checkURL(t config.Target) error {
 	return nil
 }
 
-func isOpenAI(base string) bool {
+// hosted reports whether base is a provider's API that never answers
+// without a key (OpenAI, Anthropic, Gemini).
+func hosted(base string) bool {
 	u, err := url.Parse(base)
-	return err == nil && strings.HasSuffix(u.Hostname(), "openai.com")
+	if err != nil {
+		return false
+	}
+	h := u.Hostname()
+	return strings.HasSuffix(h, "openai.com") || strings.HasSuffix(h, "anthropic.com") || h == "generativelanguage.googleapis.com"
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/latgate/latgate/internal/sanitize"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/history"
+	"github.com/latgate/latgate/pkg/measure"
 	"github.com/latgate/latgate/pkg/results"
 )
 
@@ -100,7 +101,9 @@ func (a *App) sanitizedRunner(cfg *config.Config) history.Runner {
 func (a *App) sanitizer(cfg *config.Config) func(string) string {
 	r := sanitize.NewRedactor()
 	for _, t := range cfg.Targets {
-		r.Add(sanitize.Credentials(a.Getenv(t.APIKeyEnv), t.BaseURL)...)
+		for _, name := range measure.SecretEnv(t) { // the key and an app's secret headers
+			r.Add(sanitize.Credentials(a.Getenv(name), t.BaseURL)...)
+		}
 	}
 	return func(s string) string { return sanitize.Field(r, s, 400) }
 }

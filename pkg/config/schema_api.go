@@ -31,7 +31,7 @@ const (
 )
 
 // APIs lists the values of api, the default first.
-func APIs() []string { return []string{APIChat} }
+func APIs() []string { return []string{APIChat, APIResponses, APIAnthropic, APIGemini, APISSE} }
 
 // apiDefaults are the base URL and key variable of each API.
 var apiDefaults = map[string]struct{ baseURL, keyEnv string }{

@@ -19,8 +19,8 @@ import (
 // messages files.
 
 var (
-	promptKeys  = []string{"id", "messages", "messages_file"}
-	messageKeys = []string{"role", "content", "name"}
+	promptKeys  = []string{"id", "messages", "messages_file", "tools", "tool_choice"}
+	messageKeys = []string{"role", "content", "name", "cache"}
 )
 
 const promptExample = `prompts: [{id: greeting, messages: [{role: user, content: "Say hello."}]}]`
@@ -81,7 +81,8 @@ func (p *parser) prompt(n *yaml.Node, path string) (Prompt, bool) {
 			pr.Messages = p.messagesFile(file, path+".messages_file", s)
 		}
 	}
-	pr.Hash = hashMessages(pr.Messages)
+	p.tools(m, path, &pr) // schema_tools.go
+	pr.Hash = hashPrompt(pr)
 	return pr, true
 }
 
@@ -102,7 +103,10 @@ func (p *parser) messages(n *yaml.Node, field string) []Message {
 			continue
 		}
 		var msg Message
-		for _, k := range messageKeys {
+		if v := get(m, "cache"); v != nil {
+			msg.Cache, _ = p.boolean(v, f+".cache")
+		}
+		for _, k := range messageKeys[:3] { // the text fields
 			if v := get(m, k); v != nil {
 				read := p.str
 				if k == "content" {

@@ -135,15 +135,141 @@ func BenchmarkChunk(b *testing.B) {
 			chunks += o.sample.Chunks
 		}
 	})
+	for _, api := range otherAPIs {
+		b.Run("read/"+api, func(b *testing.B) {
+			c, r := apiReader(b, api, benchTokens)
+			buf := make([]byte, 32<<10)
+			ctx := context.Background()
+			a := &attempt{body: r, start: time.Now()}
+			b.ReportAllocs()
+			chunks := 0
+			for chunks < b.N {
+				r.i = 0
+				o := c.read(ctx, a, buf)
+				if o.failure != nil {
+					b.Fatalf("read: %s", o.failure.Message)
+				}
+				chunks += o.sample.Chunks
+			}
+		})
+	}
+	b.Run("read/ratio", benchReadRatio)
 	for _, tokens := range []int{benchTokens, 512} {
-		b.Run(fmt.Sprintf("loopback/tokens=%d", tokens), func(b *testing.B) { benchLoopback(b, tokens) })
+		b.Run(fmt.Sprintf("loopback/tokens=%d", tokens), func(b *testing.B) { benchLoopback(b, config.APIChat, tokens) })
+	}
+	for _, api := range otherAPIs {
+		b.Run(fmt.Sprintf("loopback/%s/tokens=%d", api, benchTokens), func(b *testing.B) { benchLoopback(b, api, benchTokens) })
 	}
 }
 
-func benchLoopback(b *testing.B, tokens int) {
+// otherAPIs are the APIs besides chat, each benchmarked against it.
+var otherAPIs = []string{config.APIResponses, config.APIAnthropic, config.APIGemini, config.APISSE}
+
+// apiReader returns a client of api and a reader that delivers the
+// simulator's answer of n tokens in that API's shapes, one event per Read.
+func apiReader(tb testing.TB, api string, n int) (*client, *frameReader) {
+	tb.Helper()
+	p, err := sim.ParseSpec(benchSpec(n))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv, err := sim.Start(context.Background(), p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer srv.Close()
+	t := apiTarget(api)
+	t.MaxTokens = n
+	var body bytes.Buffer
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	defer tr.CloseIdleConnections()
+	c, err := newClient(NewEndpoint(t, srv.URLFor(api), func(string) string { return "k" }), &http.Client{Transport: tee{tr, &body}}, benchPrompts())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if o := c.stream(context.Background(), 0, time.Minute, make([]byte, 32<<10)); o.failure != nil {
+		tb.Fatalf("%s: %s", api, o.failure.Message)
+	}
+	sep := []byte("\n\n")
+	if api == config.APIGemini {
+		sep = []byte("\r\n\r\n")
+	}
+	var frames [][]byte
+	for _, f := range bytes.SplitAfter(body.Bytes(), sep) {
+		if len(f) > 0 {
+			frames = append(frames, f)
+		}
+	}
+	return c, &frameReader{frames: frames}
+}
+
+// benchReadRatio runs the read loop of every API in turn, an answer each,
+// and reports each API's ns per token chunk and its ratio to chat's,
+// measured in the same run (the machine's load shifts them all alike).
+func benchReadRatio(b *testing.B) {
+	apis := append([]string{config.APIChat}, otherAPIs...)
+	type side struct {
+		c      *client
+		r      *frameReader
+		a      *attempt
+		ns     time.Duration
+		chunks int
+	}
+	sides := make([]*side, len(apis))
+	for i, api := range apis {
+		var c *client
+		var r *frameReader
+		if api == config.APIChat {
+			ep := endpoint("http://127.0.0.1:1")
+			ep.MaxTokens = benchTokens
+			var err error
+			if c, err = newClient(ep, http.DefaultClient, benchPrompts()); err != nil {
+				b.Fatal(err)
+			}
+			r = &frameReader{frames: simFrames(b, benchTokens)}
+		} else {
+			c, r = apiReader(b, api, benchTokens)
+		}
+		sides[i] = &side{c: c, r: r, a: &attempt{body: r, start: time.Now()}}
+	}
+	buf := make([]byte, 32<<10)
+	ctx := context.Background()
+	done := 0
+	for done < b.N {
+		for _, sd := range sides {
+			sd.r.i = 0
+			start := time.Now()
+			o := sd.c.read(ctx, sd.a, buf)
+			sd.ns += time.Since(start)
+			if o.failure != nil {
+				b.Fatalf("read: %s", o.failure.Message)
+			}
+			sd.chunks += o.sample.Chunks
+		}
+		done += sides[0].chunks - done
+	}
+	chat := float64(sides[0].ns) / float64(sides[0].chunks)
+	for i, sd := range sides {
+		per := float64(sd.ns) / float64(sd.chunks)
+		b.ReportMetric(per, apis[i]+"-ns/chunk")
+		if i > 0 {
+			b.ReportMetric(per/chat, apis[i]+"/chat")
+		}
+	}
+}
+
+func benchLoopback(b *testing.B, api string, tokens int) {
 	url, stop := startSimProcess(b, benchSpec(tokens))
 	defer stop()
-	ep := endpoint(strings.TrimSuffix(url, "/v1"))
+	host := strings.TrimSuffix(url, "/v1")
+	ep := endpoint(host)
+	if api != config.APIChat {
+		url = map[string]string{config.APIGemini: host + "/v1beta", config.APISSE: host + "/app/chat"}[api]
+		if url == "" {
+			url = host + "/v1"
+		}
+		ep = NewEndpoint(apiTarget(api), url, func(string) string { return "k" })
+	}
 	ep.MaxTokens = tokens
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.DisableCompression = true // as runTarget

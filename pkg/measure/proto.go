@@ -53,6 +53,14 @@ func newProtocol(ep Endpoint, base string, d *doer, prompts []config.Prompt) (pr
 	switch ep.APIName() {
 	case config.APIChat:
 		return newChat(ep, base, d, prompts)
+	case config.APIResponses:
+		return newResponses(ep, base, prompts)
+	case config.APIAnthropic:
+		return newAnthropic(ep, base, prompts)
+	case config.APIGemini:
+		return newGemini(ep, base, prompts)
+	case config.APISSE:
+		return newSSE(ep, base, prompts)
 	}
 	return nil, fmt.Errorf("api %q is not one latgate speaks (%s)", ep.API, strings.Join(config.APIs(), ", "))
 }

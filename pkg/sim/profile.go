@@ -78,6 +78,7 @@ const (
 	FaultBig         = "big"          // one 200 KB content chunk
 	FaultZero        = "zero"         // no content tokens, finish_reason "stop"
 	FaultEchoKey     = "echo_key"     // HTTP 401 whose body echoes the Authorization header
+	FaultOverloaded  = "overloaded"   // HTTP 529 overloaded_error on the Anthropic API, 503 on the others
 )
 
 // Faults lists the valid non-empty values of Profile.Fault.
@@ -106,6 +107,7 @@ func faultHelp() [][2]string {
 		{FaultBig, "one 200 KB content chunk"},
 		{FaultZero, `no content tokens, finish_reason "stop"`},
 		{FaultEchoKey, "HTTP 401 whose body echoes the Authorization header"},
+		{FaultOverloaded, "HTTP 529 overloaded_error (Anthropic API), 503 (the others)"},
 	}
 }
 

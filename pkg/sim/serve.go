@@ -8,6 +8,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 )
@@ -86,6 +87,21 @@ func start(ln net.Listener, s *Server) *Running {
 
 // URL returns the base URL, "http://127.0.0.1:PORT/v1".
 func (r *Running) URL() string { return r.url }
+
+// URLFor returns the base URL a target of the given API (a config api:
+// value) uses with this simulator: URL() for chat, responses and anthropic,
+// "http://127.0.0.1:PORT/v1beta" for gemini, and the app stream's own URL,
+// "http://127.0.0.1:PORT/app/chat", for sse.
+func (r *Running) URLFor(api string) string {
+	host := strings.TrimSuffix(r.url, "/v1")
+	switch api {
+	case "gemini":
+		return host + "/v1beta"
+	case "sse":
+		return host + pathApp
+	}
+	return r.url
+}
 
 // Server returns the handler, for its recorder.
 func (r *Running) Server() *Server { return r.srv }

@@ -1008,3 +1008,19 @@ func TestLevelJumpsServed(t *testing.T) {
 		t.Errorf("levels served %v, want both ×1 and ×2", levels)
 	}
 }
+
+// TestWireTokenAllocs keeps every API's per-token event free of
+// allocations once the stream's buffer has grown.
+func TestWireTokenAllocs(t *testing.T) {
+	s := New(quick(4))
+	for _, wr := range []wire{chatWire{}, responsesWire{}, anthropicWire{}, geminiWire{model: "m"}, appWire{}} {
+		st := &stream{s: s, wr: wr, start: time.Now()}
+		a := &answer{seq: 1, n: 8, reasoning: 2, model: "m", modelJSON: `"m"`, finish: wr.finish("")}
+		st.prefix = st.appendPrefix(nil, a, "chat.completion.chunk")
+		mid := st.piece(a, 4, -1)
+		st.wr.token(st, a, mid) // grows the buffer once
+		if n := testing.AllocsPerRun(100, func() { st.wr.token(st, a, mid) }); n != 0 {
+			t.Errorf("%T: %v allocations per token event, want 0", wr, n)
+		}
+	}
+}

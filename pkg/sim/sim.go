@@ -50,11 +50,22 @@ type Server struct {
 	records []Record
 	models  map[string]struct{}
 
+	// caches holds the prompt prefixes an Anthropic request marked with a
+	// cache breakpoint: the first request with a prefix writes the cache,
+	// later ones read it (bounded by maxCaches).
+	caches map[string]struct{}
+
 	// Pre-built JSON pieces of the chunks.
 	contentHead, reasonHead, finalDelta, fingerprint string
 	words, thoughts                                  []string
 	big                                              string
+	// argFirst, argLast and argOnly are the words as fragments of a tool
+	// call's arguments {"input":"…"}: the first, the last, the only one.
+	argFirst, argLast, argOnly []string
 }
+
+// maxCaches bounds the prompt prefixes the simulator remembers as cached.
+const maxCaches = 1024
 
 // maxModels bounds the set of model names that /v1/models reports.
 const maxModels = 1024
@@ -68,6 +79,7 @@ func New(p Profile) *Server {
 		err:         p.Validate(),
 		done:        make(chan struct{}),
 		models:      map[string]struct{}{"sim": {}},
+		caches:      map[string]struct{}{},
 		contentHead: `"content":`,
 		reasonHead:  `"` + p.reasoningField() + `":`,
 		fingerprint: "fp_sim",
@@ -80,6 +92,9 @@ func New(p Profile) *Server {
 	}
 	for _, w := range strings.Fields("the quick brown fox jumps over a lazy dog and runs far into green hills at dawn") {
 		s.words = append(s.words, `"`+w+` "`)
+		s.argFirst = append(s.argFirst, `"{\"input\":\"`+w+` "`)
+		s.argLast = append(s.argLast, `"`+w+`\"}"`)
+		s.argOnly = append(s.argOnly, `"{\"input\":\"`+w+`\"}"`)
 	}
 	for _, w := range strings.Fields("hmm let me think about this step by step first") {
 		s.thoughts = append(s.thoughts, `"`+w+` "`)
@@ -120,35 +135,71 @@ func (s *Server) Records() []Record {
 	return out
 }
 
-// SeqFromID returns the request number in a chunk id "chatcmpl-sim-<n>".
+// idPrefixes are the prefixes of the response ids of each API: request n's
+// id is the prefix followed by "sim-<n>".
+var idPrefixes = []string{"chatcmpl-", "resp-", "msg-", "gemini-", "app-"}
+
+// SeqFromID returns the request number in a response id the simulator
+// sent: "chatcmpl-sim-<n>" (chat), "resp-sim-<n>" (responses),
+// "msg-sim-<n>" (anthropic), "gemini-sim-<n>" (gemini) or "app-sim-<n>"
+// (the app stream's SSE id).
 func SeqFromID(id string) (int, bool) {
-	n, err := strconv.Atoi(strings.TrimPrefix(id, "chatcmpl-sim-"))
-	if err != nil || n <= 0 || !strings.HasPrefix(id, "chatcmpl-sim-") {
-		return 0, false
+	for _, p := range idPrefixes {
+		if rest, ok := strings.CutPrefix(id, p+"sim-"); ok {
+			n, err := strconv.Atoi(rest)
+			if err != nil || n <= 0 || strconv.Itoa(n) != rest {
+				return 0, false
+			}
+			return n, true
+		}
 	}
-	return n, true
+	return 0, false
 }
 
-// ServeHTTP serves POST /v1/chat/completions and GET /v1/models.
+// Paths of the APIs the simulator speaks (see Running.URLFor).
+const (
+	pathChat      = "/v1/chat/completions"
+	pathResponses = "/v1/responses"
+	pathMessages  = "/v1/messages"
+	pathApp       = "/app/chat"
+)
+
+// ServeHTTP serves POST /v1/chat/completions (OpenAI Chat Completions),
+// POST /v1/responses (the OpenAI Responses API), POST /v1/messages (the
+// Anthropic Messages API), POST /v1beta/models/MODEL:streamGenerateContent
+// (Gemini; also below /v1), POST /app/chat (an app's own event stream:
+// status, delta and done events) and GET /v1/models.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch r.URL.Path {
-	case "/v1/chat/completions":
-		if r.Method != http.MethodPost {
-			w.Header().Set("Allow", http.MethodPost)
-			writeError(w, http.StatusMethodNotAllowed, "invalid_request_error", "method_not_allowed", "use POST")
-			return
-		}
-		s.chat(w, r)
-	case "/v1/models":
+	var wr wire
+	switch path := r.URL.Path; {
+	case path == pathChat:
+		wr = chatWire{}
+	case path == pathResponses:
+		wr = responsesWire{}
+	case path == pathMessages:
+		wr = anthropicWire{}
+	case path == pathApp:
+		wr = appWire{}
+	case geminiModel(path) != "":
+		wr = geminiWire{model: geminiModel(path)}
+	case path == "/v1/models":
 		if r.Method != http.MethodGet {
 			w.Header().Set("Allow", http.MethodGet)
 			writeError(w, http.StatusMethodNotAllowed, "invalid_request_error", "method_not_allowed", "use GET")
 			return
 		}
 		s.listModels(w)
+		return
 	default:
 		writeError(w, http.StatusNotFound, "invalid_request_error", "unknown_url", "unknown URL "+r.URL.Path)
+		return
 	}
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		wr.writeError(w, http.StatusMethodNotAllowed, "invalid_request_error", "method_not_allowed", "use POST")
+		return
+	}
+	s.handle(w, r, wr)
 }
 
 func (s *Server) listModels(w http.ResponseWriter) {
@@ -183,9 +234,34 @@ type chatRequest struct {
 	StreamOptions       *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
+	Tools []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tools"`
+	ToolChoice json.RawMessage `json:"tool_choice"`
 }
 
-// answer is what one chat request will get.
+// simRequest is what the simulator reads of a request, whatever its API.
+type simRequest struct {
+	model     string
+	stream    bool
+	maxTokens *int
+	// usage: the request asks for usage in the stream (chat's
+	// stream_options.include_usage; the other APIs always report it).
+	usage bool
+	// promptTokens is the prompt's size in tokens (4 bytes each).
+	promptTokens int
+	// cachePrefix is the prompt text up to its last cache breakpoint
+	// (Anthropic cache_control), "" for none; cacheTokens its size.
+	cachePrefix string
+	cacheTokens int
+	// tool is the tool the answer calls ("" for a text answer): the first
+	// declared, unless tool_choice says none or names another.
+	tool string
+}
+
+// answer is what one request will get.
 type answer struct {
 	seq, n, reasoning int
 	model, finish     string
@@ -193,12 +269,19 @@ type answer struct {
 	plan              Plan
 	usage             bool
 	promptTokens      int
+	// cached and cacheCreation are the prompt tokens read from and written
+	// to the prompt cache.
+	cached, cacheCreation int
+	tool                  string
+	// modelJSON is the model as a JSON string, for the events that repeat it.
+	modelJSON string
 }
 
-func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+// handle serves one request of wire wr's API.
+func (s *Server) handle(w http.ResponseWriter, r *http.Request, wr wire) {
 	start := time.Now()
 	seq := int(s.seq.Add(1))
-	st := &stream{s: s, w: w, rc: http.NewResponseController(w), ctx: r.Context(), start: start}
+	st := &stream{s: s, w: w, wr: wr, rc: http.NewResponseController(w), ctx: r.Context(), start: start}
 	if s.recording.Load() {
 		st.rec = &Record{Seq: seq, Start: start}
 		defer s.save(st.rec) // also on the panic of FaultCut
@@ -214,29 +297,29 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	default:
 	}
-	var req chatRequest
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 16<<20))
+	var req simRequest
 	if err == nil {
-		err = json.Unmarshal(body, &req)
+		req, err = wr.decode(body)
 	}
 	if err != nil {
 		st.fail(http.StatusBadRequest, "invalid_request_error", "invalid_json", "invalid request body: "+err.Error())
 		return
 	}
-	if req.Model == "" {
+	if req.model == "" {
 		st.fail(http.StatusBadRequest, "invalid_request_error", "missing_model", "you must provide a model parameter")
 		return
 	}
-	s.seeModel(req.Model)
+	s.seeModel(req.model)
 	if st.rec != nil {
-		st.rec.Model = req.Model
+		st.rec.Model = req.model
 	}
-	if k := s.p.RequireKey; k != "" && r.Header.Get("Authorization") != "Bearer "+k {
+	if k := s.p.RequireKey; k != "" && !wr.authorized(r, k) {
 		st.fail(http.StatusUnauthorized, "invalid_request_error", "invalid_api_key", "Incorrect API key provided.")
 		return
 	}
 
-	a := answer{seq: seq, model: req.Model, finish: "stop", reasoning: s.p.Reasoning, usage: s.p.Usage}
+	a := answer{seq: seq, model: req.model, modelJSON: quote(req.model), finish: wr.finish(""), reasoning: s.p.Reasoning, usage: s.p.Usage, tool: req.tool}
 	if s.p.faulty(seq) {
 		a.fault = s.p.Fault
 	}
@@ -245,38 +328,58 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		content = 0
 	}
 	a.n = a.reasoning + content
-	limit := req.MaxTokens
-	if req.MaxCompletionTokens != nil {
-		limit = req.MaxCompletionTokens
+	if a.tool != "" && content > 0 {
+		a.finish = wr.finish("tool")
 	}
-	if limit != nil && *limit > 0 && a.n > *limit {
-		a.n, a.finish = *limit, "length"
+	if req.maxTokens != nil && *req.maxTokens > 0 && a.n > *req.maxTokens {
+		a.n, a.finish = *req.maxTokens, wr.finish("length")
 	}
 	a.reasoning = min(a.reasoning, a.n)
-	size := 0
-	for _, m := range req.Messages {
-		size += len(m.Content)
+	a.promptTokens = req.promptTokens
+	a.cached = min(s.p.CachedTokens, a.promptTokens)
+	if req.cachePrefix != "" {
+		a.cached, a.cacheCreation = 0, req.cacheTokens
+		if s.cacheHit(req.cachePrefix) {
+			a.cached, a.cacheCreation = req.cacheTokens, 0
+		}
 	}
-	a.promptTokens = max(1, (size+3)/4)
 	a.plan = s.p.PlanAt(seq, a.n, start)
 	if st.rec != nil {
 		st.rec.Fault, st.rec.Plan, st.rec.Level = a.fault, a.plan, s.p.Level.At(start)
 	}
 
 	switch a.fault {
-	case Fault429, Fault500, Fault401, Fault403, FaultEchoKey:
+	case Fault429, Fault500, Fault401, Fault403, FaultEchoKey, FaultOverloaded:
 		if st.waitUntil(start.Add(a.plan.Header)) != nil {
 			return
 		}
-		st.failFault(a.fault, r.Header.Get("Authorization"))
+		st.failFault(a.fault, wr.presented(r))
 		return
 	}
-	if req.Stream {
-		a.usage = a.usage && req.StreamOptions != nil && req.StreamOptions.IncludeUsage
+	if req.stream {
+		a.usage = a.usage && req.usage
 		st.stream(&a)
 		return
 	}
+	if _, ok := wr.(chatWire); !ok {
+		st.fail(http.StatusBadRequest, "invalid_request_error", "stream_required", "the simulator streams this API only; set stream: true")
+		return
+	}
 	st.whole(&a)
+}
+
+// cacheHit reports whether prefix was cached by an earlier request, and
+// caches it.
+func (s *Server) cacheHit(prefix string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.caches[prefix]; ok {
+		return true
+	}
+	if len(s.caches) < maxCaches {
+		s.caches[prefix] = struct{}{}
+	}
+	return false
 }
 
 func (s *Server) seeModel(name string) {
@@ -299,6 +402,7 @@ func (s *Server) save(rec *Record) {
 type stream struct {
 	s     *Server
 	w     http.ResponseWriter
+	wr    wire
 	rc    *http.ResponseController
 	ctx   context.Context
 	start time.Time
@@ -308,8 +412,10 @@ type stream struct {
 	last      time.Time     // last write, for keep-alives
 	keepAlive time.Duration // 0 until the headers are out
 	split     bool
-	prefix    []byte // `data: {"id":…,"choices":[`
+	prefix    []byte // chat: `data: {"id":…,"choices":[`
 	buf       []byte // reused for every frame
+	// seqNo numbers the events of a Responses stream (sequence_number).
+	seqNo int
 }
 
 const (
@@ -320,14 +426,58 @@ const (
 	errorStringFrame = `data: {"error":"simulated mid-stream failure"}` + "\n\n"
 )
 
-// stream sends a's answer as server-sent events.
+// piece is what one token event carries.
+type piece struct {
+	kind int    // pieceReasoning, pieceContent, pieceToolStart or pieceToolArg
+	k    int    // the token's index in the answer
+	text string // a pre-quoted JSON string (the tool's name for pieceToolStart)
+	// first marks the first token of a block or item (reasoning, answer,
+	// tool call), which opens with it.
+	first bool
+}
+
+// Kinds of piece.
+const (
+	pieceReasoning = iota
+	pieceContent
+	pieceToolStart
+	pieceToolArg
+)
+
+// piece returns token k of a's answer.
+func (st *stream) piece(a *answer, k, bigAt int) piece {
+	s := st.s
+	switch {
+	case k < a.reasoning:
+		return piece{kind: pieceReasoning, k: k, text: s.thoughts[k%len(s.thoughts)], first: k == 0}
+	case a.tool != "" && k == a.reasoning:
+		return piece{kind: pieceToolStart, k: k, text: a.tool, first: true}
+	case a.tool != "":
+		w, last, args := (k-a.reasoning-1)%len(s.words), k == a.n-1, k-a.reasoning-1
+		switch {
+		case args == 0 && last:
+			return piece{kind: pieceToolArg, k: k, text: s.argOnly[w]}
+		case args == 0:
+			return piece{kind: pieceToolArg, k: k, text: s.argFirst[w]}
+		case last:
+			return piece{kind: pieceToolArg, k: k, text: s.argLast[w]}
+		}
+		return piece{kind: pieceToolArg, k: k, text: s.words[w]}
+	case k == bigAt:
+		return piece{kind: pieceContent, k: k, text: s.big, first: k == a.reasoning}
+	}
+	return piece{kind: pieceContent, k: k, text: s.words[(k-a.reasoning)%len(s.words)], first: k == a.reasoning}
+}
+
+// stream sends a's answer as server-sent events in the wire's shapes: its
+// opening events with the headers (a role chunk, response.created,
+// message_start, a status), one event per token (with the control events
+// that open or close a block riding along), its closing events.
 func (st *stream) stream(a *answer) {
-	s, p := st.s, st.s.p
 	if err := st.waitUntil(st.start.Add(a.plan.Header)); err != nil {
 		return
 	}
 	st.split = a.fault == FaultSplit
-	st.prefix = st.appendPrefix(nil, a, "chat.completion.chunk")
 	h := st.w.Header()
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")
 	h.Set("Cache-Control", "no-cache")
@@ -335,27 +485,20 @@ func (st *stream) stream(a *answer) {
 	if st.rec != nil {
 		st.rec.Status = http.StatusOK
 	}
-	var err error
-	if p.RoleChunk {
-		err = st.emit(st.chunk(`"role":"assistant","content":""`, "", ""), false)
-	} else {
-		err = st.rc.Flush()
-		st.last = time.Now()
-	}
-	if err != nil {
+	if err := st.wr.open(st, a); err != nil {
 		return
 	}
 	if st.rec != nil {
 		st.rec.Header = st.last
 	}
-	st.keepAlive = p.KeepAlive
+	st.keepAlive = st.s.p.KeepAlive
 
 	midFault := a.fault == FaultCut || a.fault == FaultNoDone || a.fault == FaultStall ||
 		a.fault == FaultMalformed || a.fault == FaultErrorFrame || a.fault == FaultErrorString
-	faultAt := min(p.FaultAfter, a.n)
+	faultAt := min(st.s.p.FaultAfter, a.n)
 	bigAt := -1
 	if a.fault == FaultBig && a.n > a.reasoning {
-		bigAt = max(a.reasoning, min(p.FaultAfter, a.n-1))
+		bigAt = max(a.reasoning, min(st.s.p.FaultAfter, a.n-1))
 	}
 	for k := 0; k <= a.n; k++ {
 		at := a.plan.Finish
@@ -366,6 +509,7 @@ func (st *stream) stream(a *answer) {
 			return
 		}
 		if midFault && k == faultAt {
+			var err error
 			switch a.fault {
 			case FaultCut:
 				panic(http.ErrAbortHandler) // net/http drops the connection, logging nothing
@@ -375,14 +519,9 @@ func (st *stream) stream(a *answer) {
 				_ = st.waitUntil(time.Time{})
 				return
 			case FaultMalformed:
-				err = st.emit([]byte(malformedFrame), false)
-			case FaultErrorFrame:
-				if st.emit([]byte(errorFrame), false) == nil {
-					_ = st.emit([]byte(doneFrame), false)
-				}
-				return
-			case FaultErrorString:
-				_ = st.emit([]byte(errorStringFrame), false)
+				err = st.emit(st.wr.malformed(), false)
+			case FaultErrorFrame, FaultErrorString:
+				st.wr.fault(st, a, a.fault == FaultErrorString)
 				return
 			}
 			if err != nil {
@@ -392,28 +531,11 @@ func (st *stream) stream(a *answer) {
 		if k == a.n {
 			break
 		}
-		var text, head string
-		switch {
-		case k < a.reasoning:
-			head, text = s.reasonHead, s.thoughts[k%len(s.thoughts)]
-		case k == bigAt:
-			head, text = s.contentHead, s.big
-		default:
-			head, text = s.contentHead, s.words[(k-a.reasoning)%len(s.words)]
-		}
-		if err := st.emit(st.chunk(head, text, ""), true); err != nil {
+		if err := st.emit(st.wr.token(st, a, st.piece(a, k, bigAt)), true); err != nil {
 			return
 		}
 	}
-	if err := st.emit(st.chunk(s.finalDelta, "", a.finish), false); err != nil {
-		return
-	}
-	if a.usage {
-		if err := st.emit(st.usageChunk(a), false); err != nil {
-			return
-		}
-	}
-	_ = st.emit([]byte(doneFrame), false)
+	_ = st.wr.close(st, a)
 }
 
 // whole sends a's answer as one chat.completion after the whole schedule.
@@ -455,7 +577,7 @@ func (st *stream) whole(a *answer) {
 		"choices":            []any{map[string]any{"index": 0, "message": msg, "finish_reason": a.finish}},
 	}
 	if a.usage {
-		resp["usage"] = json.RawMessage(appendUsage(nil, a, s.p.CachedTokens))
+		resp["usage"] = json.RawMessage(appendUsage(nil, a))
 	}
 	if st.rec != nil {
 		st.rec.Status = http.StatusOK
@@ -505,13 +627,13 @@ func (st *stream) chunk(head, text, finish string) []byte {
 func (st *stream) usageChunk(a *answer) []byte {
 	b := append(st.buf[:0], st.prefix...)
 	b = append(b, `],"usage":`...)
-	b = appendUsage(b, a, st.s.p.CachedTokens)
+	b = appendUsage(b, a)
 	b = append(b, "}\n\n"...)
 	st.buf = b
 	return b
 }
 
-func appendUsage(b []byte, a *answer, cached int) []byte {
+func appendUsage(b []byte, a *answer) []byte {
 	b = append(b, `{"prompt_tokens":`...)
 	b = strconv.AppendInt(b, int64(a.promptTokens), 10)
 	b = append(b, `,"completion_tokens":`...)
@@ -519,7 +641,7 @@ func appendUsage(b []byte, a *answer, cached int) []byte {
 	b = append(b, `,"total_tokens":`...)
 	b = strconv.AppendInt(b, int64(a.promptTokens+a.n), 10)
 	b = append(b, `,"prompt_tokens_details":{"cached_tokens":`...)
-	b = strconv.AppendInt(b, int64(min(cached, a.promptTokens)), 10)
+	b = strconv.AppendInt(b, int64(a.cached), 10)
 	b = append(b, `},"completion_tokens_details":{"reasoning_tokens":`...)
 	b = strconv.AppendInt(b, int64(a.reasoning), 10)
 	return append(b, "}}"...)
@@ -568,7 +690,11 @@ func (st *stream) waitUntil(at time.Time) error {
 		if !ping {
 			return nil
 		}
-		if err := st.emit([]byte(keepAliveFrame), false); err != nil {
+		frame := []byte(keepAliveFrame)
+		if pw, ok := st.wr.(pinger); ok {
+			frame = pw.ping()
+		}
+		if err := st.emit(frame, false); err != nil {
 			return err
 		}
 	}
@@ -617,16 +743,17 @@ func (st *stream) stopTimer() {
 	}
 }
 
-// fail writes an OpenAI-style error response.
+// fail writes an error response in the wire's shape.
 func (st *stream) fail(status int, typ, code, msg string) {
 	if st.rec != nil {
 		st.rec.Status = status
 	}
-	writeError(st.w, status, typ, code, msg)
+	st.wr.writeError(st.w, status, typ, code, msg)
 }
 
-// failFault answers with the status of fault; auth is the Authorization header.
-func (st *stream) failFault(fault, auth string) {
+// failFault answers with the status of fault; key is the credential the
+// request presented (its Authorization header, or its API's key header).
+func (st *stream) failFault(fault, key string) {
 	switch fault {
 	case Fault429:
 		secs := (st.s.p.RetryAfter + time.Second - 1) / time.Second
@@ -639,7 +766,13 @@ func (st *stream) failFault(fault, auth string) {
 	case Fault403:
 		st.fail(http.StatusForbidden, "permission_error", "forbidden", "You are not allowed to use this model (simulated).")
 	case FaultEchoKey:
-		st.fail(http.StatusUnauthorized, "invalid_request_error", "invalid_api_key", "Incorrect API key provided: "+auth)
+		st.fail(http.StatusUnauthorized, "invalid_request_error", "invalid_api_key", "Incorrect API key provided: "+key)
+	case FaultOverloaded:
+		status := http.StatusServiceUnavailable
+		if _, ok := st.wr.(anthropicWire); ok {
+			status = 529 // Anthropic's own status for an overloaded API
+		}
+		st.fail(status, "server_error", "overloaded", "The model is overloaded (simulated).")
 	}
 }
 

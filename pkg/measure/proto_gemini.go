@@ -1,0 +1,206 @@
+package measure
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+
+	"github.com/latgate/latgate/pkg/config"
+)
+
+// gemini is the Gemini API: POST
+// {base}/models/{model}:streamGenerateContent?alt=sse with the key in
+// x-goog-api-key. System and developer messages become the
+// systemInstruction, assistant messages the "model" role. Every event is a
+// whole GenerateContentResponse: its first candidate's text parts are
+// tokens (answer, or reasoning when "thought" is true), a functionCall part
+// a tool call; the finishReason comes with the last, and the stream ends
+// with the body (Gemini sends no end marker). usageMetadata holds the
+// usage; an {"error": …} event is an error.
+type gemini struct {
+	url     string
+	headers map[string]string
+	bodies  [][]byte
+}
+
+type geminiPart struct {
+	Text string `json:"text"`
+}
+
+type geminiContent struct {
+	Role  string       `json:"role,omitempty"`
+	Parts []geminiPart `json:"parts"`
+}
+
+type geminiRequest struct {
+	Contents          []geminiContent `json:"contents"`
+	SystemInstruction *geminiContent  `json:"systemInstruction,omitempty"`
+	GenerationConfig  map[string]any  `json:"generationConfig"`
+	Tools             []geminiTools   `json:"tools,omitempty"`
+	ToolConfig        map[string]any  `json:"toolConfig,omitempty"`
+}
+
+type geminiTools struct {
+	FunctionDeclarations []responsesTool `json:"functionDeclarations"`
+}
+
+func newGemini(ep Endpoint, base string, prompts []config.Prompt) (*gemini, error) {
+	p := &gemini{url: base + "/models/" + url.PathEscape(ep.Model) + ":streamGenerateContent?alt=sse", headers: map[string]string{}}
+	if k := strings.TrimSpace(ep.APIKey); k != "" {
+		p.headers[config.KeyHeader(config.APIGemini)] = k
+	}
+	for _, pr := range prompts {
+		system, conv := promptParts(pr.Messages)
+		r := geminiRequest{GenerationConfig: map[string]any{"maxOutputTokens": ep.MaxTokens}}
+		if ep.Temperature != nil {
+			r.GenerationConfig["temperature"] = *ep.Temperature
+		}
+		if len(system) > 0 {
+			r.SystemInstruction = &geminiContent{Parts: []geminiPart{{Text: joinText(system)}}}
+		}
+		for _, m := range conv {
+			role := m.Role
+			if role == "assistant" {
+				role = "model"
+			}
+			r.Contents = append(r.Contents, geminiContent{Role: role, Parts: []geminiPart{{Text: m.Content}}})
+		}
+		if len(pr.Tools) > 0 {
+			var decls []responsesTool
+			for _, t := range pr.Tools {
+				decls = append(decls, responsesTool{Name: t.Name, Description: t.Description, Parameters: toolParameters(t)})
+			}
+			r.Tools = []geminiTools{{FunctionDeclarations: decls}}
+		}
+		switch c := pr.ToolChoice; c {
+		case "":
+		case "auto", "none":
+			r.ToolConfig = map[string]any{"functionCallingConfig": map[string]any{"mode": strings.ToUpper(c)}}
+		case "required":
+			r.ToolConfig = map[string]any{"functionCallingConfig": map[string]any{"mode": "ANY"}}
+		default:
+			r.ToolConfig = map[string]any{"functionCallingConfig": map[string]any{"mode": "ANY", "allowedFunctionNames": []string{c}}}
+		}
+		b, err := jsonBody(r, ep.Extra)
+		if err != nil {
+			return nil, fmt.Errorf("prompt %q: %w", pr.ID, err)
+		}
+		p.bodies = append(p.bodies, b)
+	}
+	return p, nil
+}
+
+// url is built from a base URL without its query string; the doer adds the
+// base URL's query (e.g. ?key=…) before alt=sse.
+func (p *gemini) send(ctx context.Context, c *client, i int) (io.Closer, error) {
+	return c.post(ctx, p.url, p.bodies[i], p.headers)
+}
+
+func (*gemini) parse(_, data []byte, f *frame) {
+	var s scanner
+	if !s.start(data, f) {
+		return
+	}
+	defer s.end(f)
+	s.object(func(key []byte) {
+		switch string(key) {
+		case "candidates":
+			s.array(func(i int) {
+				if i != 0 {
+					s.skip()
+					return
+				}
+				s.object(func(key []byte) {
+					switch string(key) {
+					case "content":
+						s.object(func(key []byte) {
+							if string(key) != "parts" {
+								s.skip()
+								return
+							}
+							s.array(func(int) {
+								var text, thought, call bool
+								s.object(func(key []byte) {
+									switch string(key) {
+									case "text":
+										text = s.nonEmptyString()
+									case "thought":
+										thought = s.peek() == 't'
+										s.skip()
+									case "functionCall":
+										call = s.peek() == '{'
+										s.skip()
+									default:
+										s.skip()
+									}
+								})
+								switch {
+								case call:
+									f.toolCall = true
+								case text && thought:
+									f.reasoning = true
+								case text:
+									f.content = true
+								}
+							})
+						})
+					case "finishReason":
+						f.finishReason = s.str()
+					default:
+						s.skip()
+					}
+				})
+			})
+		case "usageMetadata":
+			s.geminiUsage(f)
+		case "modelVersion":
+			f.model = s.str()
+		case "responseId":
+			f.id = s.str()
+		case "error":
+			f.isError = s.peek() != 'n'
+			s.skip()
+		default:
+			s.skip()
+		}
+	})
+}
+
+// geminiUsage reads usageMetadata. candidatesTokenCount leaves out the
+// thoughts: the output is their sum, as the other APIs count it.
+func (s *scanner) geminiUsage(f *frame) {
+	if s.peek() != '{' {
+		s.skip()
+		return
+	}
+	f.hasUsage = true
+	u := &f.usage
+	var candidates, thoughts int
+	var hasCandidates bool
+	s.object(func(key []byte) {
+		switch string(key) {
+		case "promptTokenCount":
+			u.prompt, u.set = s.integer(), u.set|usePrompt
+		case "candidatesTokenCount":
+			candidates, hasCandidates = s.integer(), true
+		case "thoughtsTokenCount":
+			thoughts = s.integer()
+			u.reasoning, u.set = thoughts, u.set|useReasoning
+		case "cachedContentTokenCount":
+			u.cached, u.set = s.integer(), u.set|useCached
+		default:
+			s.skip()
+		}
+	})
+	if hasCandidates {
+		u.output, u.set = candidates+thoughts, u.set|useOutput
+	}
+}
+
+func (*gemini) eventIDs() bool     { return false }
+func (*gemini) endsAtEOF() bool    { return false }
+func (*gemini) finishName() string { return "finishReason" }
+func (*gemini) endName() string    { return "" } // the body's end is the stream's
+func (*gemini) path() string       { return "/models" }

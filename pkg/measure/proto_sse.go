@@ -1,0 +1,219 @@
+package measure
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/latgate/latgate/pkg/config"
+)
+
+// sse is any other streaming HTTP endpoint (an app's own): POST {base_url}
+// with the sse section's body template filled for each prompt, the key (if
+// api_key_env is set) as Authorization: Bearer, and the sse.headers_env
+// headers. Its events are read by name: token_events carry answer tokens
+// and reasoning_events reasoning tokens (the text at token_pointer, or the
+// whole data, must be non-empty), status_events are progress (the first
+// one's time is first_status_ms), done_events end the answer, error_events
+// are errors; any other event is bookkeeping. The first SSE id: field is
+// the response id.
+type sse struct {
+	url     string
+	headers map[string]string
+	bodies  [][]byte
+	// token, reasoning, status, done and errs are the event names;
+	// pointer the token pointer's reference tokens (nil: the whole data).
+	token, reasoning, status, done, errs [][]byte
+	pointer                              []string
+}
+
+var placeholderRE = regexp.MustCompile(`\{\{\s*([A-Za-z_]*)\s*\}\}`)
+
+func newSSE(ep Endpoint, base string, prompts []config.Prompt) (*sse, error) {
+	o := ep.SSE
+	if o == nil {
+		return nil, fmt.Errorf("api: sse needs an sse section")
+	}
+	p := &sse{url: base, headers: map[string]string{}}
+	if k := strings.TrimSpace(ep.APIKey); k != "" {
+		p.headers["Authorization"] = "Bearer " + k
+	}
+	for h, v := range ep.SecretHeaders {
+		p.headers[h] = strings.TrimSpace(v)
+	}
+	names := func(ss []string) [][]byte {
+		out := make([][]byte, len(ss))
+		for i, s := range ss {
+			out[i] = []byte(s)
+		}
+		return out
+	}
+	p.token, p.reasoning, p.status, p.done, p.errs = names(o.TokenEvents), names(o.ReasoningEvents), names(o.StatusEvents), names(o.DoneEvents), names(o.ErrorEvents)
+	if o.TokenPointer != "" {
+		for _, seg := range strings.Split(o.TokenPointer, "/")[1:] {
+			p.pointer = append(p.pointer, strings.NewReplacer("~1", "/", "~0", "~").Replace(seg))
+		}
+	}
+	for _, pr := range prompts {
+		b, err := json.Marshal(fill(o.Body, placeholders(ep, pr)))
+		if err != nil {
+			return nil, fmt.Errorf("prompt %q: sse.body: %w", pr.ID, err)
+		}
+		p.bodies = append(p.bodies, b)
+	}
+	return p, nil
+}
+
+// placeholders returns the values of an sse body's placeholders for a
+// prompt (see config.SSEPlaceholders).
+func placeholders(ep Endpoint, pr config.Prompt) map[string]any {
+	system, conv := promptParts(pr.Messages)
+	msgs := make([]map[string]string, len(pr.Messages))
+	for i, m := range pr.Messages {
+		msgs[i] = map[string]string{"role": m.Role, "content": m.Content}
+	}
+	last := ""
+	for _, m := range conv {
+		if m.Role == "user" {
+			last = m.Content
+		}
+	}
+	var temp any
+	if ep.Temperature != nil {
+		temp = *ep.Temperature
+	}
+	return map[string]any{"messages": msgs, "prompt": last, "system": joinText(system), "model": ep.Model, "max_tokens": ep.MaxTokens, "temperature": temp}
+}
+
+// fill replaces the placeholders of a body template: a string that is one
+// placeholder becomes its value, a placeholder inside a longer string its
+// text.
+func fill(v any, vals map[string]any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = fill(e, vals)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = fill(e, vals)
+		}
+		return out
+	case string:
+		if m := placeholderRE.FindStringSubmatch(x); m != nil && m[0] == strings.TrimSpace(x) {
+			return vals[m[1]]
+		}
+		return placeholderRE.ReplaceAllStringFunc(x, func(ph string) string {
+			switch v := vals[placeholderRE.FindStringSubmatch(ph)[1]].(type) {
+			case string:
+				return v
+			case int:
+				return strconv.Itoa(v)
+			case nil:
+				return ""
+			default:
+				b, _ := json.Marshal(v)
+				return string(b)
+			}
+		})
+	}
+	return v
+}
+
+func (p *sse) send(ctx context.Context, c *client, i int) (io.Closer, error) {
+	return c.post(ctx, p.url, p.bodies[i], p.headers)
+}
+
+func has(names [][]byte, name []byte) bool {
+	for _, n := range names {
+		if bytes.Equal(n, name) {
+			return true
+		}
+	}
+	return false
+}
+
+var messageEvent = []byte("message")
+
+func (p *sse) parse(event, data []byte, f *frame) {
+	*f = frame{}
+	if len(event) == 0 {
+		event = messageEvent // the SSE name of an event without an event: line
+	}
+	switch {
+	case has(p.errs, event):
+		f.isError = true
+	case has(p.done, event):
+		f.done, f.finishReason = true, event
+	case has(p.status, event):
+		f.status = true
+	case has(p.token, event):
+		f.content = p.text(data, f)
+	case has(p.reasoning, event):
+		f.reasoning = p.text(data, f)
+	}
+}
+
+// text reports whether a token event's data holds token text: the string
+// at the pointer is not empty (the data must then be a JSON object), or,
+// without a pointer, the data is not empty.
+func (p *sse) text(data []byte, f *frame) bool {
+	if p.pointer == nil {
+		return len(bytes.TrimSpace(data)) > 0
+	}
+	var s scanner
+	if !s.start(data, f) {
+		return false
+	}
+	found := s.pointer(p.pointer)
+	if s.ws(); s.bad || s.i != len(s.b) {
+		*f = frame{malformed: true}
+		return false
+	}
+	return found
+}
+
+// pointer consumes one value and reports whether the JSON pointer segs
+// leads, within it, to a non-empty string.
+func (s *scanner) pointer(segs []string) bool {
+	if len(segs) == 0 {
+		return s.nonEmptyString()
+	}
+	found := false
+	switch s.peek() {
+	case '{':
+		s.object(func(key []byte) {
+			if !found && string(key) == segs[0] {
+				found = s.pointer(segs[1:])
+				return
+			}
+			s.skip()
+		})
+	case '[':
+		idx, err := strconv.Atoi(segs[0])
+		s.array(func(i int) {
+			if err == nil && i == idx {
+				found = s.pointer(segs[1:])
+				return
+			}
+			s.skip()
+		})
+	default:
+		s.skip()
+	}
+	return found
+}
+
+func (*sse) eventIDs() bool     { return true }
+func (p *sse) endsAtEOF() bool  { return len(p.done) == 0 }
+func (*sse) finishName() string { return "done event" }
+func (p *sse) endName() string  { return "" }
+func (*sse) path() string       { return "" }
