@@ -12,11 +12,15 @@ import (
 func simCommand(a *app.App) *ucli.Command {
 	return &ucli.Command{
 		Name:      "sim",
-		Usage:     "serve the built-in simulated OpenAI-compatible streaming endpoint",
+		Usage:     "serve the built-in simulated streaming endpoint (every API latgate speaks)",
 		UsageText: "latgate sim [--addr 127.0.0.1:8089] [--profile 'default?ttft=80ms&slowdown=1.5']",
-		Description: `Serves POST /v1/chat/completions (streamed or not) and GET /v1/models with a
-latency profile: dry-run your CI wiring, rehearse a regression or a fault.
-In a config, base_url: sim (or sim:PROFILE) runs the same server in-process.
+		Description: `Serves every API latgate measures, with its real event sequence and a latency
+profile: POST /v1/chat/completions (streamed or not) and GET /v1/models,
+POST /v1/responses, POST /v1/messages (Anthropic), POST
+/v1beta/models/MODEL:streamGenerateContent (Gemini) and POST /app/chat (an
+app's own stream: status, delta, done events). Dry-run your CI wiring,
+rehearse a regression or a fault. In a config, base_url: sim (or
+sim:PROFILE) runs the same server in-process, for a target of any api.
 
 ` + sim.Describe(),
 		Flags: []ucli.Flag{

@@ -182,7 +182,7 @@ func (p *parser) sse(n *yaml.Node, path string, t *Target) *SSE {
 		for i, it := range items {
 			f := fmt.Sprintf("%s.%s[%d]", path, key, i)
 			e, ok := p.str(it, f, "delta")
-			if !ok {
+			if !ok || !p.text(it, f, e) {
 				continue
 			}
 			if !eventName.MatchString(e) {
@@ -214,7 +214,7 @@ func (p *parser) sse(n *yaml.Node, path string, t *Target) *SSE {
 		}
 	}
 	if v := get(m, "token_pointer"); v != nil {
-		if ptr, ok := p.str(v, path+".token_pointer", "/text"); ok {
+		if ptr, ok := p.str(v, path+".token_pointer", "/text"); ok && p.text(v, path+".token_pointer", ptr) {
 			if ptr != "" && !strings.HasPrefix(ptr, "/") {
 				p.fail(v, path+".token_pointer", "%q is not a JSON pointer; it starts with / (e.g. /text, /choices/0/delta/content), or is \"\" for the whole data", ptr)
 			}
