@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/sim"
+	"github.com/latgate/latgate/pkg/stats"
 )
 
 // benchTokens is the token chunks of one benchmarked answer.
@@ -205,14 +207,17 @@ func apiReader(tb testing.TB, api string, n int) (*client, *frameReader) {
 
 // benchReadRatio runs the read loop of every API in turn, an answer each,
 // and reports each API's ns per token chunk and its ratio to chat's,
-// measured in the same run (the machine's load shifts them all alike).
+// measured in the same run (the machine's load shifts them all alike). The
+// figure of an API is the median over its answers of the answer's time per
+// chunk: an answer the scheduler preempted is one outlier, not a shift of
+// the sum.
 func benchReadRatio(b *testing.B) {
 	apis := append([]string{config.APIChat}, otherAPIs...)
 	type side struct {
 		c      *client
 		r      *frameReader
 		a      *attempt
-		ns     time.Duration
+		per    []float64 // ns per chunk of each answer
 		chunks int
 	}
 	sides := make([]*side, len(apis))
@@ -240,17 +245,22 @@ func benchReadRatio(b *testing.B) {
 			sd.r.i = 0
 			start := time.Now()
 			o := sd.c.read(ctx, sd.a, buf)
-			sd.ns += time.Since(start)
+			el := time.Since(start)
 			if o.failure != nil {
 				b.Fatalf("read: %s", o.failure.Message)
 			}
+			sd.per = append(sd.per, float64(el.Nanoseconds())/float64(o.sample.Chunks))
 			sd.chunks += o.sample.Chunks
 		}
-		done += sides[0].chunks - done
+		done = sides[0].chunks
 	}
-	chat := float64(sides[0].ns) / float64(sides[0].chunks)
+	median := func(xs []float64) float64 {
+		slices.Sort(xs)
+		return stats.Quantile(xs, 0.5)
+	}
+	chat := median(sides[0].per)
 	for i, sd := range sides {
-		per := float64(sd.ns) / float64(sd.chunks)
+		per := median(sd.per)
 		b.ReportMetric(per, apis[i]+"-ns/chunk")
 		if i > 0 {
 			b.ReportMetric(per/chat, apis[i]+"/chat")
