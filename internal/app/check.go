@@ -84,9 +84,10 @@ func (a *App) Check(ctx context.Context, req CheckRequest) (err error) {
 		return err
 	}
 	fmt.Fprintln(a.Out.Stdout)
+	g := gated{cfg: cfg, gate: cfg.Gate, strict: req.Strict, base: base, basePath: basePath, baseFlag: req.Baseline, f: f, cur: a.provenance(cfg, f), at: a.Now()}
+	g.explain(&rep)
 	// The verdict is published whatever could not be written.
 	outErr := writeResults(out, compare.Recorded{File: f, Comparison: &rep})
-	g := gated{cfg: cfg, gate: cfg.Gate, strict: req.Strict, base: base, basePath: basePath, baseFlag: req.Baseline, f: f, cur: a.provenance(cfg, f), at: a.Now()}
 	pubErr := sink.Publish(publish.Gate(rep, g.reportOptions(&rep), locator(cfg)))
 	histErr := a.recordHistory(ctx, hist, req.History.Keep, cfg, f, "check", string(rep.Verdict))
 	return gateOutcome(rep, req.Strict, outErr, pubErr, histErr)

@@ -132,6 +132,15 @@ type gated struct {
 	at time.Time
 }
 
+// explain attributes rep's regressions to what moved with them between
+// the baseline and the run (compare.Explain): their reports say why, not
+// only that. Without a baseline there is nothing to compare with.
+func (g gated) explain(rep *compare.Report) {
+	if g.base != nil && g.f != nil {
+		compare.Explain(rep, side(g.base.Run, g.base.Targets), side(g.f.Run, g.f.Targets))
+	}
+}
+
 // reportOptions adds to rep the warnings that the baseline may no longer
 // describe what the run measured (staleness, other models, runner,
 // version), counted to g.at; and returns how the report heads and ends it.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/diagnose"
 	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/stats"
 )
@@ -114,6 +115,9 @@ type Check struct {
 	// baseline. Lo and Hi then bound the current statistic itself, in
 	// milliseconds, and Baseline, Ratio and Threshold are 0 (see DecideLimit).
 	Max float64 `json:"max_ms,omitempty"`
+	// Why is, for a regression, what moved with it (see Explain); nil when
+	// it was not attributed.
+	Why *diagnose.Attribution `json:"why,omitempty"`
 }
 
 // Report is the outcome of a comparison.

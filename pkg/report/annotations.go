@@ -74,7 +74,11 @@ func command(level string, c compare.Check, locate func(target, prompt string) (
 		}
 	}
 	props = append(props, "title="+escapeProperty(title))
-	return "::" + level + " " + strings.Join(props, ",") + "::" + escapeData(message(c))
+	msg := message(c)
+	if _, ok := attribution(c); ok {
+		msg += " — why: " + c.Why.Plain() // latgate's words only
+	}
+	return "::" + level + " " + strings.Join(props, ",") + "::" + escapeData(msg)
 }
 
 // escapeData escapes a workflow command's message as @actions/core does

@@ -91,6 +91,9 @@ func JUnit(w io.Writer, rep compare.Report, opts Options) error {
 			if len(c.Labels) > 0 {
 				msg += " [changed since baseline: " + labels(c) + "]"
 			}
+			if line, ok := attribution(c); ok {
+				msg += " — why: " + line
+			}
 			switch {
 			case c.Verdict == compare.Regressed:
 				tc.Failure = &junit.Result{Message: msg, Type: "regression", Data: xmlText(detail(c, rep.Confidence))}
@@ -195,6 +198,9 @@ func caseProperties(c compare.Check) *[]junit.Property {
 				junit.Property{Name: "latgate.confidence", Value: f(c.Confidence)})
 		}
 	}
+	if line, ok := attribution(c); ok {
+		props = append(props, junit.Property{Name: "latgate.why", Value: line})
+	}
 	props = append(props,
 		junit.Property{Name: "latgate.n_baseline", Value: strconv.Itoa(c.NBase)},
 		junit.Property{Name: "latgate.n_current", Value: strconv.Itoa(c.NCur)})
@@ -244,6 +250,9 @@ func detail(c compare.Check, conf float64) string {
 	}
 	fmt.Fprintf(&b, "needs:      %s%s for %s\n", need, perSide, c.Stat)
 	fmt.Fprintf(&b, "reason:     %s", reason(c))
+	if line, ok := attribution(c); ok {
+		fmt.Fprintf(&b, "\nwhy:        %s", line)
+	}
 	return b.String()
 }
 

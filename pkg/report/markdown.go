@@ -80,6 +80,7 @@ func markdown(w io.Writer, rep compare.Report, opts Options, charts bool) error 
 					mdEscape(c.Prompt), mdEscape(checkOf(c)), value(c.Metric, c.Current, c.NCur), newWord, mdEscape(labels(c)))
 			}
 		}
+		mdWhy(ew, target, all)
 	}
 	mdChanges(ew, rep)
 	if len(rep.Warnings) > 0 {
@@ -101,6 +102,27 @@ func markdown(w io.Writer, rep compare.Report, opts Options, charts bool) error 
 	}
 	fmt.Fprintf(ew, "\n<details><summary>How to read this</summary>\n\n%s\n\n</details>\n", read)
 	return ew.err
+}
+
+// mdWhy lists, under a target's table, what moved with each of its
+// regressions (a table row cannot have a line of its own).
+func mdWhy(w io.Writer, target string, all []compare.Check) {
+	first := true
+	for _, c := range all {
+		line, ok := attribution(c)
+		if !ok || targetOf(c) != target {
+			continue
+		}
+		if first {
+			fmt.Fprint(w, "\n**Why:** what moved with each regression\n\n")
+			first = false
+		}
+		what := "**" + mdEscape(promptOf(c)+" "+checkOf(c)) + "**"
+		if c.Ratio > 0 {
+			what += " " + change(c)
+		}
+		fmt.Fprintf(w, "- %s — %s\n", what, mdEscape(line))
+	}
 }
 
 // mdVerdict is the verdict in a Markdown table cell, with its icon.

@@ -159,6 +159,18 @@ func reason(c compare.Check) string {
 	return c.Summary()
 }
 
+// whyArrow leads a regression's attribution line in the text table.
+const whyArrow = "  ↳ why: "
+
+// attribution is the attribution of a regression as one line (diagnose's words,
+// the endpoint's names in them sanitised), false when it has none.
+func attribution(c compare.Check) (string, bool) {
+	if c.Why == nil || c.Verdict != compare.Regressed {
+		return "", false
+	}
+	return c.Why.Line(), true
+}
+
 // hasData reports whether both sides have a value and the ratio is defined.
 func hasData(c compare.Check) bool { return c.NBase > 0 && c.NCur > 0 && c.Baseline > 0 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/latgate/latgate/pkg/baseline"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/diagnose"
 	"github.com/latgate/latgate/pkg/results"
 )
 
@@ -225,6 +226,47 @@ func changedReport() compare.Report {
 		rep.New = append(rep.New, compare.Check{Target: "primary", Prompt: "faq", Metric: results.TTFT, Stat: stat,
 			Current: map[string]float64{"p50": 333, "p95": 410}[stat], NCur: 120, Verdict: compare.Unbaselined,
 			Labels: []string{"new: no baseline"}, Reason: "new: no baseline: measured, not gated; bless to gate it from now on"})
+	}
+	return rep
+}
+
+// evidence is n deterministic requests of one prompt for diagnose: TTFB
+// and TTFT spread around their medians, prompt tokens with cached of them
+// from the cache.
+func evidence(n int, ttfb, ttft float64, prompt, cached int, models ...string) diagnose.Side {
+	s := diagnose.Side{Requests: n, Models: models}
+	for i := range n {
+		f := 1 + 0.03*float64(i%7)
+		s.Samples = append(s.Samples, results.Sample{Seq: i + 1, TTFB: ttfb * f, TTFT: ttft * f, Total: ttft*f + 300,
+			PromptTokens: prompt, CachedTokens: cached, OutputTokens: 60 + i%5, Reused: true})
+	}
+	return s
+}
+
+// whyReport is failReport with its regressions attributed by diagnose
+// from made-up evidence: the itl regression to nothing recorded, greeting's
+// TTFT to the cache and a model whose name holds Markdown, a workflow
+// command and an escape sequence, summarize's to a longer prompt that
+// waits before the first byte.
+func whyReport() compare.Report {
+	rep := failReport()
+	attr := func(c *compare.Check) {
+		var a diagnose.Attribution
+		switch {
+		case c.Metric == results.ITL:
+			a = diagnose.Attribute(c.Metric, evidence(40, 30, 280, 800, 0, "m"), evidence(40, 30, 280, 800, 0, "m"))
+		case c.Prompt == "greeting":
+			a = diagnose.Attribute(c.Metric, evidence(120, 40, 412, 1210, 1186, "gpt-x-1"),
+				evidence(120, 40, 569, 1210, 0, "gpt-x-2 *bold* ::error::x \x1b[2J"))
+		case c.Prompt == "summarize":
+			a = diagnose.Attribute(c.Metric, evidence(120, 30, 120, 1210, 0, "m"), evidence(120, 70, 158, 2430, 0, "m"))
+		}
+		c.Why = &a
+	}
+	for i := range rep.Checks {
+		if rep.Checks[i].Verdict == compare.Regressed {
+			attr(&rep.Checks[i])
+		}
 	}
 	return rep
 }

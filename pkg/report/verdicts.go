@@ -53,7 +53,14 @@ func Verdicts(w io.Writer, rep compare.Report, opts Options) error {
 			}
 			rows[i] = append(append(r[:3:3], r[3]+sep+r[4]), r[5:]...)
 		}
-		if err := table(ew, rows); err != nil {
+		// A regression's attribution is a line of its own under its row.
+		notes := map[int]string{}
+		for i, c := range all {
+			if line, ok := attribution(c); ok {
+				notes[i+1] = whyArrow + wrap(line, lineWidth-len([]rune(whyArrow)), strings.Repeat(" ", len([]rune(whyArrow))))
+			}
+		}
+		if err := tableNotes(ew, rows, notes); err != nil {
 			return err
 		}
 	}
@@ -167,7 +174,11 @@ func alignRight(rows [][]string, col int) {
 
 // table writes rows as columns two spaces apart (text/tabwriter), without
 // trailing blanks, so that empty last cells leave no padding behind.
-func table(w io.Writer, rows [][]string) error {
+func table(w io.Writer, rows [][]string) error { return tableNotes(w, rows, nil) }
+
+// tableNotes is table with, after row i, the line notes[i]: the columns
+// stay aligned across the notes, which are not part of them.
+func tableNotes(w io.Writer, rows [][]string, notes map[int]string) error {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	for _, r := range rows {
@@ -176,10 +187,17 @@ func table(w io.Writer, rows [][]string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	i := 0
 	for line := range strings.Lines(b.String()) {
 		if _, err := io.WriteString(w, strings.TrimRight(line, " \n")+"\n"); err != nil {
 			return err
 		}
+		if note, ok := notes[i]; ok {
+			if _, err := io.WriteString(w, note+"\n"); err != nil {
+				return err
+			}
+		}
+		i++
 	}
 	return nil
 }
