@@ -56,7 +56,7 @@ func (a *App) Trend(req TrendRequest) error {
 		return UsageError(err)
 	}
 	rep := trend.Analyze(in.hist.Records, trend.SpecFor(cfg, base), trend.Options{
-		Window: req.Window, Recent: req.Recent, Confidence: cfg.Gate.Confidence, Seed: uint64(cfg.Gate.Seed),
+		Window: req.Window, Recent: req.Recent, Confidence: cfg.Gate.Confidence,
 	})
 	warnings := in.warnings
 	ropts := report.TrendOptions{History: in.path, Chart: req.Chart, Now: now}
@@ -90,7 +90,7 @@ type TuneRequest struct {
 	ConfigPath, History string
 	// Window runs are learnt from per series.
 	Window int
-	// FalseAlarm is the false-alarm rate per check and run to propose
+	// FalseAlarm is the false-alarm rate per run (any check of any prompt) to propose
 	// tolerances for, strictly between 0 and 0.5.
 	FalseAlarm float64
 }

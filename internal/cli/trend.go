@@ -25,22 +25,29 @@ func trendCommand(a *app.App) *ucli.Command {
 to, and for each target × prompt × gated check (gate.checks) analyses the
 newest runs (--window):
 
-  change points  E-divisive means (Matteson & James 2014, as in Apache Otava)
-                 with a seeded permutation test (199 permutations, p <= 0.01)
-                 and at least 3 runs on each side: each with its run, date,
-                 commit and size with an interval
+  change points  E-divisive means (Matteson & James 2014), both ends of a
+                 split searched as in Apache Otava, at least 3 runs on each
+                 side; a split counts when its sides differ by more than the
+                 series' own noise allows (alpha 1% per segment, the noise
+                 estimated around the segment levels with its
+                 autocorrelation): each with its run, date, commit and size
+                 with an interval
   drift          the newest runs (--recent, after the last change point)
-                 against the baseline, with an interval that counts the
-                 run-to-run noise of both sides
+                 against the baseline, and against the series' own level
+                 when the baseline was blessed
 
-A series is REGRESSED when its newest change point is a slowdown beyond the
-check's tolerance (tolerance and floor, as the gate computes them) that
-happened after the baseline was blessed, or when its drift interval is wholly
-beyond the tolerance. A change within the tolerance, or one the baseline
-already has, is reported, not failed. Runs of an edited prompt start a new
-series. Every report says when and where the baseline was blessed and warns
-when it is older than gate.max_baseline_age, or the model, system
-fingerprint, runner or latgate version changed since.
+A series is REGRESSED when its newest change point is a slowdown whose
+interval (not its estimate) is beyond the check's tolerance (tolerance and
+floor, as the gate computes them) and that happened after the baseline was
+blessed, or when a drift's interval is wholly beyond it. The intervals are
+at the level that keeps false alarms to 5% a night across all the series
+(Benjamini–Hochberg), and each change's test is spent over the nights after
+it, so an alarm is raised once per change, not re-rolled every night. A
+change within the tolerance, or one the baseline already has, is reported,
+not failed. Runs of an edited prompt start a new series. Every report says
+when and where the baseline was blessed and warns when it is older than
+gate.max_baseline_age, or the model, system fingerprint, runner or latgate
+version changed since.
 
 Inside GitHub Actions it also appends the report and a Mermaid line chart of
 the newest runs (--chart) to $GITHUB_STEP_SUMMARY, emits ::error/::warning

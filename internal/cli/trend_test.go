@@ -318,7 +318,7 @@ func TestTuneCommand(t *testing.T) {
 	if code != ExitPass {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
-	for _, want := range []string{"gate:\n  checks:\n    - {metric: ttft, stat: p50, tolerance: ", "in 2.0% of runs", "# σ "} {
+	for _, want := range []string{"gate:\n  checks:\n    - {metric: ttft, stat: p50, tolerance: ", "Proposed for 2.0% false alarms per run", "# σ "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

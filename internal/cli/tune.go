@@ -22,21 +22,26 @@ func tuneCommand(a *app.App) *ucli.Command {
 		UsageText: "latgate tune [--config latgate.yaml] [--history FILE] [--false-alarm 1%]",
 		Description: `Estimates, for each target × prompt × gated check, how much the statistic
 varies from run to run on an unchanged endpoint (time of day, provider load),
-from the history that 'check --history' keeps (at least 8 runs; 20 or more
-give steadier estimates), and prints a YAML snippet for latgate.yaml:
+from the history that 'check --history' keeps (at least 8 runs; the more
+runs, the tighter the proposal), and prints a YAML snippet for latgate.yaml:
 gate.checks with a tolerance and floor per check, and gate.overrides for the
-prompts that vary more. Each line says the variation it was learnt from and
-the false-alarm rate per run of the tolerance you have now and of the one
-proposed (--false-alarm, default 1%). The rates count run-to-run variation
-on both sides (the baseline is one run too); the gate also needs its
-interval to clear the tolerance, so real rates are lower.
+prompts that vary more. The tolerances are proposed for a false-alarm rate
+per run (--false-alarm, default 1%): an unchanged endpoint fails some check
+of some prompt in at most that share of runs. Each series' variation is
+taken at an upper confidence bound that allows for its estimate coming from
+few, autocorrelated runs, and the series are correlated as the history
+shows. Each line says the variation it was learnt from and how many runs a
+tighter proposal needs; the head gives the false-alarm rate per run of the
+tolerances you have now and of the proposal. The rates count run-to-run
+variation on both sides (the baseline is one run too); the gate also needs
+its interval to clear the tolerance, so real rates are lower.
 
 ` + tuneExitHelp,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "config", Aliases: []string{"c"}, Value: app.DefaultConfig, Usage: "the latgate.yaml whose checks to tune", TakesFile: true},
 			&ucli.StringFlag{Name: "history", Usage: "the history `FILE` (default: the config's history:)", TakesFile: true},
 			&ucli.IntFlag{Name: "window", Value: trend.DefaultWindow, Usage: "learn from the newest `N` runs of each series"},
-			&ucli.StringFlag{Name: "false-alarm", Value: "1%", Usage: "the false-alarm `RATE` per check and run to propose tolerances for"},
+			&ucli.StringFlag{Name: "false-alarm", Value: "1%", Usage: "the false-alarm `RATE` per run (any check of any prompt) to propose tolerances for"},
 		},
 		Action: func(c *ucli.Context) error {
 			if c.NArg() > 0 {

@@ -40,6 +40,14 @@ func seriesWhere(s trend.Series) string {
 	return results.Label(s.Target, s.Region) + "/" + s.Prompt + " " + s.Metric + " " + s.Stat.String()
 }
 
+// seriesValue is a value of the series' statistic with its unit.
+func seriesValue(s trend.Series, v float64) string {
+	if results.HigherIsBetter(s.Metric) {
+		return strconv.FormatFloat(v, 'f', 1, 64) + " tok/s"
+	}
+	return numfmt.Millis(v)
+}
+
 // runDate is a run's date as reports show it.
 func runDate(t time.Time) string { return t.UTC().Format("2006-01-02") }
 
@@ -55,7 +63,7 @@ func shortCommit(c string) string {
 func newestAndLast(s trend.Series) (newest, last string) {
 	newest, last = "–", "none"
 	if n := len(s.Points); n > 0 {
-		newest = numfmt.Millis(s.Points[n-1].Value)
+		newest = seriesValue(s, s.Points[n-1].Value)
 	}
 	if n := len(s.Changes); n > 0 {
 		last = changeText(s, s.Changes[n-1])
@@ -101,9 +109,13 @@ func why(s trend.Series) string {
 			c := s.Changes[n-1]
 			return fmt.Sprintf("%s: slower from a change point, %s, beyond the %s tolerance", seriesWhere(s), changeText(s, c), pct(c.Limit))
 		}
-		d := s.Drift
-		return fmt.Sprintf("%s: the newest %d runs are %s from the baseline (%s → %s), beyond the %s tolerance",
-			seriesWhere(s), d.Runs, driftText(d), numfmt.Millis(d.Baseline), numfmt.Millis(d.Current), pct(d.Limit))
+		if d := s.Drift; d != nil && d.Beyond {
+			return fmt.Sprintf("%s: the newest %d runs are %s from the baseline (%s → %s), beyond the %s tolerance",
+				seriesWhere(s), d.Runs, driftText(d), seriesValue(s, d.Baseline), seriesValue(s, d.Current), pct(d.Limit))
+		}
+		d := s.Since
+		return fmt.Sprintf("%s: the newest %d runs are %s [%s, %s] from the level at the bless (%s, %d runs from %s), beyond the %s tolerance",
+			seriesWhere(s), d.Recent, pct(d.Ratio), pct(d.Lo), pct(d.Hi), seriesValue(s, d.Level), d.Runs, runDate(d.From), pct(d.Limit))
 	case trend.Changed:
 		c := s.Changes[len(s.Changes)-1]
 		note := "within the tolerance"
@@ -159,8 +171,8 @@ func trendHead(rep trend.Report, opts TrendOptions) string {
 	if opts.History != "" {
 		src = opts.History
 	}
-	return fmt.Sprintf("trend of %s: %s, the newest %d analysed per series; change points by E-divisive means (%d permutations, p ≤ %g, ≥ %d runs a side), drift = the newest %d runs vs the baseline, %s intervals",
-		src, plural(rep.Runs, "run", "runs"), o.Window, o.Permutations, o.Alpha, o.MinSegment, o.Recent, confPct(o.Confidence))
+	return fmt.Sprintf("trend of %s: %s, the newest %d analysed per series; change points by E-divisive means (both ends searched, α %g per segment, ≥ %d runs a side); regressions decided on intervals at %s false alarms a night across the %s (Benjamini–Hochberg), each change's test spent over the nights after it; noise around the segment levels, autocorrelation allowed; drift = the newest %d runs vs the baseline and vs the level at the bless",
+		src, plural(rep.Runs, "run", "runs"), o.Window, o.Alpha, o.MinSegment, confPct(o.FalseAlarm), plural(rep.Tests, "test", "tests"), o.Recent)
 }
 
 // trendOutcome is the final line: "FAIL: …", "ok: …" or "no verdict: …".
@@ -377,10 +389,22 @@ func TrendJUnit(w io.Writer, rep trend.Report, warnings []string, opts TrendOpti
 func seriesDetail(s trend.Series) string {
 	var b strings.Builder
 	for _, c := range s.Changes {
-		fmt.Fprintf(&b, "change point: %s, %s → %s, p = %.3f\n", changeText(s, c), numfmt.Millis(c.Before), numfmt.Millis(c.After), c.P)
+		fmt.Fprintf(&b, "change point: %s, %s → %s, %.1f standard errors, interval at %s", changeText(s, c), seriesValue(s, c.Before), seriesValue(s, c.After), c.Z, confPct(c.Level))
+		if c.Tested {
+			fmt.Fprintf(&b, "; tested against the %s tolerance: p = %.2g (spent over the nights after it, decided with %d runs after it)", pct(c.Limit), c.P, c.Look)
+		}
+		b.WriteString("\n")
 	}
 	if d := s.Drift; d != nil {
-		fmt.Fprintf(&b, "vs baseline: %s (%s → %s over the newest %d runs), tolerance %s\n", driftText(d), numfmt.Millis(d.Baseline), numfmt.Millis(d.Current), d.Runs, pct(d.Limit))
+		fmt.Fprintf(&b, "vs baseline: %s at %s (%s → %s over the newest %d runs), tolerance %s, p = %.2g\n", driftText(d), confPct(d.Level), seriesValue(s, d.Baseline), seriesValue(s, d.Current), d.Runs, pct(d.Limit), d.P)
+	}
+	if d := s.Since; d != nil {
+		fmt.Fprintf(&b, "vs the level at the bless: %s [%s, %s] at %s (%s over %d runs from %s → %s over the newest %d), tolerance %s, p = %.2g\n",
+			pct(d.Ratio), pct(d.Lo), pct(d.Hi), confPct(d.Confidence), seriesValue(s, d.Level), d.Runs, runDate(d.From), seriesValue(s, d.Current), d.Recent, pct(d.Limit), d.P)
+	}
+	nz := s.Noise
+	if nz.Sigma >= 0 {
+		fmt.Fprintf(&b, "noise: σ %.1f%% of ln value from run to run, autocorrelation %.2f (%d degrees of freedom)\n", 100*nz.Sigma, nz.Rho, nz.DF)
 	}
 	return b.String()
 }

@@ -22,7 +22,7 @@ import (
 // the first run.
 func trendReport() trend.Report {
 	recs, spec := trendInput()
-	return trend.Analyze(recs, spec, trend.Options{Seed: 1})
+	return trend.Analyze(recs, spec, trend.Options{})
 }
 
 func trendInput() ([]history.Record, trend.Spec) {

@@ -13,8 +13,10 @@ import (
 // TuneYAML writes latgate tune's proposal as a YAML snippet to paste into
 // latgate.yaml: gate.checks with the proposed tolerances and floors, and
 // gate.overrides for the prompts that need more, each line with a comment
-// giving the run-to-run variation it was learnt from and the false-alarm
-// rate per run of the tolerance configured now and of the proposal.
+// giving the run-to-run variation it was learnt from (the estimate and the
+// upper bound used), and the runs a tighter proposal needs; the head gives
+// the false-alarm rate per run of the tolerances configured now and of the
+// proposal.
 func TuneYAML(w io.Writer, rep trend.TuneReport, source string) error {
 	ew := &errWriter{w: w}
 	checks := rep.ByCheck()
@@ -22,13 +24,16 @@ func TuneYAML(w io.Writer, rep trend.TuneReport, source string) error {
 	for _, p := range rep.Proposals {
 		runs = max(runs, p.Runs)
 	}
-	fmt.Fprintf(ew, "# latgate tune: learnt from %s (up to %d runs per series, the newest %d).\n", source, runs, rep.Options.Window)
-	fmt.Fprintf(ew, "# Each tolerance is what an unchanged endpoint exceeds in %s of runs, from its\n", pctRate(rep.Options.FalseAlarm))
-	fmt.Fprintln(ew, "# run-to-run variation σ (of ln, from consecutive runs; a step or slow drift barely")
-	fmt.Fprintln(ew, "# moves it) on both sides of the comparison. The floor is the same margin in ms at")
-	fmt.Fprintln(ew, "# today's level. \"now A → B\": false alarms per check and run with your tolerance")
-	fmt.Fprintln(ew, "# now, and with this one; the gate's interval must also clear the tolerance, so")
-	fmt.Fprintln(ew, "# real rates are lower. Paste over gate.checks and gate.overrides in latgate.yaml.")
+	o := rep.Options
+	fmt.Fprintf(ew, "# latgate tune: learnt from %s (up to %d runs per series, the newest %d).\n", source, runs, o.Window)
+	fmt.Fprintf(ew, "# Proposed for %s false alarms per run: an unchanged endpoint fails some check of\n", pctRate(o.FalseAlarm))
+	fmt.Fprintf(ew, "# some prompt in at most that share of runs. Each series' run-to-run variation σ\n")
+	fmt.Fprintf(ew, "# (of ln, around its level between change points) is taken at its %s upper\n", confPct(o.Confidence))
+	fmt.Fprintln(ew, "# bound, allowing for autocorrelated runs; the series are correlated as the history")
+	fmt.Fprintln(ew, "# shows (a slow night slows every prompt). The floor is the same margin in ms at")
+	fmt.Fprintln(ew, "# today's level. The gate's interval must also clear the tolerance, so real rates")
+	fmt.Fprintln(ew, "# are lower. Paste over gate.checks and gate.overrides in latgate.yaml.")
+	fmt.Fprintf(ew, "# False alarms per run: %s with the tolerances configured now, %s with these.\n", pctRate(rep.NowPerRun), pctRate(rep.PerRun))
 	for _, s := range rep.Skipped {
 		fmt.Fprintf(ew, "# not enough runs (fewer than %d): %s %s %s\n", trend.MinTuneRuns, s.Prompt, s.Metric, s.Stat)
 	}
@@ -37,7 +42,7 @@ func TuneYAML(w io.Writer, rep trend.TuneReport, source string) error {
 	for _, c := range checks {
 		p := c.Proposal
 		line := fmt.Sprintf("    - {metric: %s, stat: %s, tolerance: %s, floor: %s}", c.Metric, c.Stat, tolPct(p.Tolerance), yamlMS(p.FloorMS))
-		fmt.Fprintf(ew, "%s   # σ %s (%s); now %s → %s\n", line, pctRate(p.Noise), p.Prompt, pctRate(p.NowRate), pctRate(p.Rate))
+		fmt.Fprintf(ew, "%s   # %s (%s)\n", line, tuneNote(p), p.Prompt)
 	}
 	var overrides []trend.Proposal
 	for _, c := range checks {
@@ -47,10 +52,25 @@ func TuneYAML(w io.Writer, rep trend.TuneReport, source string) error {
 		fmt.Fprintln(ew, "  overrides:")
 		for _, p := range overrides {
 			line := fmt.Sprintf("    - {prompt: %s, metric: %s, stat: %s, tolerance: %s, floor: %s}", yamlString(p.Prompt), p.Metric, p.Stat, tolPct(p.Tolerance), yamlMS(p.FloorMS))
-			fmt.Fprintf(ew, "%s   # σ %s; now %s → %s\n", line, pctRate(p.Noise), pctRate(p.NowRate), pctRate(p.Rate))
+			fmt.Fprintf(ew, "%s   # %s\n", line, tuneNote(p))
 		}
 	}
 	return ew.err
+}
+
+// tuneNote is a proposal's comment: "σ 5.1% (≤ 7.2%), 30 runs; 60 runs: 24%".
+func tuneNote(p trend.Proposal) string {
+	s := fmt.Sprintf("σ %s (≤ %s), %d runs", pctRate(p.Noise.Sigma), pctRate(p.Upper), p.Runs)
+	if p.Noise.Rho > 0.05 {
+		s += fmt.Sprintf(", autocorrelation %.2f", p.Noise.Rho)
+	}
+	if p.Twice < p.Tolerance {
+		s += fmt.Sprintf("; %d runs: about %s", 2*p.Runs, tolPct(p.Twice))
+	}
+	if p.ForTighter > p.Runs {
+		s += fmt.Sprintf("; σ within 25%% of its estimate from %d runs", p.ForTighter)
+	}
+	return s
 }
 
 func tolPct(r float64) string { return yamlNum(100*r) + "%" }

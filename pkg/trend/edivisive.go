@@ -1,123 +1,77 @@
 package trend
 
-import (
-	"math/rand/v2"
-	"slices"
-)
-
-// eDivisive finds change points in x with E-divisive means (Matteson & James,
-// JASA 2014) by binary segmentation, α = 1: the split τ of a segment that
-// maximises the scaled energy distance between its left and right parts
+// The split search of E-divisive means (Matteson & James, JASA 2014), α = 1:
+// for a segment Z of the series, the pair (τ, κ) maximising the scaled
+// energy distance between X = Z[0:τ] and Y = Z[τ:κ],
 //
-//	Q(τ) = (m·n/(m+n)) · (2/(m·n)·Σ|Xi−Yj| − 1/C(m,2)·Σ|Xi−Xk| − 1/C(n,2)·Σ|Yj−Yk|)
+//	Q(τ, κ) = (m·n/(m+n)) · (2/(m·n)·Σ|Xi−Yj| − 1/C(m,2)·Σ|Xi−Xk| − 1/C(n,2)·Σ|Yj−Yk|)
 //
-// (the right end fixed at the segment's end, as Apache Otava does) is a
-// change point when a permutation test finds it significant: p = (1 + #{Q of
-// a shuffled segment ≥ Q}) / (perms + 1) ≤ alpha. Each accepted split's two
-// sides are searched again. Segments are at least minSeg points long. It
-// returns the indices of the first point after each change, ascending.
-func eDivisive(x []float64, minSeg, perms int, alpha float64, rng *rand.Rand) []Split {
-	var out []Split
-	buf := &ebuf{}
-	var walk func(lo, hi int)
-	walk = func(lo, hi int) {
-		seg := x[lo:hi]
-		if len(seg) < 2*minSeg {
-			return
-		}
-		tau, q := buf.best(seg, minSeg)
-		if tau < 0 || q <= 0 {
-			return
-		}
-		p := permutationP(seg, q, minSeg, perms, alpha, rng, buf)
-		if p > alpha {
-			return
-		}
-		out = append(out, Split{Index: lo + tau, P: p})
-		walk(lo, lo+tau)
-		walk(lo+tau, hi)
-	}
-	walk(0, len(x))
-	slices.SortFunc(out, func(a, b Split) int { return a.Index - b.Index })
-	return out
+// with m = τ, n = κ − τ. Both ends move: the right end κ need not be the
+// segment's end, so a change that reverts (a bump from τ to κ) is found as
+// well as a step (as current Apache Otava does; an earlier version of this
+// file fixed κ at the segment's end, which loses power on a bump). τ is
+// the candidate change point: the first point after it.
+
+// splitter holds scratch space: one O(L²) table per search, reused.
+type splitter struct {
+	p []float64 // p[j*L+t] = Σ_{i<t} |Z_i − Z_j|
 }
 
-// Split is one change point found: Index is the first point after it.
-type Split struct {
-	Index int
-	P     float64 // permutation p-value
-}
-
-// ebuf holds scratch space so a permutation test allocates once.
-type ebuf struct {
-	a, r, perm []float64
-}
-
-// best returns the split of seg maximising Q, and Q. O(len(seg)²).
-func (b *ebuf) best(seg []float64, minSeg int) (int, float64) {
+// best returns the candidate (τ, κ) of seg and Q there; τ < 0 when seg is
+// too short for two parts of minSeg points. O(len(seg)²).
+func (sp *splitter) best(seg []float64, minSeg int) (tau, kappa int, q float64) {
 	L := len(seg)
-	b.a = grow(b.a, L)
-	b.r = grow(b.r, L)
-	clear(b.a)
-	clear(b.r)
-	total := 0.0
-	for t := range L {
-		for j := t + 1; j < L; j++ {
+	tau, kappa = -1, -1
+	if L < 2*minSeg {
+		return tau, kappa, 0
+	}
+	if cap(sp.p) < L*L {
+		sp.p = make([]float64, L*L)
+	}
+	p := sp.p[:L*L]
+	for j := range L {
+		row := p[j*L : (j+1)*L]
+		acc := 0.0
+		for t := range L {
+			row[t] = acc
 			d := seg[t] - seg[j]
 			if d < 0 {
 				d = -d
 			}
-			b.r[t] += d // distance from t to the points after it
-			b.a[j] += d // distance from j to the points before it
-			total += d
+			acc += d
 		}
 	}
-	// withinR(τ) = Σ_{t≥τ} r[t]; build it from the end.
-	withinR := 0.0
-	for t := minSeg; t < L; t++ {
-		withinR += b.r[t]
-	}
+	// within(t) = Σ_{i<k<t} D(i,k), from the columns' prefixes.
 	withinL := 0.0
-	for t := range minSeg {
-		withinL += b.a[t]
+	for t := 1; t < minSeg; t++ {
+		withinL += p[t*L+t]
 	}
-	bestTau, bestQ := -1, 0.0
-	for tau := minSeg; tau <= L-minSeg; tau++ {
-		if tau > minSeg {
-			withinL += b.a[tau-1]
-			withinR -= b.r[tau-1]
+	for tt := minSeg; tt <= L-minSeg; tt++ {
+		if tt > minSeg {
+			withinL += p[(tt-1)*L+tt-1]
 		}
-		m, n := float64(tau), float64(L-tau)
-		between := total - withinL - withinR
-		q := (m * n / (m + n)) * (2*between/(m*n) - 2*withinL/(m*(m-1)) - 2*withinR/(n*(n-1)))
-		if bestTau < 0 || q > bestQ {
-			bestTau, bestQ = tau, q
-		}
-	}
-	return bestTau, bestQ
-}
-
-// permutationP estimates the p-value of the best split's Q by shuffling the
-// segment perms times; it stops early once p cannot come under alpha.
-func permutationP(seg []float64, q float64, minSeg, perms int, alpha float64, rng *rand.Rand, b *ebuf) float64 {
-	b.perm = append(b.perm[:0], seg...)
-	limit := int(alpha*float64(perms+1)) + 1 // this many exceedances mean p > alpha
-	over := 0
-	for i := 0; i < perms; i++ {
-		rng.Shuffle(len(b.perm), func(i, j int) { b.perm[i], b.perm[j] = b.perm[j], b.perm[i] })
-		if _, qp := b.best(b.perm, minSeg); qp >= q {
-			over++
-			if over >= limit {
-				return float64(over+1) / float64(i+2)
+		m := float64(tt)
+		between, withinR := 0.0, 0.0
+		for kk := tt + 1; kk <= L; kk++ {
+			j := kk - 1 // the point added to Y
+			between += p[j*L+tt]
+			withinR += p[j*L+j] - p[j*L+tt]
+			n := float64(kk - tt)
+			if kk-tt < minSeg {
+				continue
+			}
+			e := 2 * between / (m * n)
+			if tt > 1 {
+				e -= 2 * withinL / (m * (m - 1))
+			}
+			if kk-tt > 1 {
+				e -= 2 * withinR / (n * (n - 1))
+			}
+			qq := m * n / (m + n) * e
+			if tau < 0 || qq > q {
+				tau, kappa, q = tt, kk, qq
 			}
 		}
 	}
-	return float64(over+1) / float64(perms+1)
-}
-
-func grow(s []float64, n int) []float64 {
-	if cap(s) < n {
-		return make([]float64, n)
-	}
-	return s[:n]
+	return tau, kappa, q
 }

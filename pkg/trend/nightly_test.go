@@ -1,45 +1,107 @@
 package trend
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"time"
 
+	"github.com/latgate/latgate/pkg/compare"
+	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/history"
 	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/sim"
 	"github.com/latgate/latgate/pkg/stats"
 )
 
-// The nightly series of the calibration: the built-in simulator's default
-// latency model (pkg/sim, TTFT lognormal 120 ms σ 0.25, ITL 4 ms σ 0.2, 24
-// tokens), its delays multiplied each night by a scale (sim's slowdown) that
-// carries ±5% night-to-night noise, measured like the example config: two
-// prompts of 60 requests, gated by the default checks.
+// The nightly histories of the calibrations: the built-in simulator's
+// default latency model (pkg/sim: TTFT lognormal 120 ms σ 0.25, ITL 4 ms
+// σ 0.2, 24 tokens), its delays multiplied each night by a scale (sim's
+// slowdown) that carries the night's noise — independent from night to
+// night, or AR(1) (a slow night makes a slow next night likelier) — and the
+// scenario's true change. Each night measures P prompts × 60 requests, as
+// check does with the default run.requests; the baseline is blessed the
+// night before the first (bless measures 4 × 60 requests), and the gate is
+// the default one (config.DefaultChecks: ttft p50 20%, ttft p90 35%, itl
+// p50 15%, itl p95 25%, floors at latgate's timing resolution).
 
-var examplePrompts = []string{"greeting", "summarize"}
-
-// exampleChecks are examples/latgate.yaml's checks: metric, stat, tolerance, floor (ms).
-var exampleChecks = []struct {
-	metric, stat string
-	tol, floor   float64
-}{
-	{"ttft", "p50", 0.15, 20},
-	{"ttft", "p95", 0.25, 40},
-	{"itl", "p50", 0.15, 2},
-	{"itl", "p95", 0.25, 5},
-}
-
-const (
-	nightNoise    = 0.05 // σ of ln(scale) night to night
-	nightRequests = 60
-)
+const nightRequests = 60
 
 var night0 = time.Date(2026, 11, 1, 3, 0, 0, 0, time.UTC)
 
-// nightRun measures one simulated night: the sim's schedule (Profile.Plan),
-// with no network in the way, summarised as latgate summarises samples.
-func nightRun(scale float64, seed uint64) *results.File {
+// noiseModel is the night-to-night variation of the endpoint's scale: ln of
+// the scale is AR(1) with autocorrelation Rho and marginal σ Sigma (Rho 0:
+// independent nights).
+type noiseModel struct {
+	Sigma, Rho float64
+}
+
+func (m noiseModel) String() string {
+	if m.Rho == 0 {
+		return fmt.Sprintf("i.i.d. σ %.2f", m.Sigma)
+	}
+	return fmt.Sprintf("AR(1) ρ %.1f σ %.2f", m.Rho, m.Sigma)
+}
+
+// scenario is a true scale per night (1-based) and the noise around it.
+type scenario struct {
+	name  string
+	scale func(night int) float64
+	noise noiseModel
+}
+
+func flatScenario(n noiseModel) scenario {
+	return scenario{"flat, " + n.String(), func(int) float64 { return 1 }, n}
+}
+
+func stepScenario(at int, factor float64, n noiseModel) scenario {
+	return scenario{fmt.Sprintf("%+.0f%% step at night %d, %s", 100*(factor-1), at, n), func(k int) float64 {
+		if k >= at {
+			return factor
+		}
+		return 1
+	}, n}
+}
+
+func driftScenario(perNight float64, n noiseModel) scenario {
+	return scenario{fmt.Sprintf("%+.1f%%/night from night 1, %s", 100*(perNight-1), n), func(k int) float64 { return math.Pow(perNight, float64(k-1)) }, n}
+}
+
+// nightly is one simulated history: its records (night 1 first) and the
+// spec of the default gate against the baseline blessed on night 0.
+type nightly struct {
+	records []history.Record
+	spec    Spec
+}
+
+// simulate makes history number id of sc: nights 1..n of prompts prompts.
+func simulate(sc scenario, id, nights, prompts int) nightly {
+	rng := rand.New(rand.NewPCG(uint64(id), 0x5eed))
+	u := sc.noise.Sigma * rng.NormFloat64() // night 0, from the stationary law
+	step := func() {
+		u = sc.noise.Rho*u + math.Sqrt(1-sc.noise.Rho*sc.noise.Rho)*sc.noise.Sigma*rng.NormFloat64()
+	}
+	ids := make([]string, prompts)
+	for p := range ids {
+		ids[p] = fmt.Sprintf("prompt-%02d", p)
+	}
+	bless := nightRun(math.Exp(u), uint64(id)<<20, ids, 4*nightRequests)
+	var out nightly
+	out.spec = defaultSpec(bless, ids)
+	out.spec.BlessedAt = night0
+	for k := 1; k <= nights; k++ {
+		step()
+		f := nightRun(sc.scale(k)*math.Exp(u), uint64(id)<<20|uint64(k), ids, nightRequests)
+		out.records = append(out.records, record(f, night0.AddDate(0, 0, k), fmt.Sprintf("c%05d", k)))
+	}
+	return out
+}
+
+// nightRun measures one simulated night: the sim's schedule (Profile.Plan)
+// for requests per prompt, with no network in the way, summarised as
+// latgate summarises samples. Only TTFT and ITL, which the default gate
+// checks, are filled in.
+func nightRun(scale float64, seed uint64, prompts []string, requests int) *results.File {
 	p, err := sim.Preset("default")
 	if err != nil {
 		panic(err)
@@ -48,63 +110,66 @@ func nightRun(scale float64, seed uint64) *results.File {
 	p.Seed = seed
 	t := results.Target{Name: "sim", Model: "sim"}
 	seq := 0
-	for _, id := range examplePrompts {
-		ss := make([]results.Sample, 0, nightRequests)
-		for range nightRequests {
+	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
+	for _, id := range prompts {
+		ss := make([]results.Sample, 0, requests)
+		for range requests {
 			seq++
 			pl := p.Plan(seq, p.Tokens)
-			ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
-			s := results.Sample{Seq: seq, TTFB: ms(pl.Header), TTFT: ms(pl.Tokens[0]), TTFCT: ms(pl.Tokens[0]), HasContent: true,
-				Total: ms(pl.Finish), OutputTokens: len(pl.Tokens)}
+			s := results.Sample{Seq: seq, TTFT: ms(pl.Tokens[0]), TTFCT: ms(pl.Tokens[0]), HasContent: true, Total: ms(pl.Finish), OutputTokens: len(pl.Tokens)}
+			s.ITL = make([]float64, 0, len(pl.Tokens)-1)
 			for k := 1; k < len(pl.Tokens); k++ {
-				g := ms(pl.Tokens[k] - pl.Tokens[k-1])
-				s.ITL = append(s.ITL, g)
-				s.MaxStall = max(s.MaxStall, g)
+				s.ITL = append(s.ITL, ms(pl.Tokens[k]-pl.Tokens[k-1]))
 			}
-			s.TPOT = (s.Total - s.TTFT) / float64(len(pl.Tokens)-1)
 			ss = append(ss, s)
 		}
-		t.Prompts = append(t.Prompts, results.Prompt{ID: id, Requests: nightRequests, Metrics: results.MetricsOf(ss), Samples: ss})
+		t.Prompts = append(t.Prompts, results.Prompt{ID: id, Requests: requests, Samples: ss})
 	}
-	t.Requests = nightRequests * len(examplePrompts)
-	return &results.File{Schema: results.Schema, Version: "test", ConfigHash: "cfg", Run: results.Run{Requests: nightRequests}, Targets: []results.Target{t}}
+	t.Requests = requests * len(prompts)
+	return &results.File{Schema: results.Schema, Version: "test", ConfigHash: "cfg", Run: results.Run{Requests: requests}, Targets: []results.Target{t}}
 }
 
-// scenario gives the true scale of night k (1-based) before noise.
-type scenario struct {
-	name  string
-	scale func(night int) float64
-}
-
-var (
-	flat  = scenario{"flat", func(int) float64 { return 1 }}
-	step  = scenario{"+30% step at night 15", func(k int) float64 { return map[bool]float64{true: 1.3, false: 1}[k >= 15] }}
-	drift = scenario{"+1.5%/night drift", func(k int) float64 { return math.Pow(1.015, float64(k-1)) }}
-)
-
-// series simulates nights 1..n of sc (series number id) as history records.
-func series(sc scenario, id, n int) []history.Record {
-	rng := rand.New(rand.NewPCG(uint64(id), 0x5eed))
-	recs := make([]history.Record, n)
-	for k := 1; k <= n; k++ {
-		scale := sc.scale(k) * math.Exp(nightNoise*rng.NormFloat64())
-		f := nightRun(scale, uint64(id)<<20|uint64(k))
-		recs[k-1] = history.FromResults(f, history.Meta{At: night0.AddDate(0, 0, k-1), Commit: commitOf(k), Command: "check"})
+// record is the history record of f as history.FromResults makes it, for
+// the metrics the default gate checks only (the others cost time and are
+// not read).
+func record(f *results.File, at time.Time, commit string) history.Record {
+	r := history.Record{Schema: history.Schema, At: at, Commit: commit, Command: "check", Requests: f.Run.Requests}
+	for _, t := range f.Targets {
+		ht := history.Target{Name: t.Name, Model: t.Model, Requests: t.Requests}
+		for _, p := range t.Prompts {
+			hp := history.Prompt{ID: p.ID, Metrics: map[string]history.Stats{}}
+			for _, m := range []string{results.TTFT, results.ITL} {
+				if st, ok := history.Summarize(p.Samples, m); ok {
+					hp.Metrics[m] = st
+				}
+			}
+			ht.Prompts = append(ht.Prompts, hp)
+		}
+		r.Targets = append(r.Targets, ht)
 	}
-	return recs
+	return r
 }
 
-func commitOf(night int) string { return "c0ffee" + string(rune('a'+night%26)) + "00" }
-
-// specFor is the example config's series, its baseline blessed from night 1.
-func specFor(bless history.Record) Spec {
-	spec := Spec{BlessedAt: bless.At}
-	for _, id := range examplePrompts {
-		_, p := bless.Find("sim", "", id)
-		for _, c := range exampleChecks {
+// defaultSpec is the default gate's series of prompts, against the
+// baseline run bless (its values computed as trend computes them: from its
+// samples).
+func defaultSpec(bless *results.File, prompts []string) Spec {
+	var spec Spec
+	for _, id := range prompts {
+		var samples []results.Sample
+		for _, p := range bless.Targets[0].Prompts {
+			if p.ID == id {
+				samples = p.Samples
+			}
+		}
+		for _, c := range config.DefaultChecks() {
+			stat := mustStat(c.Stat)
+			tol := compare.Resolvable(c.Metric, c.Tolerance)
+			st, _ := history.Summarize(samples, c.Metric)
+			base, _ := st.Get(stat)
 			spec.Series = append(spec.Series, SeriesSpec{
-				Target: "sim", Prompt: id, Metric: c.metric, Stat: mustStat(c.stat),
-				Tolerance: c.tol, FloorMS: c.floor, Baseline: get(p.Metrics[c.metric], c.stat),
+				Target: "sim", Prompt: id, Metric: c.Metric, Stat: stat,
+				Tolerance: tol.Rel, FloorMS: float64(tol.Floor) / float64(time.Millisecond), Baseline: base,
 			})
 		}
 	}

@@ -27,8 +27,8 @@ func SpecFor(cfg *config.Config, base *baseline.File) Spec {
 		for _, p := range cfg.Prompts {
 			bp := basePrompt(bt, p)
 			for _, c := range cfg.Gate.Checks {
-				if c.MaxOnly || results.HigherIsBetter(c.Metric) {
-					continue
+				if c.MaxOnly {
+					continue // an absolute limit, not a change to trend against
 				}
 				stat, err := stats.ParseStat(c.Stat)
 				if err != nil {
@@ -39,6 +39,9 @@ func SpecFor(cfg *config.Config, base *baseline.File) Spec {
 					Target: t.Name, Region: t.Region, Prompt: p.ID, PromptHash: p.Hash,
 					Metric: c.Metric, Stat: stat,
 					Tolerance: tol.Rel, FloorMS: float64(tol.Floor) / float64(time.Millisecond),
+				}
+				if results.HigherIsBetter(c.Metric) {
+					ss.FloorMS = tol.FloorRate // a rate's floor is in tokens/s
 				}
 				if bp != nil {
 					// The baseline's value as a history record computes it:

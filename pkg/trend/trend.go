@@ -2,54 +2,61 @@ package trend
 
 import (
 	"fmt"
-	"hash/fnv"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"time"
 
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/history"
+	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/stats"
 )
 
 // Defaults of Options.
 const (
-	DefaultWindow       = 60
-	DefaultPermutations = 199
-	DefaultAlpha        = 0.01
-	DefaultMinSegment   = 3
-	DefaultRecent       = 5
+	DefaultWindow     = 60
+	DefaultAlpha      = 0.01
+	DefaultFalseAlarm = 0.05
+	DefaultMinSegment = 3
+	DefaultRecent     = 5
 )
 
 // Options tune the analysis. Zero values take the defaults.
 type Options struct {
 	// Window is how many of the newest usable runs each series analyses.
 	Window int
-	// Permutations and Alpha make the change-point test: a split is a change
-	// point when at most Alpha of the shuffled series split as well.
-	Permutations int
-	Alpha        float64
+	// Alpha is the change-point test's level: a segment without a change
+	// shows one in about Alpha of analyses. A change point is reported
+	// (verdict "changed"); only a regression fails.
+	Alpha float64
+	// FalseAlarm is the rate of false regressions the analysis allows per
+	// night across all its series (the false-discovery rate of the
+	// Benjamini–Hochberg procedure over every series' regression tests:
+	// when nothing changed, the chance that any series fails). Each change
+	// point spends it over the nights after it (half at its first look, a
+	// quarter at the next, …), so re-analysing every night does not re-roll
+	// an alarm for the same change.
+	FalseAlarm float64
 	// MinSegment is the fewest runs on each side of a change point: a change
 	// is placed only after that many runs show it.
 	MinSegment int
 	// Recent is how many of the newest runs (after the last change point)
 	// measure the current level for the drift from the baseline.
 	Recent int
-	// Confidence of the intervals (default 0.95).
+	// Confidence of the intervals shown for changes not tested as
+	// regressions (default 0.95).
 	Confidence float64
-	Seed       uint64
 }
 
 func (o Options) withDefaults() Options {
 	if o.Window <= 0 {
 		o.Window = DefaultWindow
 	}
-	if o.Permutations <= 0 {
-		o.Permutations = DefaultPermutations
-	}
-	if o.Alpha <= 0 {
+	if !(o.Alpha > 0 && o.Alpha < 0.5) {
 		o.Alpha = DefaultAlpha
+	}
+	if !(o.FalseAlarm > 0 && o.FalseAlarm < 0.5) {
+		o.FalseAlarm = DefaultFalseAlarm
 	}
 	if o.MinSegment < 2 {
 		o.MinSegment = DefaultMinSegment
@@ -79,16 +86,41 @@ type SeriesSpec struct {
 	PromptHash string
 	Metric     string
 	Stat       stats.Stat
-	// Tolerance is the check's relative tolerance, Floor its absolute floor (ms).
+	// Tolerance is the check's relative tolerance, FloorMS its absolute
+	// floor (ms; for a rate, tokens_per_s, in tokens/s).
 	Tolerance, FloorMS float64
-	// Baseline is the baseline's value of the statistic (ms), 0 when none.
+	// Baseline is the baseline's value of the statistic, 0 when none.
 	Baseline float64
 }
 
-// Limit is τ, the ratio beyond which a level above ref is a regression:
-// compare.Threshold, the gate's own rule.
+// Limit is τ, the factor by which the series may get worse from a level ref
+// before it is a regression, as the gate computes it: compare.Threshold for
+// a duration (a level above ref·τ), compare.RateThreshold for a rate where
+// higher is better (a level below ref/τ).
 func (s SeriesSpec) Limit(ref float64) float64 {
+	if s.higherIsBetter() {
+		return compare.RateThreshold(s.Tolerance, s.FloorMS, ref)
+	}
 	return compare.Threshold(s.Tolerance, s.FloorMS, ref)
+}
+
+func (s SeriesSpec) higherIsBetter() bool { return results.HigherIsBetter(s.Metric) }
+
+// worse maps a value to the analysis scale: the log, negated for a rate, so
+// that up is worse for every series.
+func (s SeriesSpec) worse(v float64) float64 {
+	if s.higherIsBetter() {
+		return -math.Log(v)
+	}
+	return math.Log(v)
+}
+
+// natural maps a level on the analysis scale back to the statistic's unit.
+func (s SeriesSpec) natural(x float64) float64 {
+	if s.higherIsBetter() {
+		return math.Exp(-x)
+	}
+	return math.Exp(x)
 }
 
 // Point is one run's value of a series.
@@ -96,7 +128,7 @@ type Point struct {
 	Run    int // index of the record in the history given
 	At     time.Time
 	Commit string
-	Value  float64 // ms
+	Value  float64 // ms (tokens/s for a rate)
 }
 
 // Change is one change point.
@@ -105,16 +137,31 @@ type Change struct {
 	Index  int
 	At     time.Time
 	Commit string
-	// Before and After are the geometric means of the segments around it (ms).
+	// Before and After are the geometric means of the segments around it,
+	// in the statistic's unit.
 	Before, After float64
-	// Ratio is After/Before with its interval [Lo, Hi] at the confidence.
+	// Ratio is how much worse After is than Before (After/Before for a
+	// duration, Before/After for a rate: above 1 is slower), with its
+	// interval [Lo, Hi]: for a regression test, the interval the test
+	// decided with (Level); otherwise at the options' Confidence.
 	Ratio, Lo, Hi float64
-	P             float64 // permutation p-value
-	// Z is |ln Ratio| in standard errors: how clearly the series shows it.
+	// Level is the two-sided confidence of [Lo, Hi].
+	Level float64
+	// Z is the change's size in standard errors (the change-point test's
+	// statistic: at least the critical value for its segment).
 	Z float64
-	// Limit is the tolerance ratio τ relative to Before.
+	// Limit is the tolerance factor τ relative to Before.
 	Limit float64
-	// Regression is a slowdown beyond the tolerance (Ratio > Limit).
+	// Tested is true for the change point whose regression was tested (the
+	// newest one, unless the baseline has it); P is then the p-value of
+	// "worse than the tolerance", spent over the nights after it, and Look
+	// the number of runs after it that decided.
+	Tested bool
+	P      float64
+	Look   int
+	// Regression is true when the test found the change beyond the
+	// tolerance at the family's false-alarm rate: the interval [Lo, Hi],
+	// not the point estimate, is beyond Limit.
 	Regression bool
 	// Blessed is true when the baseline was blessed after the change: the
 	// baseline already has it, so it fails nothing.
@@ -123,17 +170,39 @@ type Change struct {
 
 // Drift is the current level against the baseline.
 type Drift struct {
-	Baseline float64 // ms
+	Baseline float64
 	// Current is the geometric mean of the Runs newest points after the last
-	// change point (ms).
+	// change point.
 	Current float64
 	Runs    int
-	// Ratio is Current/Baseline with its interval [Lo, Hi]; the interval
-	// counts the night-to-night noise of both sides (the baseline is one run).
+	// Ratio is how much worse Current is than Baseline, with its interval
+	// [Lo, Hi] at Level; the interval counts the run-to-run noise of both
+	// sides (the baseline is one run).
 	Ratio, Lo, Hi float64
+	Level         float64
 	Limit         float64
-	// Beyond is true when the whole interval is above Limit.
+	// P is the p-value of "worse than the tolerance"; Beyond is true when the
+	// family's test found it so (the whole interval beyond Limit).
+	P      float64
 	Beyond bool
+}
+
+// Since is the current level against the series' own level when the
+// baseline was blessed: the runs of the segment that held the first run
+// after the bless (From–To), less the newest runs.
+type Since struct {
+	From, To time.Time
+	Runs     int
+	Level    float64
+	// Current is the geometric mean of the Recent newest runs.
+	Current float64
+	Recent  int
+	// Ratio is how much worse Current is than Level, with its interval
+	// [Lo, Hi] at Level (the family's); Limit is the tolerance factor.
+	Ratio, Lo, Hi, Limit float64
+	Confidence           float64
+	P                    float64
+	Beyond               bool
 }
 
 // Verdict of a series or of the whole analysis.
@@ -162,13 +231,20 @@ func (v Verdict) rank() int {
 // Series is the analysis of one SeriesSpec.
 type Series struct {
 	SeriesSpec
-	Points  []Point
+	Points []Point
+	// Zeros counts runs whose value was 0 (below the timing resolution: a
+	// 0 ms token gap is real, when tokens arrive together), which the log
+	// scale cannot hold: they are left out of the analysis, and said so.
+	Zeros   int
 	Changes []Change
-	// Noise is the night-to-night standard deviation of ln(value), from the
-	// median absolute difference of consecutive runs (robust to steps and
-	// slow drift); NaN with fewer than 3 points.
-	Noise   float64
-	Drift   *Drift
+	// Noise is the run-to-run noise of ln(value) around the segment means
+	// (Sigma, with its autocorrelation Rho); Sigma is NaN with fewer than 3
+	// points.
+	Noise Noise
+	Drift *Drift
+	// Since is the current level against the level when the baseline was
+	// blessed (nil when not tested).
+	Since   *Since
 	Verdict Verdict
 	// Why says, in one line, what decided the verdict.
 	Why string
@@ -178,13 +254,17 @@ type Series struct {
 type Report struct {
 	Series  []Series
 	Verdict Verdict
-	// Runs is how many records the history held, Used how many were analysed.
+	// Runs is how many records the history held.
 	Runs int
+	// Tests is how many regression tests the family held (a series' newest
+	// change point and its drift each count), Rejected how many failed.
+	Tests, Rejected int
 	// Headline is the change the report leads with (nil: none): the clearest
-	// change point that fails its series (the newest of the series, a
-	// regression the baseline does not have), else the clearest change point. One step of the endpoint shows in many series; their
-	// placements differ by a run or two, the headline's is the best placed.
+	// change point that fails its series, else the clearest change point.
+	// One step of the endpoint shows in many series; their placements
+	// differ by a run or two, the headline's is the best placed.
 	Headline *Headline
+	// Warnings are problems with the input (records out of time order).
 	Warnings []string
 	Options  Options
 }
@@ -200,20 +280,45 @@ func (h Headline) Get(r Report) (Series, Change) {
 	return s, s.Changes[h.Change]
 }
 
-// Analyze analyses the history records (oldest first) for every series of spec.
+// hypothesis is one regression test of the family.
+type hypothesis struct {
+	series       int
+	drift, since bool
+	p            float64
+	// interval returns the interval [lo, hi] (analysis scale, around the
+	// estimate) at a one-sided level alpha for the family.
+	interval func(alpha float64) (lo, hi float64)
+}
+
+// Analyze analyses the history records for every series of spec. Records
+// are put in time order first (history.Read returns them so; a warning
+// says when they were not).
 func Analyze(records []history.Record, spec Spec, opts Options) Report {
 	opts = opts.withDefaults()
 	rep := Report{Runs: len(records), Verdict: OK, Options: opts}
+	records, rep.Warnings = inTimeOrder(records)
 	if len(records) == 0 {
 		rep.Verdict = Insufficient
 	}
+	var hyps []hypothesis
+	sp := &splitter{}
+	for i, ss := range spec.Series {
+		s, hs := analyse(records, ss, spec.BlessedAt, opts, sp)
+		for _, h := range hs {
+			h.series = i
+			hyps = append(hyps, h)
+		}
+		rep.Series = append(rep.Series, s)
+	}
+	rep.Tests = len(hyps)
+	rep.Rejected = decide(rep.Series, hyps, opts)
 	worst := Insufficient
-	for _, ss := range spec.Series {
-		s := analyse(records, ss, spec.BlessedAt, opts)
+	for i := range rep.Series {
+		s := &rep.Series[i]
+		s.Verdict, s.Why = verdict(*s, opts)
 		if s.Verdict.rank() > worst.rank() {
 			worst = s.Verdict
 		}
-		rep.Series = append(rep.Series, s)
 	}
 	if len(rep.Series) > 0 {
 		rep.Verdict = worst
@@ -222,8 +327,20 @@ func Analyze(records []history.Record, spec Spec, opts Options) Report {
 	return rep
 }
 
-func analyse(records []history.Record, ss SeriesSpec, blessedAt time.Time, opts Options) Series {
-	s := Series{SeriesSpec: ss, Noise: math.NaN()}
+// inTimeOrder returns records sorted by time (stably), and a warning when
+// they were not.
+func inTimeOrder(records []history.Record) ([]history.Record, []string) {
+	if slices.IsSortedFunc(records, func(a, b history.Record) int { return a.At.Compare(b.At) }) {
+		return records, nil
+	}
+	s := slices.Clone(records)
+	slices.SortStableFunc(s, func(a, b history.Record) int { return a.At.Compare(b.At) })
+	return s, []string{"the records were not in time order: analysed by their times"}
+}
+
+// points extracts a series' usable points: runs that measured the prompt
+// text and have the statistic; zero values are counted, not kept.
+func points(records []history.Record, ss SeriesSpec, window int) (pts []Point, zeros int) {
 	for i, r := range records {
 		_, p := r.Find(ss.Target, ss.Region, ss.Prompt)
 		if p == nil || (ss.PromptHash != "" && p.Hash != "" && p.Hash != ss.PromptHash) {
@@ -234,65 +351,240 @@ func analyse(records []history.Record, ss SeriesSpec, blessedAt time.Time, opts 
 			continue
 		}
 		v, ok := st.Get(ss.Stat)
-		if !ok || !(v > 0) || math.IsInf(v, 0) {
+		if !ok || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 			continue
 		}
-		s.Points = append(s.Points, Point{Run: i, At: r.At, Commit: r.Commit, Value: v})
+		if v == 0 {
+			zeros++
+			continue
+		}
+		pts = append(pts, Point{Run: i, At: r.At, Commit: r.Commit, Value: v})
 	}
-	if len(s.Points) > opts.Window {
-		s.Points = s.Points[len(s.Points)-opts.Window:]
+	if len(pts) > window {
+		pts = pts[len(pts)-window:]
 	}
+	return pts, zeros
+}
+
+func analyse(records []history.Record, ss SeriesSpec, blessedAt time.Time, opts Options, sp *splitter) (Series, []hypothesis) {
+	s := Series{SeriesSpec: ss, Noise: Noise{Sigma: math.NaN()}}
+	s.Points, s.Zeros = points(records, ss, opts.Window)
 	n := len(s.Points)
 	if n < 3 {
-		s.Verdict, s.Why = Insufficient, fmt.Sprintf("%d runs: a verdict needs %d", n, 2*opts.MinSegment)
-		return s
+		return s, nil
 	}
 	x := make([]float64, n)
 	for i, p := range s.Points {
-		x[i] = math.Log(p.Value)
+		x[i] = ss.worse(p.Value)
 	}
-	s.Noise = noise(x)
-	z := zQuantile(opts.Confidence)
-	rng := rand.New(rand.NewPCG(opts.Seed, keyHash(ss)))
-	splits := eDivisive(x, opts.MinSegment, opts.Permutations, opts.Alpha, rng)
-	bounds := append([]int{0}, indices(splits)...)
-	bounds = append(bounds, n)
-	for k, sp := range splits {
+	var cuts []cut
+	if n >= 2*opts.MinSegment {
+		cuts = segment(x, opts.MinSegment, opts.Alpha, sp)
+	}
+	bounds := boundsOf(cuts, n)
+	s.Noise = estimateNoise(x, bounds)
+	if n < 2*opts.MinSegment {
+		return s, nil
+	}
+	df := s.Noise.DF
+	zc := tQuantile((1-opts.Confidence)/2, df)
+	var hyps []hypothesis
+	for k, c := range cuts {
 		lo, mid, hi := bounds[k], bounds[k+1], bounds[k+2]
 		before, after := mean(x[lo:mid]), mean(x[mid:hi])
-		se := s.Noise * math.Sqrt(1/float64(mid-lo)+1/float64(hi-mid))
-		c := Change{
+		d := after - before
+		se := s.Noise.seDiff(mid-lo, hi-mid, 0)
+		ch := Change{
 			Index: mid, At: s.Points[mid].At, Commit: s.Points[mid].Commit,
-			Before: math.Exp(before), After: math.Exp(after),
-			Ratio: math.Exp(after - before), Lo: math.Exp(after - before - z*se), Hi: math.Exp(after - before + z*se),
-			P: sp.P, Z: math.Abs(after-before) / se,
+			Before: ss.natural(before), After: ss.natural(after),
+			Ratio: math.Exp(d), Lo: math.Exp(d - zc*se), Hi: math.Exp(d + zc*se), Level: opts.Confidence,
+			Z: c.Z,
 		}
-		c.Limit = ss.Limit(c.Before)
-		c.Regression = c.Ratio > c.Limit
-		c.Blessed = !blessedAt.IsZero() && !c.At.After(blessedAt)
-		s.Changes = append(s.Changes, c)
+		ch.Limit = ss.Limit(ch.Before)
+		ch.Blessed = !blessedAt.IsZero() && !ch.At.After(blessedAt)
+		s.Changes = append(s.Changes, ch)
 	}
+	if k := len(s.Changes); k > 0 && !s.Changes[k-1].Blessed && !(s.Noise.Sigma == 0) {
+		h := changeTest(x, bounds, &s.Changes[k-1], s.Noise, opts.MinSegment)
+		hyps = append(hyps, h)
+	}
+	from := bounds[len(bounds)-2] // the last segment
+	k := min(opts.Recent, n-from)
+	cur := mean(x[n-k:])
 	if ss.Baseline > 0 {
-		from := bounds[len(bounds)-2] // the last segment
-		k := min(opts.Recent, n-from)
-		cur := mean(x[n-k:])
-		d := cur - math.Log(ss.Baseline)
-		se := s.Noise * math.Sqrt(1/float64(k)+1)
-		s.Drift = &Drift{
-			Baseline: ss.Baseline, Current: math.Exp(cur), Runs: k,
-			Ratio: math.Exp(d), Lo: math.Exp(d - z*se), Hi: math.Exp(d + z*se),
+		d := cur - ss.worse(ss.Baseline)
+		// The baseline is one run: its noise is one run's, independent of
+		// the newest runs'.
+		se := math.Sqrt(s.Noise.varMean(k) + s.Noise.Sigma*s.Noise.Sigma)
+		dr := &Drift{
+			Baseline: ss.Baseline, Current: ss.natural(cur), Runs: k,
+			Ratio: math.Exp(d), Lo: math.Exp(d - zc*se), Hi: math.Exp(d + zc*se), Level: opts.Confidence,
 			Limit: ss.Limit(ss.Baseline),
 		}
-		s.Drift.Beyond = s.Drift.Lo > s.Drift.Limit
+		dr.P = pWorse(d, math.Log(dr.Limit), se, df)
+		s.Drift = dr
+		hyps = append(hyps, hypothesis{drift: true, p: dr.P, interval: func(a float64) (float64, float64) {
+			t := tQuantile(a, df)
+			return d - t*se, d + t*se
+		}})
 	}
-	s.Verdict, s.Why = verdict(s, n, opts)
-	return s
+	if h, ok := sinceBless(&s, x, bounds, k, blessedAt, opts); ok {
+		hyps = append(hyps, h)
+	}
+	return s, hyps
+}
+
+// sinceBless tests the series' current level (its k newest runs) against
+// the level it had when the baseline was blessed — the segment holding the
+// first run after the bless (the first segment without a baseline) — less
+// the newest runs: a slow drift that E-divisive cuts into steps, each
+// within the tolerance, adds up here. It is not tested when what is left of
+// that segment is too short.
+func sinceBless(s *Series, x []float64, bounds []int, k int, blessedAt time.Time, opts Options) (hypothesis, bool) {
+	n := len(x)
+	first := 0
+	if !blessedAt.IsZero() {
+		first = slices.IndexFunc(s.Points, func(p Point) bool { return p.At.After(blessedAt) })
+		if first < 0 {
+			return hypothesis{}, false
+		}
+	}
+	seg := 0 // the segment holding point first
+	for seg+2 < len(bounds) && bounds[seg+1] <= first {
+		seg++
+	}
+	lo, hi := max(bounds[seg], first), min(bounds[seg+1], n-k)
+	if hi-lo < opts.MinSegment {
+		return hypothesis{}, false
+	}
+	ref := mean(x[lo:hi])
+	d := mean(x[n-k:]) - ref
+	se := s.Noise.seDiff(hi-lo, k, n-k-hi)
+	lim := math.Log(s.Limit(s.natural(ref)))
+	df := s.Noise.DF
+	p := pWorse(d, lim, se, df)
+	s.Since = &Since{
+		From: s.Points[lo].At, To: s.Points[hi-1].At, Runs: hi - lo, Level: s.natural(ref), Current: s.natural(mean(x[n-k:])), Recent: k,
+		Ratio: math.Exp(d), Limit: math.Exp(lim), P: p,
+	}
+	return hypothesis{since: true, p: p, interval: func(a float64) (float64, float64) {
+		t := tQuantile(a, df)
+		return d - t*se, d + t*se
+	}}, true
+}
+
+// changeTest is the regression test of change c (the newest, not blessed):
+// is its after-level worse than the tolerance from its before-level? It
+// looks at the change as each night after it saw it — with minSeg runs
+// after it, then minSeg+1, … — and spends the test's level over those
+// looks, half on the first, a quarter on the second, and so on (a
+// Bonferroni split that sums to the level however many nights follow): the
+// p-value is min over looks of p(look)·2^look. A change that crossed stays
+// crossed on later nights, and one that did not cannot be re-rolled into
+// an alarm by a night's noise.
+func changeTest(x []float64, bounds []int, c *Change, nz Noise, minSeg int) hypothesis {
+	j := c.Index
+	i := slices.Index(bounds, j)
+	lo, hi := bounds[i-1], bounds[i+1]
+	before := mean(x[lo:j])
+	lim := math.Log(c.Limit)
+	best, bestLook := math.Inf(1), 0
+	var bestD, bestSE float64
+	for k := minSeg; j+k <= hi; k++ {
+		look := k - minSeg + 1
+		if look > 50 {
+			break // 2^-50 of the level: nothing left to spend
+		}
+		d := mean(x[j:j+k]) - before
+		se := nz.seDiff(j-lo, k, 0)
+		p := pWorse(d, lim, se, nz.DF) * math.Ldexp(1, look)
+		if p < best {
+			best, bestLook, bestD, bestSE = p, k, d, se
+		}
+	}
+	c.Tested, c.P, c.Look = true, min(1, best), bestLook
+	look := bestLook - minSeg + 1
+	d, se, df := bestD, bestSE, nz.DF
+	return hypothesis{p: c.P, interval: func(a float64) (float64, float64) {
+		t := tQuantile(a*math.Ldexp(1, -look), df)
+		return d - t*se, d + t*se
+	}}
+}
+
+// pWorse is the one-sided p-value of "the change d (analysis scale) is
+// worse than lim", for an estimate with standard error se (Student's t
+// with df degrees of freedom: the noise is estimated).
+func pWorse(d, lim, se float64, df int) float64 {
+	switch {
+	case se == 0 && d > lim:
+		return 0
+	case se == 0 || math.IsNaN(se):
+		return 1
+	}
+	return tSF((d-lim)/se, df)
+}
+
+// decide runs the Benjamini–Hochberg procedure at opts.FalseAlarm over the
+// family's tests, marks the rejected ones (a regression change point, a
+// drift beyond the tolerance) and sets the intervals of the tested changes
+// and drifts to the level the procedure used. It returns how many it
+// rejected.
+func decide(series []Series, hyps []hypothesis, opts Options) int {
+	m := len(hyps)
+	if m == 0 {
+		return 0
+	}
+	order := make([]int, m)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmpFloat(hyps[a].p, hyps[b].p) })
+	rejected := 0
+	for r := m; r >= 1; r-- {
+		if hyps[order[r-1]].p <= opts.FalseAlarm*float64(r)/float64(m) {
+			rejected = r
+			break
+		}
+	}
+	// The one-sided level each test was judged at: the procedure's final
+	// threshold (for the first test when nothing was rejected).
+	level := opts.FalseAlarm * float64(max(rejected, 1)) / float64(m)
+	for rank, hi := range order {
+		h := hyps[hi]
+		s := &series[h.series]
+		lo, up := h.interval(level)
+		reject := rank < rejected
+		switch {
+		case h.drift:
+			d := s.Drift
+			d.Lo, d.Hi, d.Level, d.Beyond = math.Exp(lo), math.Exp(up), 1-2*level, reject
+			continue
+		case h.since:
+			d := s.Since
+			d.Lo, d.Hi, d.Confidence, d.Beyond = math.Exp(lo), math.Exp(up), 1-2*level, reject
+			continue
+		}
+		c := &s.Changes[len(s.Changes)-1]
+		c.Lo, c.Hi, c.Level, c.Regression = math.Exp(lo), math.Exp(up), 1-2*level, reject
+	}
+	return rejected
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 // verdict decides a series: regressed when its newest change point is a
 // regression the baseline does not have, or when the current level is
 // beyond the tolerance from the baseline.
-func verdict(s Series, n int, opts Options) (Verdict, string) {
+func verdict(s Series, opts Options) (Verdict, string) {
+	n := len(s.Points)
 	var last *Change
 	if len(s.Changes) > 0 {
 		last = &s.Changes[len(s.Changes)-1]
@@ -301,11 +593,17 @@ func verdict(s Series, n int, opts Options) (Verdict, string) {
 	case n < 2*opts.MinSegment:
 		// Neither a change point nor the noise of the series (which the
 		// drift's interval needs) can be told from fewer runs.
-		return Insufficient, fmt.Sprintf("%d runs: a verdict needs %d", n, 2*opts.MinSegment)
+		why := fmt.Sprintf("%d runs: a verdict needs %d", n, 2*opts.MinSegment)
+		if s.Zeros > 0 {
+			why += fmt.Sprintf(" (%d more at 0, below the timing resolution, are not analysed)", s.Zeros)
+		}
+		return Insufficient, why
 	case last != nil && last.Regression && !last.Blessed:
 		return Regressed, "regression change point"
 	case s.Drift != nil && s.Drift.Beyond:
 		return Regressed, "drift beyond the tolerance"
+	case s.Since != nil && s.Since.Beyond:
+		return Regressed, "drift since the bless beyond the tolerance"
 	case last != nil:
 		return Changed, "change point"
 	}
@@ -329,54 +627,10 @@ func headline(series []Series) *Headline {
 	return best
 }
 
-func indices(ss []Split) []int {
-	out := make([]int, len(ss))
-	for i, s := range ss {
-		out[i] = s.Index
-	}
-	return out
-}
-
 func mean(xs []float64) float64 {
 	s := 0.0
 	for _, x := range xs {
 		s += x
 	}
 	return s / float64(len(xs))
-}
-
-// noise estimates σ of a series from its consecutive differences: for
-// independent noise, |x[i+1]−x[i]| has median 0.6745·√2·σ; a step or a slow
-// drift moves few differences, so it barely moves the median.
-func noise(x []float64) float64 {
-	if len(x) < 3 {
-		return math.NaN()
-	}
-	d := make([]float64, len(x)-1)
-	for i := range d {
-		d[i] = math.Abs(x[i+1] - x[i])
-	}
-	return median(d) / (0.6744897501960817 * math.Sqrt2)
-}
-
-func median(xs []float64) float64 {
-	s := append([]float64(nil), xs...)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
-// zQuantile is the two-sided normal quantile of a confidence level: 1.96 at 95%.
-func zQuantile(conf float64) float64 { return math.Sqrt2 * math.Erfinv(conf) }
-
-func keyHash(s SeriesSpec) uint64 {
-	h := fnv.New64a()
-	for _, part := range []string{s.Target, s.Region, s.Prompt, s.Metric, s.Stat.String()} {
-		h.Write([]byte(part))
-		h.Write([]byte{0})
-	}
-	return h.Sum64()
 }
