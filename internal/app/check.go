@@ -84,7 +84,7 @@ func (a *App) Check(ctx context.Context, req CheckRequest) (err error) {
 		return err
 	}
 	fmt.Fprintln(a.Out.Stdout)
-	g := gated{cfg: cfg, gate: cfg.Gate, strict: req.Strict, base: base, basePath: basePath, baseFlag: req.Baseline, f: f, cur: a.provenance(cfg, f), at: a.Now()}
+	g := gated{cfg: cfg, gate: cfg.Gate, strict: req.Strict, base: base, basePath: basePath, baseFlag: req.Baseline, f: f, cur: a.provenance(cfg, f)}
 	g.explain(&rep)
 	// The verdict is published whatever could not be written.
 	outErr := writeResults(out, compare.Recorded{File: f, Comparison: &rep})

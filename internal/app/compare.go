@@ -69,7 +69,7 @@ func (a *App) Compare(req CompareRequest) (err error) {
 	// A results file from check records the cap of its rounds: compare at
 	// the same looks, so the verdicts are check's.
 	rep := compare.CompareSequential(baseSide, curSide, gate, compare.NewDesign(f.Run.Requests, f.Run.MaxRequests))
-	g := gated{cfg: cfg, gate: gate, strict: req.Strict, base: base, basePath: req.Baseline, baseFlag: req.Baseline, f: f, cur: trend.OfResults(f), from: req.Results, at: f.FinishedAt}
+	g := gated{cfg: cfg, gate: gate, strict: req.Strict, base: base, basePath: req.Baseline, baseFlag: req.Baseline, f: f, cur: trend.OfResults(f), from: req.Results}
 	g.explain(&rep)
 	return gateOutcome(rep, req.Strict, sink.Publish(publish.Gate(rep, g.reportOptions(&rep), locator(cfg))))
 }

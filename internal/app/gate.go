@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/latgate/latgate/internal/jsonfile"
 	"github.com/latgate/latgate/internal/publish"
@@ -128,8 +127,6 @@ type gated struct {
 	// ("" for a run check measured now).
 	cur  trend.Provenance
 	from string
-	// at is the time the baseline's age is counted to.
-	at time.Time
 }
 
 // explain attributes rep's regressions to what moved with them between
@@ -143,7 +140,9 @@ func (g gated) explain(rep *compare.Report) {
 
 // reportOptions adds to rep the warnings that the baseline may no longer
 // describe what the run measured (staleness, other models, runner,
-// version), counted to g.at; and returns how the report heads and ends it.
+// version), counted to when the run finished (for check, just now; for
+// compare, when the saved run was measured, so the same files give the
+// same report); and returns how the report heads and ends it.
 func (g gated) reportOptions(rep *compare.Report) report.Options {
 	opts := report.Options{Strict: g.strict, Results: "this run", Wall: report.WallOf(g.f)}
 	if g.from != "" {
@@ -151,11 +150,11 @@ func (g gated) reportOptions(rep *compare.Report) report.Options {
 	}
 	if g.base != nil {
 		bp := trend.OfBaseline(g.base)
-		rep.Warnings = append(rep.Warnings, trend.Staleness(bp, g.cur, g.gate.MaxBaselineAge, g.at)...)
+		rep.Warnings = append(rep.Warnings, trend.Staleness(bp, g.cur, g.gate.MaxBaselineAge, g.f.FinishedAt)...)
 		opts.BaselinePath = g.basePath
-		opts.Blessed = trend.Blessed(bp, g.at)
+		opts.Blessed = trend.Blessed(bp, g.f.FinishedAt)
 		if g.from != "" {
-			opts.Blessed = trend.BlessedBefore(bp, g.at)
+			opts.Blessed = trend.BlessedBefore(bp, g.f.FinishedAt)
 		}
 	}
 	if g.cfg != nil {
