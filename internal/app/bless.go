@@ -11,7 +11,6 @@ import (
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/report"
 	"github.com/latgate/latgate/pkg/results"
-	"github.com/latgate/latgate/pkg/stats"
 	"github.com/latgate/latgate/pkg/trend"
 )
 
@@ -188,34 +187,20 @@ func blessWording(m compare.Mismatch) string {
 	return fmt.Sprintf("target %q: %s is %s in the file, %s in the config", tgt, m.Field, m.Current, m.Baseline)
 }
 
-// blessable refuses results that must not become a baseline.
+// blessable refuses results that must not become a baseline: a partial
+// run, always; a run over its error budget (compare.OverBudget), unless
+// forced. It warns of the checks the baseline will be too thin to decide
+// (compare.Unresolved); too few samples for any check is CannotGate's rule,
+// which no --force overrides (refuseUngateable).
 func (a *App) blessable(cfg *config.Config, f *results.File, force bool) error {
 	if f.Partial {
 		return UsageError(fmt.Errorf("refusing to bless a partial run (%s): the baseline is unchanged", f.PartialReason))
 	}
-	budget := map[string]float64{}
-	for _, t := range cfg.Targets {
-		budget[t.Name] = t.MaxErrorRate
+	s := side(f.Run, f.Targets)
+	for _, n := range compare.Unresolved(s, cfg.Gate) {
+		a.Out.Warn("%s (bless more requests: run.bless_requests, or --requests N)", n)
 	}
-	// Too few samples to gate at all is not here: it is compare.CannotGate's
-	// rule, which no --force overrides (refuseUngateable).
-	var problems, notes []string
-	for _, t := range f.Targets {
-		if b, ok := budget[t.Name]; ok && t.OverBudget(b) {
-			problems = append(problems, fmt.Sprintf("target %q: error rate %.1f%% is over max_error_rate %.1f%%", t.Name, 100*t.ErrorRate, 100*b))
-		}
-		for _, p := range t.Prompts {
-			n := len(p.Samples)
-			for _, c := range cfg.Gate.Checks {
-				if need := needOf(c.Stat, cfg.Gate.Confidence); n < need && c.Metric != "itl" {
-					notes = append(notes, fmt.Sprintf("%s/%s: %s %s needs %d requests, has %d: it will be inconclusive", t.Name, p.ID, c.Metric, c.Stat, need, n))
-				}
-			}
-		}
-	}
-	for _, n := range notes {
-		a.Out.Warn("%s (raise run.requests)", n)
-	}
+	problems := compare.OverBudget(s, cfg.Targets)
 	if len(problems) == 0 {
 		return nil
 	}
@@ -226,16 +211,6 @@ func (a *App) blessable(cfg *config.Config, f *results.File, force bool) error {
 		return nil
 	}
 	return UsageError(fmt.Errorf("refusing to bless: %s; fix the endpoint or raise run.requests, or pass --force (the baseline is unchanged)", strings.Join(problems, "; ")))
-}
-
-// needOf is the fewest requests a statistic of the config needs (config.Load
-// accepted only statistics that parse).
-func needOf(stat string, conf float64) int {
-	s, err := stats.ParseStat(stat)
-	if err != nil {
-		return stats.Stat{P: 0.5}.Need(conf)
-	}
-	return s.Need(conf)
 }
 
 // refuseUngateable refuses (even with --force) a baseline that check would

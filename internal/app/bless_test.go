@@ -1,11 +1,15 @@
 package app
 
 import (
+	"context"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/latgate/latgate/pkg/baseline"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/results"
 )
@@ -58,5 +62,42 @@ run: {concurrency: 2}
 				t.Errorf("blessMismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestBlessWarnsOfUndecidableChecks: bless says which checks its baseline
+// is too thin to decide by the gate's own sample-size rule (itl included:
+// it was skipped when bless had its own copy of the rule), and measures
+// run.bless_requests without changing what run.requests means.
+func TestBlessWarnsOfUndecidableChecks(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "latgate.yaml")
+	if err := os.WriteFile(cfg, []byte(`targets: [{name: a, base_url: "sim:fast", model: m, max_tokens: 8}]
+prompts: [{id: p, messages: [{role: user, content: hi}]}]
+run: {requests: 2, bless_requests: 8, warmup: 0, concurrency: 4}
+gate:
+  checks:
+    - {metric: ttft, stat: p50, tolerance: 20%, floor: 50ms}
+    - {metric: itl, stat: p95, tolerance: 25%, floor: 50ms}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, _, stderr := testApp(t, nil)
+	if err := a.Bless(context.Background(), BlessRequest{Run: Run{ConfigPath: cfg, Quiet: true}}); err != nil {
+		t.Fatalf("bless: %v\n%s", err, stderr)
+	}
+	a.Out.Flush()
+	if want := "latgate: warning: a/p: itl p95 needs 10 requests, has 8: it will be inconclusive"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+	if strings.Contains(stderr.String(), "ttft p50 needs") {
+		t.Errorf("warned of a check 8 requests decide:\n%s", stderr)
+	}
+	b, err := baseline.Load(filepath.Join(dir, "latgate.baseline.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(b.Targets[0].Prompts[0].Samples); n != 8 || b.Run.Requests != 8 {
+		t.Errorf("baseline of %d samples, run.requests %d; want run.bless_requests (8) of both", n, b.Run.Requests)
 	}
 }
