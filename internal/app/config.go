@@ -44,7 +44,7 @@ func (r Run) apply(cfg *config.Config) error {
 		return nil
 	}
 	if err := errors.Join(
-		check("requests", r.Requests, 1, results.MaxRequests),
+		check("requests", r.Requests, 1, results.MaxPromptRequests),
 		check("warmup", r.Warmup, 0, results.MaxWarmup),
 		check("concurrency", r.Concurrency, 1, config.MaxConcurrency),
 	); err != nil {

@@ -484,7 +484,7 @@ func (c Check) moreRequests() int {
 		return -1
 	}
 	more := math.Ceil(1/room - nc)
-	if more > 1e7 {
+	if more > results.MaxPromptRequests { // more than any run may measure
 		return -1
 	}
 	return max(1, int(more))

@@ -138,7 +138,7 @@ func (c Check) moreLimit() int {
 	}
 	n := float64(c.NCur)
 	more := math.Ceil(n*(h/dist)*(h/dist) - n)
-	if more > 1e7 {
+	if more > results.MaxPromptRequests { // more than any run may measure
 		return -1
 	}
 	return max(1, int(more))

@@ -126,25 +126,27 @@ type Run struct {
 
 // Cap returns the most requests per target × prompt check may take:
 // MaxRequests, or 2.5 × Requests when unset (the cap the gate's calibration
-// in pkg/compare was run with), never below Requests.
+// in pkg/compare was run with) up to results.MaxPromptRequests, never below
+// Requests.
 func (r Run) Cap() int {
 	if r.MaxRequests == 0 {
-		return r.Requests * 5 / 2
+		return max(min(r.Requests*5/2, results.MaxPromptRequests), r.Requests)
 	}
 	return max(r.MaxRequests, r.Requests)
 }
 
 // BlessN returns the requests per target × prompt bless measures:
-// BlessRequests, or 4 × Requests when unset.
+// BlessRequests, or 4 × Requests when unset, up to
+// results.MaxPromptRequests.
 func (r Run) BlessN() int {
 	if r.BlessRequests == 0 {
-		return 4 * r.Requests
+		return min(4*r.Requests, results.MaxPromptRequests)
 	}
 	return r.BlessRequests
 }
 
 // MostRequests returns the largest run.requests this config accepts with
-// its other settings: at most results.MaxRequests, and with what check's
+// its other settings: at most results.MaxPromptRequests, and with what check's
 // rounds and bless then measure (run.max_requests, run.bless_requests, or
 // their defaults, which grow with run.requests) within the requests one
 // target may send (RunTooLarge). A hint to raise run.requests never goes
@@ -156,7 +158,7 @@ func (c *Config) MostRequests() int {
 		r.Requests = n
 		return RunTooLarge(n, r.Warmup, len(c.Prompts)) == "" && RunTooLarge(max(r.Cap(), r.BlessN()), r.Warmup, len(c.Prompts)) == ""
 	}
-	lo, hi := 0, results.MaxRequests // ok(lo) or lo == 0; the answer is in [lo, hi]
+	lo, hi := 0, results.MaxPromptRequests // ok(lo) or lo == 0; the answer is in [lo, hi]
 	for lo < hi {
 		mid := lo + (hi-lo+1)/2
 		if ok(mid) {

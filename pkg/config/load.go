@@ -70,9 +70,6 @@ const (
 	MaxConcurrency   = results.MaxConcurrency
 	// MaxTimeout bounds run.timeout (and --timeout).
 	MaxTimeout = time.Duration(results.MaxTimeoutMS) * time.Millisecond
-	// MaxRunRequests bounds the measured requests of one target
-	// (run.requests × prompts): memory holds an outcome for each.
-	MaxRunRequests = 1_000_000
 	// maxExtraNodes and maxExtraDepth bound extra_body (and so alias expansion).
 	maxExtraNodes = 10000
 	maxExtraDepth = 64
@@ -255,10 +252,10 @@ func (p *parser) parse(data []byte) *Config {
 }
 
 // RunTooLarge says why (requests + warmup) per prompt × prompts is more than
-// one target may send (MaxRunRequests), or returns "".
+// one target may send (results.MaxTargetRequests), or returns "".
 func RunTooLarge(requests, warmup, prompts int) string {
-	if n := requests + warmup; n > 0 && prompts > 0 && n > MaxRunRequests/prompts {
-		return fmt.Sprintf("(%d requests + %d warmup) × %d prompts is over the %d requests one target may send; lower run.requests or run.warmup", requests, warmup, prompts, MaxRunRequests)
+	if n := requests + warmup; n > 0 && prompts > 0 && n > results.MaxTargetRequests/prompts {
+		return fmt.Sprintf("(%d requests + %d warmup) × %d prompts is over the %d requests one target may send; lower run.requests or run.warmup", requests, warmup, prompts, results.MaxTargetRequests)
 	}
 	return ""
 }

@@ -24,8 +24,8 @@ func (p *parser) run(n *yaml.Node) (r Run) {
 	defer p.runRounds(m, &r)
 	if v := get(m, "requests"); v != nil {
 		if x, ok := p.integer(v, "run.requests", "30"); ok {
-			if x <= 0 || x > results.MaxRequests {
-				p.fail(v, "run.requests", "must be between 1 and %d, got %d; e.g. requests: 30", results.MaxRequests, x)
+			if x <= 0 || x > results.MaxPromptRequests {
+				p.fail(v, "run.requests", "must be between 1 and %d, got %d; e.g. requests: 30", results.MaxPromptRequests, x)
 			} else {
 				r.Requests = int(x)
 			}
@@ -81,8 +81,8 @@ func (p *parser) runRounds(m map[string]*yaml.Node, r *Run) {
 	if v := get(m, "max_requests"); v != nil {
 		if x, ok := p.integer(v, "run.max_requests", "150"); ok {
 			switch {
-			case x <= 0 || x > 1e7:
-				p.fail(v, "run.max_requests", "must be > 0 (and at most 10000000), got %d; e.g. max_requests: 150", x)
+			case x <= 0 || x > results.MaxPromptRequests:
+				p.fail(v, "run.max_requests", "must be between 1 and %d, got %d; e.g. max_requests: 150", results.MaxPromptRequests, x)
 			case int(x) < r.Requests:
 				p.fail(v, "run.max_requests", "%d is below run.requests (%d): it is the cap of check's extra rounds; set it to run.requests to measure exactly that many", x, r.Requests)
 			default:
@@ -92,8 +92,8 @@ func (p *parser) runRounds(m map[string]*yaml.Node, r *Run) {
 	}
 	if v := get(m, "bless_requests"); v != nil {
 		if x, ok := p.integer(v, "run.bless_requests", "240"); ok {
-			if x <= 0 || x > 1e7 {
-				p.fail(v, "run.bless_requests", "must be > 0 (and at most 10000000), got %d; e.g. bless_requests: 240", x)
+			if x <= 0 || x > results.MaxPromptRequests {
+				p.fail(v, "run.bless_requests", "must be between 1 and %d, got %d; e.g. bless_requests: 240", results.MaxPromptRequests, x)
 			} else {
 				r.BlessRequests = int(x)
 			}

@@ -22,8 +22,8 @@ const MaxRate = 1e9
 // of p50 = 1e-300 ms would otherwise read as a speed-up that hides a
 // regression.
 func (r *Record) validate() error {
-	if r.Requests < 0 || r.Requests > results.MaxRequests {
-		return fmt.Errorf("requests: %d is out of range (0 to %d)", r.Requests, results.MaxRequests)
+	if r.Requests < 0 || r.Requests > results.MaxPromptRequests {
+		return fmt.Errorf("requests: %d is out of range (0 to %d)", r.Requests, results.MaxPromptRequests)
 	}
 	for i, t := range r.Targets {
 		tp := "targets[" + strconv.Itoa(i) + "]"
@@ -50,9 +50,9 @@ func (r *Record) validate() error {
 }
 
 func validStats(path, metric string, st Stats) error {
-	most := results.MaxRequests
+	most := results.MaxPromptRequests
 	if metric == results.ITL {
-		most = results.MaxRequests * results.MaxTokens
+		most = results.MaxPromptRequests * results.MaxTokens
 	}
 	if st.N < 1 || st.N > most {
 		return fmt.Errorf("%s.n: %d is out of range (1 to %d)", path, st.N, most)

@@ -8,12 +8,19 @@ import (
 	"unicode/utf8"
 )
 
-// Bounds of a run, shared by the config (which refuses more), the flags, and
-// the files (which a tampered or corrupted file could hold). Each is far
-// above any sensible run and keeps memory and time bounded.
+// Bounds of a run, one per quantity, shared by the config (which refuses
+// more), the flags, the gate and the files (which a tampered or corrupted
+// file could hold). Each is far above any sensible run and keeps memory and
+// time bounded.
 const (
-	// MaxRequests bounds measured requests per target × prompt (run.requests).
-	MaxRequests = 100_000
+	// MaxPromptRequests bounds the measured requests of one target ×
+	// prompt, however they are asked for: run.requests (and --requests),
+	// check's round cap run.max_requests, run.bless_requests, and the
+	// requests the gate may suggest to decide a check.
+	MaxPromptRequests = 100_000
+	// MaxTargetRequests bounds the requests one target sends in a run,
+	// (requests + warmup) × prompts: memory holds an outcome for each.
+	MaxTargetRequests = 1_000_000
 	// MaxWarmup bounds unmeasured requests per target × prompt (run.warmup).
 	MaxWarmup = 10_000
 	// MaxConcurrency bounds requests in flight per target (run.concurrency).
@@ -96,7 +103,7 @@ func (v *validator) text(path, s string) {
 }
 
 func (v *validator) run(r Run) {
-	v.count("run.requests", r.Requests, 1, MaxRequests)
+	v.count("run.requests", r.Requests, 1, MaxPromptRequests)
 	v.count("run.warmup", r.Warmup, 0, MaxWarmup)
 	v.count("run.concurrency", r.Concurrency, 1, MaxConcurrency)
 	if !(r.TimeoutMS > 0 && r.TimeoutMS <= MaxTimeoutMS) {
@@ -147,8 +154,8 @@ func (v *validator) prompt(path string, p Prompt) {
 		v.text(fp+".class", f.Class)
 		v.text(fp+".message", f.Message)
 	}
-	v.count(path+".requests", p.Requests, 0, MaxRequests)
-	v.count(path+".errors", p.Errors, 0, MaxRequests)
+	v.count(path+".requests", p.Requests, 0, MaxPromptRequests)
+	v.count(path+".errors", p.Errors, 0, MaxPromptRequests)
 	if p.Requests != len(p.Samples)+p.Errors {
 		v.fail(path+".requests", "%d, but the prompt has %d samples and %d errors", p.Requests, len(p.Samples), p.Errors)
 	}
