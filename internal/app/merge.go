@@ -79,7 +79,7 @@ func (a *App) Merge(req MergeRequest) error {
 			return outputErr("", false, err)
 		}
 	} else if err := results.Encode(a.Out.Stdout, merged); err != nil {
-		return UsageError(fmt.Errorf("writing merged results: %w", err))
+		return outputErr("", false, fmt.Errorf("could not write the merged results to stdout: %w", err))
 	}
 	names := make([]string, len(merged.Targets))
 	for i, t := range merged.Targets {

@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -174,5 +177,22 @@ gate:
 				t.Errorf("no ::error annotation of the output not written:\n%s", stdout)
 			}
 		})
+	}
+}
+
+// failingWriter fails every write, as a closed pipe or a full disk does.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestMergeOutputNotWritten: merged results that cannot be written to
+// stdout are an output failure (exit 3), not a usage problem.
+func TestMergeOutputNotWritten(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "results.json")
+	writeRunnerResults(t, in, nil)
+	var stderr bytes.Buffer
+	code := Main(context.Background(), []string{"latgate", "merge", in}, Env{Stdout: failingWriter{}, Stderr: &stderr, Getenv: func(string) string { return "" }})
+	if code != ExitMeasurement || !strings.Contains(stderr.String(), "could not write the merged results to stdout: no space left on device") {
+		t.Errorf("exit %d, stderr %q; want 3 saying what was not written", code, stderr.String())
 	}
 }
