@@ -151,6 +151,11 @@ type Profile struct {
 	// load shifting under a run): every delay of a request is multiplied
 	// by the level at its arrival (PlanAt).
 	Level LevelJumps
+	// Serial serves one chat request at a time, as Ollama does by default
+	// (OLLAMA_NUM_PARALLEL=1): a request that arrives while another is
+	// served waits for it, and its schedule (Plan) starts when it is
+	// admitted, so its TTFB and TTFT include the wait.
+	Serial bool
 	// Tokens is the number of content tokens (one per chunk) of an answer,
 	// capped by the request's max_completion_tokens or max_tokens (then
 	// finish_reason is "length", else "stop").
@@ -213,15 +218,22 @@ type Profile struct {
 // blocks of Len (the blocks' phase drawn from the profile's seed), and a
 // block is slow with probability Prob, drawn from the seed and the block
 // alone, so a request's fate depends only on its number. Every delay of a
-// request in a slow block is multiplied by X. The zero value has none.
+// request in a slow block is multiplied by X. After, when not 0, makes
+// every request after the After-th slow too: a server that slows down for
+// good in the middle of a run (a step, not a period). The zero value has
+// none.
 type SlowPeriods struct {
-	Prob float64 // probability that a block is slow, in [0, 1]
-	Len  int     // requests per block (0 means 20)
-	X    float64 // factor on every delay of a slow request (0 means 1.5)
+	Prob  float64 // probability that a block is slow, in [0, 1]
+	Len   int     // requests per block (0 means 20)
+	X     float64 // factor on every delay of a slow request (0 means 1.5)
+	After int     // requests after this one are all slow (0: none)
 }
 
 // factor returns the slow-period factor of request seq under seed.
 func (s SlowPeriods) factor(seed uint64, seq int) float64 {
+	if s.After > 0 && seq > s.After {
+		return cmp.Or(s.X, 1.5)
+	}
 	if s.Prob <= 0 {
 		return 1
 	}
@@ -289,6 +301,7 @@ func (p Profile) Validate() error {
 	check(p.Slow.X == 0 || p.Slow.X >= 1 && p.Slow.X <= 1000, "slow_x: %v outside [1, 1000]", p.Slow.X)
 	check(p.Level.X == 0 || p.Level.X >= 0.01 && p.Level.X <= 100, "level_jump: %v outside [0.01, 100]", p.Level.X)
 	check(p.Level.Period == 0 || p.Level.Period >= time.Millisecond, "level_period: %v is under 1ms", p.Level.Period)
+	check(p.Slow.After >= 0, "slow_after: negative %d", p.Slow.After)
 	check(p.Tokens >= 0 && p.Tokens <= maxTokens, "tokens: %d outside [0, %d]", p.Tokens, maxTokens)
 	check(p.Reasoning >= 0 && p.Reasoning <= maxTokens, "reasoning: %d outside [0, %d]", p.Reasoning, maxTokens)
 	check(slices.Contains([]string{"", ReasoningContent, ReasoningPlain}, p.ReasoningField),

@@ -301,3 +301,22 @@ func TestLevelJumps(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanSlowAfter: slow_after is a step: every request numbered above
+// After has every delay × X, none below or at it, whatever the seed.
+func TestPlanSlowAfter(t *testing.T) {
+	for _, seed := range []uint64{1, 2, 99} {
+		p := Profile{TTFT: Dist{Median: 40 * time.Millisecond}, ITL: Dist{Median: 4 * time.Millisecond}, Seed: seed,
+			Slow: SlowPeriods{After: 10, X: 5}}
+		for seq := 1; seq <= 30; seq++ {
+			pl := p.Plan(seq, 2)
+			want := Plan{Header: 0, Tokens: []time.Duration{40 * time.Millisecond, 44 * time.Millisecond}, Finish: 44 * time.Millisecond}
+			if seq > 10 {
+				want = Plan{Header: 0, Tokens: []time.Duration{200 * time.Millisecond, 220 * time.Millisecond}, Finish: 220 * time.Millisecond}
+			}
+			if diff := cmp.Diff(want, pl); diff != "" {
+				t.Errorf("seed %d, request %d: plan (-want +got):\n%s", seed, seq, diff)
+			}
+		}
+	}
+}

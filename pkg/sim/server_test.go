@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -1021,6 +1022,38 @@ func TestWireTokenAllocs(t *testing.T) {
 		st.wr.token(st, a, mid) // grows the buffer once
 		if n := testing.AllocsPerRun(100, func() { st.wr.token(st, a, mid) }); n != 0 {
 			t.Errorf("%T: %v allocations per token event, want 0", wr, n)
+		}
+	}
+}
+
+// TestSerial: a serial simulator serves one chat request at a time. Of four
+// requests sent at once, each is admitted (its Record.Start, where its
+// schedule begins) only after the one before it sent its last token, so its
+// first token comes at least one whole answer after the first request's.
+func TestSerial(t *testing.T) {
+	p := quick(4)
+	p.TTFT, p.ITL, p.Serial = Dist{Median: 10 * time.Millisecond}, Dist{Median: 2 * time.Millisecond}, true
+	r, c := startSim(t, p)
+	r.Server().Record(true)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			resp := post(t.Context(), t, c, r.URL(), streamReq(false))
+			if _, err := readFrames(resp.Body); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	recs := r.Server().Records()
+	if len(recs) != 4 {
+		t.Fatalf("%d records, want 4", len(recs))
+	}
+	slices.SortFunc(recs, func(a, b Record) int { return a.Start.Compare(b.Start) })
+	for i := 1; i < len(recs); i++ {
+		prev := recs[i-1]
+		if end := prev.Tokens[len(prev.Tokens)-1]; recs[i].Start.Before(end) {
+			t.Errorf("request %d admitted %v before request %d sent its last token", recs[i].Seq, end.Sub(recs[i].Start), prev.Seq)
 		}
 	}
 }

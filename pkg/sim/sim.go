@@ -55,6 +55,10 @@ type Server struct {
 	// later ones read it (bounded by maxCaches).
 	caches map[string]struct{}
 
+	// slot, when the profile is Serial, is held by the one chat request
+	// being served.
+	slot chan struct{}
+
 	// Pre-built JSON pieces of the chunks.
 	contentHead, reasonHead, finalDelta, fingerprint string
 	words, thoughts                                  []string
@@ -101,6 +105,9 @@ func New(p Profile) *Server {
 	}
 	if p.Fault == FaultBig {
 		s.big = `"` + strings.Repeat("big ", 200*1024/4) + `"`
+	}
+	if p.Serial {
+		s.slot = make(chan struct{}, 1)
 	}
 	return s
 }
@@ -319,6 +326,22 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, wr wire) {
 		return
 	}
 
+	if s.slot != nil { // Serial: wait for the request being served
+		select {
+		case s.slot <- struct{}{}:
+		case <-r.Context().Done():
+			return
+		case <-s.done:
+			st.fail(http.StatusServiceUnavailable, "server_error", "closed", "simulator closed")
+			return
+		}
+		defer func() { <-s.slot }()
+		st.start = time.Now() // the schedule starts when the request is served
+		if st.rec != nil {
+			st.rec.Start = st.start
+		}
+	}
+
 	a := answer{seq: seq, model: req.model, modelJSON: quote(req.model), finish: wr.finish(""), reasoning: s.p.Reasoning, usage: s.p.Usage, tool: req.tool}
 	if s.p.faulty(seq) {
 		a.fault = s.p.Fault
@@ -343,14 +366,14 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, wr wire) {
 			a.cached, a.cacheCreation = req.cacheTokens, 0
 		}
 	}
-	a.plan = s.p.PlanAt(seq, a.n, start)
+	a.plan = s.p.PlanAt(seq, a.n, st.start)
 	if st.rec != nil {
-		st.rec.Fault, st.rec.Plan, st.rec.Level = a.fault, a.plan, s.p.Level.At(start)
+		st.rec.Fault, st.rec.Plan, st.rec.Level = a.fault, a.plan, s.p.Level.At(st.start)
 	}
 
 	switch a.fault {
 	case Fault429, Fault500, Fault401, Fault403, FaultEchoKey, FaultOverloaded:
-		if st.waitUntil(start.Add(a.plan.Header)) != nil {
+		if st.waitUntil(st.start.Add(a.plan.Header)) != nil {
 			return
 		}
 		st.failFault(a.fault, wr.presented(r))
