@@ -83,6 +83,7 @@ func clonePrompt(p results.Prompt) results.Prompt {
 		p.Samples[i].FinishReason = sanitize.Line(p.Samples[i].FinishReason, sanitize.MaxField)
 	}
 	p.Failures = nil
+	p.Solo = nil // a property of the run that was blessed, checked at bless
 	return p
 }
 

@@ -30,8 +30,8 @@ const (
 // models and system fingerprints are sorted, durations are rounded to 0.001 ms,
 // tokens per second to 0.01 and ratios to 1e-6, no number uses exponent
 // notation, blessed_at is UTC with second precision, the schema is Schema and
-// failure records are dropped. f is not modified. Encode fails on a NaN or
-// infinite value, naming where it is.
+// failure records and solo probes (results.Prompt.Solo) are dropped. f is
+// not modified. Encode fails on a NaN or infinite value, naming where it is.
 func Encode(f *File) ([]byte, error) {
 	c, err := canonical(f)
 	if err != nil {

@@ -154,6 +154,19 @@ type Prompt struct {
 	Metrics  Metrics        `json:"metrics"`
 	Samples  []Sample       `json:"samples,omitempty"`
 	Failures []Failure      `json:"failures,omitempty"`
+	// Solo is the prompt's latency with nothing else in flight: its last
+	// warmup request, which measure sends alone when run.concurrency > 1.
+	// Queueing compares the measured TTFT with it. Nil when there is none
+	// (concurrency 1, no warmup, that request failed, a baseline, files
+	// from before it, and in overall).
+	Solo *Solo `json:"solo,omitempty"`
+}
+
+// Solo is one request's latency measured with no other request of its
+// target in flight, in milliseconds from its send.
+type Solo struct {
+	TTFB float64 `json:"ttfb_ms"`
+	TTFT float64 `json:"ttft_ms"`
 }
 
 // Metrics holds a summary per metric. A nil summary means no value was

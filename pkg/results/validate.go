@@ -165,6 +165,14 @@ func (v *validator) prompt(path string, p Prompt) {
 	for k, s := range p.Samples {
 		v.sample(path+".samples["+strconv.Itoa(k)+"]", s)
 	}
+	if p.Solo != nil {
+		if pr := durProblem(p.Solo.TTFB, false); pr != "" {
+			v.fail(path+".solo.ttfb_ms", "%s", pr)
+		}
+		if pr := durProblem(p.Solo.TTFT, true); pr != "" {
+			v.fail(path+".solo.ttft_ms", "%s", pr)
+		}
+	}
 }
 
 func (v *validator) sample(path string, s Sample) {
