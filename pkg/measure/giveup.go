@@ -132,6 +132,14 @@ func (g *giveUp) finished(fl *results.Failure, warmup bool) bool {
 	return g.reason != ""
 }
 
+// warmupFailed reports whether every warmup request so far failed (with at
+// least one done).
+func (g *giveUp) warmupFailed() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.warmDone > 0 && g.warmFail == g.warmDone
+}
+
 // rateLimited records one HTTP 429 answer (before its retry, or the final
 // one) and reports whether the target is given up.
 func (g *giveUp) rateLimited(fl results.Failure) bool {

@@ -186,10 +186,11 @@ func runTarget(ctx context.Context, ep Endpoint, opts Options, runStart time.Tim
 	// in flight, in ms since runStart: the prompt's and target's wall times.
 	var spansMu sync.Mutex
 	spans := make([][]span, len(opts.Prompts))
-	exec := func(jobs []job, measured bool) {
+	// probe, when not nil, keeps each prompt's outcome (the solo round).
+	exec := func(jobs []job, measured bool, workers int, probe []*outcome) {
 		next := make(chan int)
 		var wg sync.WaitGroup
-		for range min(conc, len(jobs)) {
+		for range min(workers, len(jobs)) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -207,6 +208,9 @@ func runTarget(ctx context.Context, ep Endpoint, opts Options, runStart time.Tim
 					spansMu.Unlock()
 					if measured {
 						outcomes[i], ran[i], at[i] = o, true, started
+					}
+					if probe != nil {
+						probe[j.prompt] = &o
 					}
 					if o.failure != nil && o.failure.Class == results.ErrAuth {
 						authErr.CompareAndSwap(nil, &AuthError{Target: ep.Name, EnvVar: ep.APIKeyEnv, Status: o.failure.Status, Msg: o.failure.Message})
@@ -236,12 +240,18 @@ func runTarget(ctx context.Context, ep Endpoint, opts Options, runStart time.Tim
 		close(next)
 		wg.Wait()
 	}
-	exec(warm, false)
+	warm, solo := soloRound(warm, len(opts.Prompts), conc)
+	probe := make([]*outcome, len(opts.Prompts))
+	exec(warm, false, conc, nil)
 	if ctx.Err() == nil {
-		exec(meas, true)
+		exec(solo, false, soloWorkers(gu, conc), probe)
+	}
+	if ctx.Err() == nil {
+		exec(meas, true, conc, nil)
 	}
 
 	t := aggregate(ep, opts, meas, outcomes, ran, at)
+	setSolo(&t, probe)
 	var all []span
 	for i := range t.Prompts {
 		t.Prompts[i].WallMS = busy(spans[i])
