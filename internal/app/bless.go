@@ -50,6 +50,7 @@ func (a *App) Bless(ctx context.Context, req BlessRequest) error {
 	if err := a.blessable(cfg, f, req.Force); err != nil {
 		return err
 	}
+	a.warnQueueing(f)
 	prev, prevErr := baseline.Load(path)
 	b := baseline.FromResults(f, a.Now(), a.commit(ctx, cfg.Dir))
 	if req.From == "" { // a results file does not say where it was measured

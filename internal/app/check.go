@@ -86,6 +86,7 @@ func (a *App) Check(ctx context.Context, req CheckRequest) (err error) {
 	fmt.Fprintln(a.Out.Stdout)
 	g := gated{cfg: cfg, gate: cfg.Gate, strict: req.Strict, base: base, basePath: basePath, baseFlag: req.Baseline, f: f, cur: a.provenance(cfg, f)}
 	g.explain(&rep)
+	rep.Warnings = append(rep.Warnings, queueWarnings(f)...)
 	// The verdict is published whatever could not be written.
 	outErr := writeResults(out, compare.Recorded{File: f, Comparison: &rep})
 	pubErr := sink.Publish(publish.Gate(rep, g.reportOptions(&rep), locator(cfg)))
@@ -115,6 +116,7 @@ func (a *App) checkUngated(ctx context.Context, sink *publish.Sink, cfg *config.
 	if err := a.reportMeasured(f, merr, out); err != nil {
 		return err
 	}
+	a.warnQueueing(f)
 	outErr := writeResults(res, compare.Recorded{File: f})
 	pubErr := sink.Publish(publish.NoBaseline(noBaselineNotice(basePath, res.Path, cfg.Path)))
 	histErr := a.recordHistory(ctx, hist, req.History.Keep, cfg, f, "check", publish.NoBaselineVerdict)
@@ -146,6 +148,7 @@ func (a *App) checkLimitsOnly(ctx context.Context, sink *publish.Sink, cfg *conf
 		rep.Checks[i].Labels = nil
 	}
 	rep.Warnings = append(rep.Warnings, limitsOnlyNotice(basePath, res.Path, cfg.Path))
+	rep.Warnings = append(rep.Warnings, queueWarnings(f)...)
 	g := gated{cfg: cfg, gate: cfg.Gate, strict: req.Strict, baseFlag: req.Baseline, f: f}
 	pubErr := sink.Publish(publish.Gate(rep, g.reportOptions(&rep), locator(cfg)))
 	histErr := a.recordHistory(ctx, hist, req.History.Keep, cfg, f, "check", string(rep.Verdict))

@@ -46,6 +46,7 @@ func (a *App) Measure(ctx context.Context, req MeasureRequest) error {
 	if err := report.Measure(a.Out.Stdout, f); err != nil {
 		return err
 	}
+	a.warnQueueing(f)
 	outErr := writeResults(out, compare.Recorded{File: f})
 	if out != nil && outErr == nil {
 		fmt.Fprintf(a.Out.Stderr, "results written to %s\n", out.Path)

@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// firstRunConfig is a two-prompt config on the simulator spec for the
+// first-run traps of issue #23, with floors far above a loaded machine's
+// jitter so that the verdicts are about the simulated server.
+func firstRunConfig(t *testing.T, dir, spec string, requests, bless, concurrency int) string {
+	t.Helper()
+	return writeConfig(t, dir, fmt.Sprintf(`targets:
+  - {name: local, base_url: %q, model: sim, max_tokens: 16}
+prompts:
+  - id: greeting
+    messages: [{role: user, content: "Say hello."}]
+  - id: summarize
+    messages: [{role: user, content: "Summarize: latency hides in averages."}]
+run:
+  requests: %d
+  max_requests: %[2]d
+  bless_requests: %d
+  warmup: 1
+  concurrency: %d
+gate:
+  checks:
+    - {metric: ttft, stat: p50, tolerance: 20%%, floor: 20ms}
+    - {metric: itl, stat: p50, tolerance: 15%%, floor: 2ms}
+`, "sim:"+spec, requests, bless, concurrency))
+}
+
+var queueLine = regexp.MustCompile(`the server queues: TTFT ([0-9.]+) ms at 1 in flight, ([0-9.]+) ms at 2 \(P50\)`)
+
+// queueFigures returns the two TTFTs of the queueing warning in s, or
+// ok false when it has none.
+func queueFigures(t *testing.T, s string) (solo, loaded float64, ok bool) {
+	t.Helper()
+	m := queueLine.FindStringSubmatch(s)
+	if m == nil {
+		return 0, 0, false
+	}
+	solo, _ = strconv.ParseFloat(m[1], 64)
+	loaded, _ = strconv.ParseFloat(m[2], 64)
+	return solo, loaded, true
+}
+
+// TestQueueingOnTheWire: a simulator that serves one request at a time,
+// measured at concurrency 2, gets the queueing warning with both figures
+// (the TTFT alone, about 20 ms, and at 2 in flight, a whole other answer
+// more) from measure, bless and check, and in check's Markdown report; the
+// same simulator serving in parallel gets none.
+func TestQueueingOnTheWire(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures for a few seconds")
+	}
+	const answer = "ttft=20ms&ttft_sigma=0.1&itl=3ms&itl_sigma=0.1&tokens=16"
+	t.Run("serial", func(t *testing.T) {
+		dir := t.TempDir()
+		cfg := firstRunConfig(t, dir, "fast?serial=true&"+answer, 20, 20, 2)
+		code, stdout, stderr, f := measured(t, nil, cfg)
+		if code != ExitPass {
+			t.Fatalf("measure exit %d\n%s\n%s", code, stdout, stderr)
+		}
+		solo, loaded, ok := queueFigures(t, stderr)
+		if !ok {
+			t.Fatalf("measure printed no queueing warning:\n%s", stderr)
+		}
+		// The solo TTFT is the simulator's 20 ms (timers wake late under
+		// load, never early); at 2 in flight each request first waits for
+		// another's whole answer (20 ms + 15 gaps of 3 ms).
+		if solo < 19 || loaded < solo+40 {
+			t.Errorf("figures %.1f ms alone, %.1f ms at 2: want ≥ 19 ms alone and ≥ 40 ms more at 2\n%s", solo, loaded, stderr)
+		}
+		for _, p := range f.Targets[0].Prompts {
+			if p.Solo == nil || p.Solo.TTFT < 19 {
+				t.Errorf("prompt %s: solo probe %+v in the results, want a TTFT ≥ 19 ms", p.ID, p.Solo)
+			}
+		}
+		if !strings.Contains(stderr, "set run.concurrency: 1, or measure the queue on purpose") {
+			t.Errorf("the warning lacks the fix:\n%s", stderr)
+		}
+
+		code, stdout, stderr = run(t, nil, "bless", "--config", cfg, "--quiet")
+		if _, _, ok := queueFigures(t, stderr); code != ExitPass || !ok {
+			t.Errorf("bless exit %d, want 0 with the queueing warning:\n%s\n%s", code, stdout, stderr)
+		}
+		md := dir + "/report.md"
+		code, stdout, stderr = run(t, nil, "check", "--config", cfg, "--quiet", "--markdown", md)
+		if code == ExitMeasurement || code == ExitUsage {
+			t.Fatalf("check exit %d\n%s\n%s", code, stdout, stderr)
+		}
+		if _, _, ok := queueFigures(t, stdout); !ok {
+			t.Errorf("check's report has no queueing warning:\n%s", stdout)
+		}
+		if _, _, ok := queueFigures(t, readText(t, md)); !ok {
+			t.Errorf("check's Markdown has no queueing warning:\n%s", readText(t, md))
+		}
+	})
+	t.Run("parallel", func(t *testing.T) {
+		cfg := firstRunConfig(t, t.TempDir(), "fast?"+answer, 20, 20, 2)
+		code, stdout, stderr, f := measured(t, nil, cfg)
+		if code != ExitPass {
+			t.Fatalf("measure exit %d\n%s\n%s", code, stdout, stderr)
+		}
+		if strings.Contains(stderr, "queues") {
+			t.Errorf("a simulator serving in parallel was said to queue:\n%s", stderr)
+		}
+		if f.Targets[0].Prompts[0].Solo == nil {
+			t.Error("no solo probe in the results at concurrency 2")
+		}
+	})
+}
