@@ -1,0 +1,338 @@
+package measure
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/results"
+)
+
+// # Interleaved A/B
+//
+// RunAB measures two sides together (`latgate ab`'s base and candidate), so
+// that whatever the endpoints do during the run — a provider's load rising,
+// a level that jumps — hits both alike. Target i of one side is paired with
+// target i of the other, and prompt k with prompt k (the same id; the texts
+// may differ). The schedule is a sequence of blocks: in each round every
+// target pair × prompt gets one block, the pairs and prompts in the run's
+// order (interleave, or shuffled per round), and a block is one base and one
+// candidate request of that pair and prompt, in a seeded random order (AB or
+// BA: a drift between the two requests of a block then favours neither
+// side). run.concurrency workers take the requests in schedule order, so the
+// two requests of a block are in flight together (one after the other at
+// concurrency 1), and each side gets half of the concurrency on average.
+//
+// A block's two requests carry the same seq in their sides' results (1-based
+// per target, warmup 0): the block is the target pair, the prompt and the
+// seq. An earlier round's requests keep their blocks when results.AppendRound
+// shifts both sides' seqs by the same count.
+
+// ABSide is one side of an interleaved measurement.
+type ABSide struct {
+	// Endpoints are the side's targets: Endpoints[i] is paired with the
+	// other side's Endpoints[i].
+	Endpoints []Endpoint
+	// Prompts are the side's prompts: Prompts[k] is paired with the other
+	// side's Prompts[k] (both sides list the same ids in the same order).
+	Prompts []config.Prompt
+	// ConfigPath and ConfigHash go into the side's results provenance.
+	ConfigPath, ConfigHash string
+	// Before holds what earlier rounds measured of this side, or nil (see
+	// Options.Before).
+	Before *results.File
+}
+
+// ABOptions configures an interleaved measurement: the two sides and the
+// run settings both share (requests and warmup per target × prompt and side;
+// concurrency in all; timeout; order and seed of the schedule).
+type ABOptions struct {
+	Base, Candidate ABSide
+	Run             config.Run
+	// Observer receives progress; calls are serialized. The events name the
+	// target pair ("base ⇄ candidate") and, for a failure, the side; Done
+	// and Total count both sides' requests.
+	Observer Observer
+	// Version goes into both results files.
+	Version string
+	// MaxRetries and MaxRetryWait are as in Options.
+	MaxRetries   int
+	MaxRetryWait time.Duration
+}
+
+// abJob is one request of the interleaved schedule.
+type abJob struct {
+	side, pair, prompt int
+	seq                int // the block's seq: 1-based per target pair; 0 for warmup
+}
+
+// Sides of an interleaved run, the index of ABOptions' sides in abJob.side.
+const (
+	sideBase = iota
+	sideCandidate
+)
+
+var sideNames = [2]string{"base", "candidate"}
+
+// abStream separates the seeded AB/BA coin from the shuffles of the order.
+const abStream = 0xab_ab_5eed
+
+// RunAB measures the two sides interleaved in blocks and returns each
+// side's results. Both files are returned even with an error (partial on
+// interruption, auth failure or give-up: one side's target given up stops
+// the whole run, as its pairs could no longer be completed).
+func RunAB(ctx context.Context, opts ABOptions) (base, cand *results.File, err error) {
+	if len(opts.Base.Endpoints) != len(opts.Candidate.Endpoints) || len(opts.Base.Prompts) != len(opts.Candidate.Prompts) {
+		return nil, nil, fmt.Errorf("measure: an A/B run needs as many targets and prompts on each side (%d/%d targets, %d/%d prompts)",
+			len(opts.Base.Endpoints), len(opts.Candidate.Endpoints), len(opts.Base.Prompts), len(opts.Candidate.Prompts))
+	}
+	for k, p := range opts.Base.Prompts {
+		if q := opts.Candidate.Prompts[k]; q.ID != p.ID {
+			return nil, nil, fmt.Errorf("measure: A/B prompt %d is %q on the base side and %q on the candidate side", k+1, p.ID, q.ID)
+		}
+	}
+	if opts.MaxRetries == 0 {
+		opts.MaxRetries = 3
+	}
+	if opts.MaxRetryWait == 0 {
+		opts.MaxRetryWait = 30 * time.Second
+	}
+	sides := [2]ABSide{opts.Base, opts.Candidate}
+	started := time.Now()
+	files := [2]*results.File{}
+	for s, sd := range sides {
+		files[s] = &results.File{
+			Schema: results.Schema, Version: opts.Version,
+			StartedAt:  started.UTC().Truncate(time.Millisecond),
+			ConfigPath: sd.ConfigPath, ConfigHash: sd.ConfigHash,
+			Run: results.Run{
+				Requests: opts.Run.Requests, Warmup: opts.Run.Warmup, Concurrency: opts.Run.Concurrency,
+				TimeoutMS: ms(opts.Run.Timeout), Order: opts.Run.Order, Seed: opts.Run.Seed,
+			},
+		}
+	}
+	pairs, prompts := len(opts.Base.Endpoints), len(opts.Base.Prompts)
+	if pairs == 0 || prompts == 0 {
+		for _, f := range files {
+			f.FinishedAt = time.Now().UTC().Truncate(time.Millisecond)
+		}
+		return files[0], files[1], nil
+	}
+
+	conc := max(opts.Run.Concurrency, 1)
+	type sideTarget struct {
+		c    *client
+		msgs [][]openai.ChatCompletionMessage
+		gu   *giveUp
+		// meas, outcomes, ran and at are the measured requests of this
+		// side × target in schedule order, as aggregate takes them.
+		meas     []job
+		outcomes []outcome
+		ran      []bool
+		at       []float64
+		spansMu  sync.Mutex
+		spans    [][]span
+		slot     map[int]int // abJob index → index into meas
+		opts     Options
+		planned  int
+		measured int
+	}
+	warm := abSchedule(pairs, prompts, opts.Run.Warmup, opts.Run, false)
+	meas := abSchedule(pairs, prompts, opts.Run.Requests, opts.Run, true)
+	var st [2][]*sideTarget
+	for s, sd := range sides {
+		for _, ep := range sd.Endpoints {
+			tr := http.DefaultTransport.(*http.Transport).Clone()
+			tr.MaxIdleConnsPerHost = conc
+			tr.DisableCompression = true // a compressed stream would hold frames back
+			defer tr.CloseIdleConnections()
+			c, err := newClient(ep, &http.Client{Transport: tr})
+			if err != nil {
+				return files[0], files[1], err
+			}
+			t := &sideTarget{c: c, spans: make([][]span, prompts), slot: map[int]int{},
+				opts: Options{Endpoints: []Endpoint{ep}, Prompts: sd.Prompts, Run: opts.Run, MaxRetries: opts.MaxRetries, MaxRetryWait: opts.MaxRetryWait}}
+			for _, p := range sd.Prompts {
+				var m []openai.ChatCompletionMessage
+				for _, msg := range p.Messages {
+					m = append(m, openai.ChatCompletionMessage{Role: msg.Role, Content: msg.Content, Name: msg.Name})
+				}
+				t.msgs = append(t.msgs, m)
+			}
+			st[s] = append(st[s], t)
+		}
+	}
+	for i, j := range meas {
+		t := st[j.side][j.pair]
+		t.slot[i] = len(t.meas)
+		t.meas = append(t.meas, job{prompt: j.prompt, seq: j.seq})
+	}
+	for s := range st {
+		for pi, t := range st[s] {
+			n := len(t.meas)
+			t.outcomes, t.ran, t.at = make([]outcome, n), make([]bool, n), make([]float64, n)
+			t.planned = n
+			t.gu = newGiveUp(opts.Run.Warmup*prompts, n, sides[s].Endpoints[pi].MaxErrorRate)
+			if b := sides[s].Before; b != nil {
+				ep := sides[s].Endpoints[pi]
+				for _, bt := range b.Targets {
+					if bt.Name == ep.Name && bt.Region == ep.Region {
+						t.gu.spent(bt.Requests, bt.Errors, ep.MaxErrorRate)
+					}
+				}
+			}
+		}
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		done    atomic.Int64
+		authErr atomic.Pointer[AuthError]
+		obsMu   sync.Mutex
+	)
+	total := len(warm) + len(meas)
+	label := func(pair int) string {
+		return opts.Base.Endpoints[pair].Name + " ⇄ " + opts.Candidate.Endpoints[pair].Name
+	}
+	exec := func(jobs []abJob, measured bool) {
+		next := make(chan int)
+		var wg sync.WaitGroup
+		for range min(conc, len(jobs)) {
+			wg.Go(func() {
+				buf := make([]byte, 32<<10)
+				for i := range next {
+					j := jobs[i]
+					t := st[j.side][j.pair]
+					ep := sides[j.side].Endpoints[j.pair]
+					from := ms(time.Since(started))
+					o := t.c.do(ctx, t.msgs[j.prompt], t.opts, buf, t.gu)
+					to := ms(time.Since(started))
+					if o.failure != nil && o.failure.Class == results.ErrCanceled && ctx.Err() != nil {
+						continue // not a measurement: the run stopped under it
+					}
+					t.spansMu.Lock()
+					t.spans[j.prompt] = append(t.spans[j.prompt], span{from, to})
+					t.spansMu.Unlock()
+					if measured {
+						k := t.slot[i]
+						t.outcomes[k], t.ran[k], t.at[k] = o, true, from
+					}
+					if o.failure != nil && o.failure.Class == results.ErrAuth {
+						authErr.CompareAndSwap(nil, &AuthError{Target: ep.Name, EnvVar: ep.APIKeyEnv, Status: o.failure.Status, Msg: o.failure.Message})
+						cancel()
+					}
+					if t.gu.finished(o.failure, !measured) {
+						cancel() // this side's target cannot succeed, and its blocks cannot be completed
+					}
+					if opts.Observer != nil {
+						ev := Progress{Target: label(j.pair), Prompt: sides[j.side].Prompts[j.prompt].ID + " (" + sideNames[j.side] + ")",
+							Warmup: !measured, Done: int(done.Add(1)), Total: total, Failure: o.failure, Sent: o.start, ResponseID: o.id}
+						if o.failure == nil {
+							ev.TTFTMS = o.sample.TTFT
+							ev.Sample = &o.sample
+						}
+						obsMu.Lock()
+						opts.Observer.Progress(ev)
+						obsMu.Unlock()
+					}
+				}
+			})
+		}
+	feed:
+		for i := range jobs {
+			select {
+			case next <- i:
+			case <-ctx.Done():
+				break feed
+			}
+		}
+		close(next)
+		wg.Wait()
+	}
+	exec(warm, false)
+	if ctx.Err() == nil {
+		exec(meas, true)
+	}
+
+	var errs []error
+	for s := range st {
+		for pi, t := range st[s] {
+			ep := sides[s].Endpoints[pi]
+			rt := aggregate(ep, t.opts, t.meas, t.outcomes, t.ran, t.at)
+			var all []span
+			for k := range rt.Prompts {
+				rt.Prompts[k].WallMS = busy(t.spans[k])
+				all = append(all, t.spans[k]...)
+			}
+			rt.WallMS = extent(all)
+			files[s].Targets = append(files[s].Targets, rt)
+			if err := t.gu.err(ep.Name); err != nil {
+				errs = append(errs, fmt.Errorf("%s side: %w", sideNames[s], err))
+			}
+		}
+	}
+	switch e := authErr.Load(); {
+	case e != nil:
+		err = e
+	case len(errs) > 0:
+		err = errs[0] // the first side × target given up; the others stopped with it
+	case ctx.Err() != nil:
+		err = fmt.Errorf("%w: %d of %d requests of the A/B run done", ErrInterrupted, int(done.Load()), total)
+	}
+	for _, f := range files {
+		f.FinishedAt = time.Now().UTC().Truncate(time.Millisecond)
+		if err != nil {
+			f.Partial, f.PartialReason = true, err.Error()
+			var gu *GiveUpError
+			f.GaveUp = errors.As(err, &gu)
+		}
+	}
+	return files[0], files[1], err
+}
+
+// abSchedule is the interleaved schedule of rounds: per round, one block per
+// target pair × prompt (pairs and prompts in the run's order, shuffled per
+// round by its seed when order is "shuffle"), each block one base and one
+// candidate request in a seeded random order. Measured blocks are numbered
+// from 1 per target pair (seq).
+func abSchedule(pairs, prompts, rounds int, run config.Run, measured bool) []abJob {
+	jobs := make([]abJob, 0, 2*pairs*prompts*rounds)
+	coin := rand.New(rand.NewPCG(uint64(run.Seed), abStream))
+	if !measured {
+		coin = rand.New(rand.NewPCG(uint64(run.Seed), abStream+1))
+	}
+	seq := make([]int, pairs)
+	units := make([]int, pairs*prompts)
+	for r := range rounds {
+		for i := range units {
+			units[i] = i
+		}
+		if run.Order == "shuffle" {
+			rng := rand.New(rand.NewPCG(uint64(run.Seed), uint64(r)))
+			rng.Shuffle(len(units), func(a, b int) { units[a], units[b] = units[b], units[a] })
+		}
+		for _, u := range units {
+			pair, prompt := u/prompts, u%prompts
+			n := 0
+			if measured {
+				seq[pair]++
+				n = seq[pair]
+			}
+			first := sideBase
+			if coin.IntN(2) == 1 {
+				first = sideCandidate
+			}
+			jobs = append(jobs, abJob{side: first, pair: pair, prompt: prompt, seq: n}, abJob{side: 1 - first, pair: pair, prompt: prompt, seq: n})
+		}
+	}
+	return jobs
+}
