@@ -10,8 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/results"
 )
@@ -129,9 +127,8 @@ func RunAB(ctx context.Context, opts ABOptions) (base, cand *results.File, err e
 
 	conc := max(opts.Run.Concurrency, 1)
 	type sideTarget struct {
-		c    *client
-		msgs [][]openai.ChatCompletionMessage
-		gu   *giveUp
+		c  *client
+		gu *giveUp
 		// meas, outcomes, ran and at are the measured requests of this
 		// side × target in schedule order, as aggregate takes them.
 		meas     []job
@@ -154,19 +151,12 @@ func RunAB(ctx context.Context, opts ABOptions) (base, cand *results.File, err e
 			tr.MaxIdleConnsPerHost = conc
 			tr.DisableCompression = true // a compressed stream would hold frames back
 			defer tr.CloseIdleConnections()
-			c, err := newClient(ep, &http.Client{Transport: tr})
+			c, err := newClient(ep, &http.Client{Transport: tr}, sd.Prompts)
 			if err != nil {
 				return files[0], files[1], err
 			}
 			t := &sideTarget{c: c, spans: make([][]span, prompts), slot: map[int]int{},
 				opts: Options{Endpoints: []Endpoint{ep}, Prompts: sd.Prompts, Run: opts.Run, MaxRetries: opts.MaxRetries, MaxRetryWait: opts.MaxRetryWait}}
-			for _, p := range sd.Prompts {
-				var m []openai.ChatCompletionMessage
-				for _, msg := range p.Messages {
-					m = append(m, openai.ChatCompletionMessage{Role: msg.Role, Content: msg.Content, Name: msg.Name})
-				}
-				t.msgs = append(t.msgs, m)
-			}
 			st[s] = append(st[s], t)
 		}
 	}
@@ -214,7 +204,7 @@ func RunAB(ctx context.Context, opts ABOptions) (base, cand *results.File, err e
 					t := st[j.side][j.pair]
 					ep := sides[j.side].Endpoints[j.pair]
 					from := ms(time.Since(started))
-					o := t.c.do(ctx, t.msgs[j.prompt], t.opts, buf, t.gu)
+					o := t.c.do(ctx, j.prompt, t.opts, buf, t.gu)
 					to := ms(time.Since(started))
 					if o.failure != nil && o.failure.Class == results.ErrCanceled && ctx.Err() != nil {
 						continue // not a measurement: the run stopped under it

@@ -1,0 +1,371 @@
+package compare
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/results"
+	"github.com/latgate/latgate/pkg/stats"
+)
+
+// # A/B: two configs measured interleaved
+//
+// `latgate ab` measures a base and a candidate now, in the same job,
+// interleaved in blocks (measure.RunAB): a block is one base and one
+// candidate request of a target pair and prompt sent together, and both
+// carry the block's seq. Whatever the endpoint's level does during the run
+// then hits both sides of a block alike, and the comparison keeps that
+// pairing instead of treating the sides as independent:
+//
+//   - the estimate of a check is the ratio candidate/base of the statistic
+//     (p50, p90, …, mean) over all blocks, as for a baseline: interleaving
+//     makes both sides sample the same mixture of the endpoint's levels, so
+//     the ratio is free of the drift;
+//   - its interval is a block bootstrap: resamples of whole blocks, the same
+//     blocks on both sides, so the level a block's two requests shared stays
+//     shared in every resample and cancels in the ratio, as it does in the
+//     data (resampling the sides independently would count it twice);
+//   - the decision is the gate's (Decide), with nothing for day-to-day noise:
+//     both sides were measured on the same day, in the same minutes;
+//   - sequential rounds use the gate's Design, both sides growing together:
+//     the information of a look is proportional to its requests, the
+//     design's levels for an unbounded baseline (oneSample);
+//   - per target × check, the prompts are pooled into one check (weighted
+//     by the inverse of each prompt's bootstrap variance, replicate by
+//     replicate), and the run's verdict is Overall's.
+//
+// Target i of the base is paired with target i of the candidate; the
+// checks carry the candidate's target name, and Baseline/Current are the
+// base's and the candidate's statistics.
+
+// CompareAB gates the candidate of an interleaved A/B run against its base:
+// targets paired by position, prompts by id, requests by seq (the block).
+// The gate's limits (max) apply to the candidate alone. The same inputs and
+// gate give the same Report.
+func CompareAB(base, cand Side, gate config.Gate, d Design) Report {
+	rep := Report{Seed: gate.Seed, Resamples: gate.Resamples, Confidence: gate.Confidence}
+	if rep.Confidence <= 0 || rep.Confidence >= 1 {
+		rep.Confidence = DefaultConfidence
+	}
+	if rep.Resamples <= 0 {
+		rep.Resamples = DefaultResamples
+	}
+	conf := rep.Confidence
+	checks, warnings := abChecks(gate)
+	rep.Warnings = append(rep.Warnings, warnings...)
+
+	var pooled []abGroup
+	for i := range min(len(base.Targets), len(cand.Targets)) {
+		bt, ct := base.Targets[i], cand.Targets[i]
+		bp := make(map[string]results.Prompt, len(bt.Prompts))
+		for _, p := range bt.Prompts {
+			bp[p.ID] = p
+		}
+		groups := make([]abGroup, len(checks))
+		for _, cp := range ct.Prompts {
+			b, ok := bp[cp.ID]
+			if !ok {
+				continue
+			}
+			data := map[string]*blockData{}
+			for ci, pc := range checks {
+				if pc.c.MaxOnly {
+					continue // a limit only
+				}
+				bd, ok := data[pc.c.Metric]
+				if !ok {
+					bd = newBlockData(b.Samples, cp.Samples, pc.c.Metric)
+					data[pc.c.Metric] = bd
+				}
+				c := Check{
+					Target: ct.Name, Region: ct.Region, Prompt: cp.ID,
+					Metric: pc.c.Metric, Stat: pc.c.Stat, Confidence: conf,
+					Tolerance: Resolvable(pc.c.Metric, gate.ToleranceFor(cp.ID, pc.c)),
+				}
+				key := strings.Join([]string{"ab", ct.Name, ct.Region, cp.ID, pc.c.Metric, pc.c.Stat}, "\x00")
+				part, ok := abCheck(&c, bd, pc.spec, rep.Resamples, gate.Seed, key, d)
+				rep.Checks = append(rep.Checks, c)
+				groups[ci].tol = Resolvable(pc.c.Metric, pc.c.Tolerance)
+				if ok {
+					groups[ci].parts = append(groups[ci].parts, part)
+				}
+			}
+		}
+		pooled = append(pooled, groups...)
+	}
+	if gate.Aggregate {
+		for _, g := range pooled {
+			if a, ok := g.pool(conf, d); ok {
+				rep.Aggregates = append(rep.Aggregates, a)
+			}
+		}
+	}
+	if hasMax(checks) {
+		// The limits gate the candidate alone: the gate's own one-sample
+		// rule, on the candidate as a run without a baseline.
+		lim := CompareSequential(Side{}, cand, limitsOnly(gate), d)
+		for _, c := range lim.Checks {
+			if c.Max > 0 {
+				rep.Checks = append(rep.Checks, c)
+			}
+		}
+	}
+	rep.Warnings = append(rep.Warnings, sampleWarnings(rep.Checks, len(cand.Targets) > 1)...)
+	for k, s := range []Side{base, cand} {
+		for _, w := range runWarnings(s.Targets) {
+			rep.Warnings = append(rep.Warnings, abSideNames[k]+" "+w)
+		}
+	}
+	renamed := abRenamed(base, cand)
+	plan := Pair(renamed, cand)
+	plan.Changes = append(abNameChanges(base, cand), plan.Changes...)
+	plan.label(&rep, cand, checks)
+	rep.New = nil // an A/B run measures only the prompts both sides have
+	sortChecks(rep.Checks)
+	sortChecks(rep.Aggregates)
+	rep.Verdict = Overall(rep.Checks, rep.Aggregates)
+	if len(rep.Checks) == 0 {
+		rep.Warnings = append(rep.Warnings, "nothing was compared: no check applies to a target and prompt measured on both sides")
+	}
+	return rep
+}
+
+var abSideNames = [2]string{"base", "candidate"}
+
+// abChecks parses the gate's checks, with a warning for each it skips.
+func abChecks(gate config.Gate) ([]parsedCheck, []string) {
+	var out []parsedCheck
+	var warnings []string
+	for _, c := range gate.Checks {
+		s, err := stats.ParseStat(c.Stat)
+		switch {
+		case !slices.Contains(gatedMetrics, c.Metric):
+			warnings = append(warnings, fmt.Sprintf("check %s %s skipped: metric %q cannot be gated (use one of %s)", c.Metric, c.Stat, c.Metric, strings.Join(gatedMetrics, ", ")))
+		case err != nil:
+			warnings = append(warnings, fmt.Sprintf("check %s %s skipped: statistic %q is not p50, p95, p99 or mean", c.Metric, c.Stat, c.Stat))
+		default:
+			out = append(out, parsedCheck{c, s})
+		}
+	}
+	return out, warnings
+}
+
+func hasMax(checks []parsedCheck) bool {
+	return slices.ContainsFunc(checks, func(pc parsedCheck) bool { return pc.c.Max > 0 })
+}
+
+// limitsOnly is the gate with its limit checks alone.
+func limitsOnly(g config.Gate) config.Gate {
+	g.Checks = slices.DeleteFunc(slices.Clone(g.Checks), func(c config.Check) bool { return c.Max <= 0 })
+	for i := range g.Checks {
+		g.Checks[i].MaxOnly = true
+	}
+	g.Aggregate = false
+	return g
+}
+
+// abCheck estimates and decides one prompt check of an A/B run from its
+// blocks, and returns the part it gives its target's pooled check (ok false
+// when it has no finite interval to pool).
+func abCheck(c *Check, bd *blockData, spec stats.Stat, resamples int, seed int64, key string, d Design) (abPart, bool) {
+	b, k := bd.side[0], bd.side[1]
+	c.NBase, c.NCur = b.blocks, k.blocks
+	if c.Metric == results.ITL {
+		c.GapsBase, c.GapsCur = len(b.vals), len(k.vals)
+	}
+	if d.Sequential() {
+		// Both sides grow together: a look's information is proportional
+		// to its requests, as for an unbounded baseline.
+		c.Look, c.Looks = d.Look(c.NCur)+1, len(d.Looks)
+		c.Level = d.Confidence(c.Confidence, oneSample, c.Look-1)
+	}
+	if c.NBase > 0 {
+		c.Baseline = b.stat(spec)
+	}
+	if c.NCur > 0 {
+		c.Current = k.stat(spec)
+	}
+	ok := false
+	if c.NBase > 0 && c.NCur > 0 && c.Baseline > 0 {
+		c.Ratio = c.Current / c.Baseline
+		var lo, hi float64
+		if abPairedP50(c.Metric, spec) {
+			var shift float64
+			if shift, lo, hi, ok = pairedHL(bd.logRatios(), abCritical(c.level())); ok {
+				c.Ratio, lo, hi = math.Exp(shift), math.Exp(lo), math.Exp(hi)
+			}
+		} else {
+			lo, hi, ok = logInterval(blockBootstrap(bd, spec, resamples, seed, key), c.level())
+		}
+		c.Lo, c.Hi = math.NaN(), math.NaN()
+		if ok {
+			c.Lo, c.Hi = lo, hi
+		}
+	}
+	Decide(c)
+	if !ok || !(c.Ratio > 0) {
+		return abPart{}, false
+	}
+	z := abCritical(c.level())
+	theta := math.Log(c.Ratio)
+	return abPart{c: *c, theta: theta, below: (theta - math.Log(c.Lo)) / z, above: (math.Log(c.Hi) - theta) / z}, true
+}
+
+// abPairedP50 reports whether a check is decided on the blocks' own log
+// ratios: the p50 of a per-request metric (not itl, whose many gaps per
+// request the ratio over all blocks already resolves).
+func abPairedP50(metric string, spec stats.Stat) bool {
+	return !spec.Mean && spec.P == 0.5 && metric != results.ITL
+}
+
+// abCritical is the normal critical value of a two-sided level.
+func abCritical(level float64) float64 { return normQuantile(1 - (1-level)/2) }
+
+// abPart is one prompt of a pooled A/B check: its check, its log change and
+// the lower and upper half-widths of its interval in standard errors.
+type abPart struct {
+	c                   Check
+	theta, below, above float64
+}
+
+// abGroup is one target × check of an A/B run across prompts.
+type abGroup struct {
+	tol   config.Tolerance
+	parts []abPart
+}
+
+// pool combines the group's prompts into one check, as the gate pools a
+// target's prompts: the log changes weighted by the inverse of each
+// prompt's variance (read off its interval), the half-widths combined as
+// √(Σ wⱼ² aⱼ²) at the pooled look's critical value, and no day-to-day term
+// (both sides were measured together). ok is false with fewer than two
+// prompts.
+func (g abGroup) pool(conf float64, d Design) (Check, bool) {
+	if len(g.parts) < 2 {
+		return Check{}, false
+	}
+	t := g.parts[0].c
+	a := Check{Target: t.Target, Region: t.Region, Metric: t.Metric, Stat: t.Stat, Confidence: conf, Tolerance: g.tol}
+	w := make([]float64, len(g.parts))
+	var wsum float64
+	for i, p := range g.parts {
+		sd := (p.below + p.above) / 2
+		w[i] = 1 / max(sd*sd, 1e-12) // a prompt without spread: as precise as any
+		wsum += w[i]
+	}
+	var theta, lb, lc, vb, va float64
+	for i, p := range g.parts {
+		w[i] /= wsum
+		a.Prompts = append(a.Prompts, p.c.Prompt)
+		a.NBase += p.c.NBase
+		a.NCur += p.c.NCur
+		a.GapsBase += p.c.GapsBase
+		a.GapsCur += p.c.GapsCur
+		a.Look = max(a.Look, p.c.Look)
+		theta += w[i] * p.theta
+		vb += w[i] * w[i] * p.below * p.below
+		va += w[i] * w[i] * p.above * p.above
+		lb += w[i] * math.Log(p.c.Baseline)
+		lc += w[i] * math.Log(p.c.Current)
+	}
+	if d.Sequential() {
+		a.Looks = len(d.Looks)
+		a.Level = d.Confidence(conf, oneSample, a.Look-1)
+	}
+	z := abCritical(a.level())
+	a.Baseline, a.Current, a.Ratio = math.Exp(lb), math.Exp(lc), math.Exp(theta)
+	a.Lo, a.Hi = math.Exp(theta-z*math.Sqrt(vb)), math.Exp(theta+z*math.Sqrt(va))
+	Decide(&a)
+	return a, true
+}
+
+// abRenamed is base with each target named as the candidate target it is
+// paired with, so that Pair compares target i with target i; abNameChanges
+// lists the names that differ.
+func abRenamed(base, cand Side) Side {
+	out := Side{Run: base.Run}
+	for i, t := range base.Targets {
+		if i < len(cand.Targets) {
+			t.Name, t.Region = cand.Targets[i].Name, cand.Targets[i].Region
+		}
+		out.Targets = append(out.Targets, t)
+	}
+	return out
+}
+
+func abNameChanges(base, cand Side) []Change {
+	var out []Change
+	for i := range min(len(base.Targets), len(cand.Targets)) {
+		b, c := base.Targets[i], cand.Targets[i]
+		if b.Label() != c.Label() {
+			out = append(out, Change{Kind: ChangeSetting, Target: c.Name, Region: c.Region, Field: "target", Baseline: b.Label(), Current: c.Label()})
+		}
+	}
+	return out
+}
+
+// Faster names the side an A/B check found faster: "candidate" when the
+// whole interval lies on the candidate's faster side of no change (below 1
+// for a duration, above 1 for tokens_per_s), "base" when it lies on the
+// base's, "" when the interval includes no change or there is none. It
+// says nothing of the tolerance: a check can be ok and faster.
+func (c Check) Faster() string {
+	if c.Max > 0 || c.Lo <= 0 || c.Hi <= 0 || math.IsNaN(c.Lo) || math.IsNaN(c.Hi) {
+		return ""
+	}
+	_, lo, hi, _ := c.slowdown() // larger is slower
+	switch {
+	case hi < 1:
+		return "candidate"
+	case lo > 1:
+		return "base"
+	}
+	return ""
+}
+
+// RecordedAB is what `latgate ab --out` writes: both sides' results with
+// their raw samples (a block's two requests share a seq) and the
+// comparison.
+type RecordedAB struct {
+	Schema     string        `json:"schema"`
+	Base       *results.File `json:"base"`
+	Candidate  *results.File `json:"candidate"`
+	Comparison *Report       `json:"comparison,omitempty"`
+}
+
+// SchemaAB is the schema of RecordedAB.
+const SchemaAB = "latgate.ab/v1"
+
+// DecodeRecordedAB decodes an A/B results file; name is the file name used
+// in errors. Each side is checked as a results file (results.Decode).
+func DecodeRecordedAB(data []byte, name string) (*RecordedAB, error) {
+	var raw struct {
+		Schema     string          `json:"schema"`
+		Base       json.RawMessage `json:"base"`
+		Candidate  json.RawMessage `json:"candidate"`
+		Comparison *Report         `json:"comparison"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("%s: not an A/B results file: %w", name, err)
+	}
+	if raw.Schema != SchemaAB {
+		return nil, fmt.Errorf("%s: schema %q, want %q (written by latgate ab --out)", name, raw.Schema, SchemaAB)
+	}
+	out := &RecordedAB{Schema: raw.Schema, Comparison: raw.Comparison}
+	for _, s := range []struct {
+		raw  json.RawMessage
+		dst  **results.File
+		side string
+	}{{raw.Base, &out.Base, "base"}, {raw.Candidate, &out.Candidate, "candidate"}} {
+		f, err := results.Decode(s.raw, name+" ("+s.side+")")
+		if err != nil {
+			return nil, err
+		}
+		*s.dst = f
+	}
+	return out, nil
+}

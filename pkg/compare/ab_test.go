@@ -1,0 +1,241 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/results"
+	"github.com/latgate/latgate/pkg/stats"
+)
+
+// TestPairedHL holds the paired Hodges–Lehmann estimate and its interval to
+// their definitions, computed by brute force over every Walsh average.
+func TestPairedHL(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{1, 2, 7, 20, 61} {
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = rng.NormFloat64()
+		}
+		slices.Sort(x)
+		var walsh []float64
+		for i := range n {
+			for j := i; j < n; j++ {
+				walsh = append(walsh, (x[i]+x[j])/2)
+			}
+		}
+		slices.Sort(walsh)
+		N := len(walsh)
+		want := walsh[N/2]
+		if N%2 == 0 {
+			want = (walsh[N/2-1] + walsh[N/2]) / 2
+		}
+		const z = 1.96
+		shift, lo, hi, ok := pairedHL(x, z)
+		if math.Abs(shift-want) > 1e-9 {
+			t.Errorf("n=%d: shift %v, want the median Walsh average %v", n, shift, want)
+		}
+		k := int(math.Floor(float64(N)/2 - z*math.Sqrt(float64(n*(n+1)*(2*n+1))/24)))
+		if k < 1 {
+			if ok {
+				t.Errorf("n=%d: an interval from too few differences", n)
+			}
+			continue
+		}
+		if !ok || math.Abs(lo-walsh[k-1]) > 1e-9 || math.Abs(hi-walsh[N-k]) > 1e-9 {
+			t.Errorf("n=%d: interval [%v, %v] ok=%v, want [%v, %v], the %d-th smallest and largest Walsh averages", n, lo, hi, ok, walsh[k-1], walsh[N-k], k)
+		}
+	}
+}
+
+// TestBlockResampler: the statistic of a resample computed from the block
+// counts is the type-7 quantile (or mean) of the resample written out.
+func TestBlockResampler(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var base, cand []results.Sample
+	for seq := 1; seq <= 40; seq++ {
+		gaps := func() []float64 {
+			g := make([]float64, 1+rng.IntN(5))
+			for i := range g {
+				g[i] = math.Round(100*rng.ExpFloat64()) / 10 // ties too
+			}
+			return g
+		}
+		if seq%7 != 0 { // some blocks lack a side
+			base = append(base, results.Sample{Seq: seq, ITL: gaps()})
+		}
+		cand = append(cand, results.Sample{Seq: seq, ITL: gaps()})
+	}
+	bd := newBlockData(base, cand, results.ITL)
+	if bd.n != 40 || bd.side[0].blocks != 35 || bd.side[1].blocks != 40 {
+		t.Fatalf("%d blocks, %d base and %d candidate: want 40, 35, 40", bd.n, bd.side[0].blocks, bd.side[1].blocks)
+	}
+	for _, st := range []string{"p50", "p90", "p99", "mean"} {
+		s, err := stats.ParseStat(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for side, bs := range bd.side {
+			r := newBlockResampler(bs, s)
+			for range 200 {
+				counts := make([]int32, bd.n)
+				for range bd.n {
+					counts[rng.IntN(bd.n)]++
+				}
+				var vals []float64
+				for j, v := range bs.vals {
+					for range counts[bs.owner[j]] {
+						vals = append(vals, v)
+					}
+				}
+				got := r.weighted(counts)
+				if len(vals) == 0 {
+					if !math.IsNaN(got) {
+						t.Fatalf("%s side %d: an empty resample gave %v, want NaN", st, side, got)
+					}
+					continue
+				}
+				slices.Sort(vals)
+				want := stats.Quantile(vals, s.P)
+				if s.Mean {
+					var sum float64
+					for _, v := range vals {
+						sum += v
+					}
+					want = sum / float64(len(vals))
+				}
+				if math.Abs(got-want) > 1e-9*max(1, math.Abs(want)) {
+					t.Fatalf("%s side %d: %v from the counts, %v written out", st, side, got, want)
+				}
+			}
+		}
+	}
+}
+
+// abSamples draws n blocks of lognormal TTFTs whose level, shared by the two
+// requests of a block, jumps between ×1 and ×jump from block to block; the
+// candidate's requests are × factor.
+func abSamples(seed uint64, n int, jump, factor float64) (base, cand []results.Sample) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	for seq := 1; seq <= n; seq++ {
+		level := 1.0
+		if (seq/3)%2 == 1 {
+			level = jump
+		}
+		v := func(f float64) results.Sample {
+			x := 100 * level * f * math.Exp(0.25*rng.NormFloat64())
+			return results.Sample{Seq: seq, TTFT: x, TTFB: x / 2, Total: 2 * x, OutputTokens: 1}
+		}
+		base = append(base, v(1))
+		cand = append(cand, v(factor))
+	}
+	return base, cand
+}
+
+func abGate(checks ...config.Check) config.Gate {
+	return config.Gate{Confidence: 0.95, Resamples: 2000, Seed: 1, Aggregate: true, Checks: checks}
+}
+
+// TestCompareABPairs: a level shared by a block's two requests cancels. With
+// the level jumping ×1/×2 between blocks, the A/B comparison of identical
+// sides is ok with an interval far narrower than the same samples compared
+// as independent runs; a candidate ×2 is a regression, ×0.5 an
+// improvement reported faster. Pairing is by seq, whatever the order of the
+// samples in the file.
+func TestCompareABPairs(t *testing.T) {
+	gate := abGate(config.Check{Metric: results.TTFT, Stat: "p50", Tolerance: config.Tolerance{Rel: 0.2}},
+		config.Check{Metric: results.TTFT, Stat: "p90", Tolerance: config.Tolerance{Rel: 0.35}})
+	width := func(c Check) float64 { return math.Log(c.Hi / c.Lo) }
+	for _, tt := range []struct {
+		factor  float64
+		verdict Verdict
+		faster  string
+	}{{1, OK, ""}, {2, Regressed, "base"}, {0.5, Improved, "candidate"}} {
+		b, c := abSamples(11, 80, 2, tt.factor)
+		cs := slices.Clone(c)
+		slices.Reverse(cs) // pairing is by seq, not by position
+		rep := CompareAB(side(prompt("p", b)), side(prompt("p", cs)), gate, FixedDesign())
+		naive := Compare(side(prompt("p", b)), side(prompt("p", c)), gate)
+		for i, ch := range rep.Checks {
+			if ch.Verdict != tt.verdict {
+				t.Errorf("×%g %s %s: %s %s [%s], want %s", tt.factor, ch.Metric, ch.Stat, ch.Verdict, pct(ch.Ratio), ch.Interval(), tt.verdict)
+			}
+			if got := ch.Faster(); got != tt.faster {
+				t.Errorf("×%g %s %s: Faster() = %q, want %q", tt.factor, ch.Metric, ch.Stat, got, tt.faster)
+			}
+			if n := naive.Checks[i]; ch.Stat == "p50" && !(width(ch) < 0.75*width(n)) {
+				t.Errorf("×%g %s %s: the paired interval [%s] is not narrower than the independent one [%s]", tt.factor, ch.Metric, ch.Stat, ch.Interval(), n.Interval())
+			}
+		}
+	}
+}
+
+func pct(r float64) string { return fmt.Sprintf("%+.0f%%", 100*(r-1)) }
+
+// TestCompareABReport: two prompts pool into an aggregate per check; a
+// prompt only one side has is left out; the candidate's model change labels
+// every check; limits gate the candidate alone; the base's failures are
+// named.
+func TestCompareABReport(t *testing.T) {
+	gate := abGate(config.Check{Metric: results.TTFT, Stat: "p50", Tolerance: config.Tolerance{Rel: 0.2}},
+		config.Check{Metric: results.TTFT, Stat: "p90", Max: 50 * time.Millisecond, MaxOnly: true})
+	b1, c1 := abSamples(1, 60, 1.3, 1.4)
+	b2, c2 := abSamples(2, 60, 1.3, 1.4)
+	base := side(prompt("a", b1), prompt("b", b2), prompt("only-base", b1))
+	cand := side(prompt("a", c1), prompt("b", c2))
+	cand.Targets[0].Model = "m2"
+	base.Targets[0].Errors, base.Targets[0].Requests, base.Targets[0].ByClass = 1, 181, map[string]int{"timeout": 1}
+	rep := CompareAB(base, cand, gate, NewDesign(60, 150))
+	if rep.Verdict != Regressed {
+		t.Errorf("verdict %s, want regressed", rep.Verdict)
+	}
+	var got []string
+	for _, c := range slices.Concat(rep.Checks, rep.Aggregates) {
+		got = append(got, strings.Join([]string{c.Prompt, c.Metric, c.Stat, string(c.Verdict), strings.Join(c.Labels, ";")}, " "))
+		if c.Max == 0 && (c.Look != 1 || c.Looks != 4 || !(c.Level > 0.95)) {
+			t.Errorf("%s %s: look %d of %d at %v, want look 1 of 4 above 95%%", c.Prompt, c.Stat, c.Look, c.Looks, c.Level)
+		}
+	}
+	slices.Sort(got)
+	want := []string{
+		" ttft p50 regressed model m → m2",
+		"a ttft p50 regressed model m → m2",
+		"a ttft p90 regressed model m → m2", // the limit: p90 ≈ 190 ms > 50 ms
+		"b ttft p50 regressed model m → m2",
+		"b ttft p90 regressed model m → m2",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("checks (-want +got):\n%s", diff)
+	}
+	if !slices.ContainsFunc(rep.Warnings, func(w string) bool { return strings.HasPrefix(w, "base target t: 1 of 181 requests failed") }) {
+		t.Errorf("warnings %q do not name the base side's failures", rep.Warnings)
+	}
+	if len(rep.New) != 0 {
+		t.Errorf("New = %v, want none: an A/B run compares only what both sides measured", rep.New)
+	}
+}
+
+// TestCompareABTargetsByPosition: target i is paired with target i whatever
+// their names (ab --targets a,b), and the names' difference is labelled.
+func TestCompareABTargetsByPosition(t *testing.T) {
+	gate := abGate(config.Check{Metric: results.TTFT, Stat: "p50", Tolerance: config.Tolerance{Rel: 0.2}})
+	b, c := abSamples(5, 60, 1.3, 1)
+	base, cand := side(prompt("p", b)), side(prompt("p", c))
+	base.Targets[0].Name = "small"
+	cand.Targets[0].Name = "large"
+	rep := CompareAB(base, cand, gate, FixedDesign())
+	if len(rep.Checks) != 1 || rep.Checks[0].Target != "large" || rep.Checks[0].Verdict != OK {
+		t.Fatalf("checks %+v, want one ok check of target large", rep.Checks)
+	}
+	if diff := cmp.Diff([]string{"target small → large"}, rep.Checks[0].Labels); diff != "" {
+		t.Errorf("labels (-want +got):\n%s", diff)
+	}
+}
