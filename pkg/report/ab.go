@@ -1,0 +1,279 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/latgate/latgate/pkg/compare"
+)
+
+// AB names what an A/B comparison (`latgate ab`) compared: the two configs
+// (the same file twice for two targets of one config), and how the run was
+// laid out, for the head of every rendering.
+type AB struct {
+	Base, Candidate string // the configs' paths
+	// Blocks is the blocks per prompt measured (the candidate's requests),
+	// at most; Seed the seed of their order.
+	Blocks int
+	Seed   int64
+}
+
+// compared is the head line of an A/B report: what against what, how
+// measured and how the intervals are made.
+func (ab AB) compared(rep compare.Report) string {
+	what := fmt.Sprintf("candidate %s against base %s", ab.Candidate, ab.Base)
+	if ab.Base == ab.Candidate {
+		what = "two targets of " + ab.Base
+	}
+	return fmt.Sprintf("A/B: %s, measured together: up to %d blocks per prompt (a block is one request of each side, sent together in a seeded order, seed %d); "+
+		"%s intervals paired by block (p50: Hodges–Lehmann of the blocks' ratios; other statistics: block bootstrap, %d resamples, seed %d)",
+		what, ab.Blocks, ab.Seed, confPct(rep.Confidence), rep.Resamples, rep.Seed)
+}
+
+// Faster says which side each check found faster, one line per target and
+// prompt (the pooled checks first, "all prompts"), as
+//
+//	sim, all prompts: candidate faster: ttft p50 -38% [-41%, -35%]; base faster: itl p50 +12% [+8%, +15%]; no difference resolved: itl p95 +1% [-3%, +5%]
+//
+// The side is the interval's side of no change (compare.Check.Faster), not
+// the verdict, which holds the change to the tolerance.
+func Faster(rep compare.Report) []string {
+	type key struct{ target, prompt string }
+	var order []key
+	by := map[key]map[string][]string{}
+	for _, cs := range [][]compare.Check{rep.Aggregates, rep.Checks} {
+		for _, c := range cs {
+			if isLimit(c) || !hasData(c) {
+				continue
+			}
+			k := key{targetOf(c), promptOf(c)}
+			if by[k] == nil {
+				by[k] = map[string][]string{}
+				order = append(order, k)
+			}
+			side := c.Faster()
+			by[k][side] = append(by[k][side], fmt.Sprintf("%s %s %s", checkOf(c), change(c), interval(c)))
+		}
+	}
+	var out []string
+	for _, k := range order {
+		var parts []string
+		for _, s := range []struct{ side, say string }{{"candidate", "candidate faster"}, {"base", "base faster"}, {"", "no difference resolved"}} {
+			if cs := by[k][s.side]; len(cs) > 0 {
+				parts = append(parts, s.say+": "+strings.Join(cs, ", "))
+			}
+		}
+		out = append(out, k.target+", "+k.prompt+": "+strings.Join(parts, "; "))
+	}
+	return out
+}
+
+// abDiffers names the differences between the sides for an outcome line:
+// "base → candidate: model a → b; edited: p".
+func abDiffers(detail string, rep compare.Report) string {
+	if s := changeSummary(rep); s != "" {
+		return detail + " — base → candidate: " + s
+	}
+	return detail
+}
+
+// abChange is one difference between the sides in words.
+func abChange(c compare.Change) string {
+	if c.Kind == compare.ChangeEdited {
+		return c.Where() + ": the prompt's text differs: compared, labelled \"edited\""
+	}
+	return c.Where() + ": " + c.Label() + ": compared, labelled"
+}
+
+// abNext is the line a failing A/B run ends with.
+func abNext(rep compare.Report, ab AB, opts Options) string {
+	if !rep.Verdict.Fails(opts.Strict) {
+		return ""
+	}
+	if rep.Verdict != compare.Regressed {
+		return "next: measure more to decide the inconclusive checks (raise run.requests or run.max_requests in " + ab.Candidate + "), or drop --strict"
+	}
+	s := "next: the candidate is slower than the gate's tolerance allows. If that is not intended, keep the base's config"
+	if opts.Rerun != "" {
+		s += " (or find the cause and re-run: " + opts.Rerun + ")"
+	}
+	s += "; if it is (a new model, a longer prompt), accept it: merge it and bless its baseline"
+	if opts.Bless != "" {
+		s += " (" + opts.Bless + ")"
+	}
+	return s
+}
+
+// ABVerdicts writes the text report of `latgate ab`: what was compared, the
+// verdict table (base → candidate), which side was faster per prompt and
+// overall, what differs between the sides, the warnings and the outcome.
+func ABVerdicts(w io.Writer, rep compare.Report, ab AB, opts Options) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintln(ew, wrap(ab.compared(rep), lineWidth, "  "))
+	if all := ordered(rep); len(all) > 0 {
+		fmt.Fprintln(ew)
+		lab := labelled(rep)
+		rows := [][]string{{"target", "prompt", "check", "base", "candidate", "change", confPct(rep.Confidence) + " CI", "tolerance", "verdict"}}
+		if lab {
+			rows[0] = append(rows[0], "base → candidate")
+		}
+		for _, c := range all {
+			r := []string{targetOf(c), promptOf(c), checkOf(c),
+				value(c.Metric, c.Baseline, c.NBase), value(c.Metric, c.Current, c.NCur),
+				change(c), interval(c), tolerance(c), abVerdictCell(c, opts.Strict)}
+			if isLimit(c) {
+				r[3] = "-" // a limit holds the candidate alone
+			}
+			if lab {
+				r = append(r, labels(c))
+			}
+			rows = append(rows, r)
+		}
+		for _, col := range []int{3, 4, 5, 6} {
+			alignRight(rows, col)
+		}
+		for i, r := range rows {
+			sep := " → "
+			if i == 0 {
+				sep = "   "
+			}
+			rows[i] = append(append(r[:3:3], r[3]+sep+r[4]), r[5:]...)
+		}
+		if err := table(ew, rows); err != nil {
+			return err
+		}
+	}
+	if lines := Faster(rep); len(lines) > 0 {
+		fmt.Fprintln(ew, "\nfaster, by check (the side of no change the whole interval lies on):")
+		for _, l := range lines {
+			fmt.Fprintln(ew, "  "+wrap(l, lineWidth-2, "    "))
+		}
+	}
+	if len(rep.Changes) > 0 {
+		fmt.Fprintln(ew, "\nwhat differs, base → candidate:")
+		for _, c := range rep.Changes {
+			fmt.Fprintln(ew, "  "+wrap(abChange(c), lineWidth-2, "    "))
+		}
+	}
+	if len(rep.Warnings) > 0 {
+		fmt.Fprintln(ew)
+		for _, warn := range rep.Warnings {
+			fmt.Fprintln(ew, wrap("warning: "+warn, lineWidth, "         "))
+		}
+	}
+	status, detail := outcome(rep, opts.Strict)
+	fmt.Fprintf(ew, "\n%s: %s\n", status, abDiffers(detail, rep))
+	if next := abNext(rep, ab, opts); next != "" {
+		fmt.Fprintln(ew, wrap(next, lineWidth, "      "))
+	}
+	return ew.err
+}
+
+// abVerdictCell is the verdict column of an A/B table: check's, with what
+// would decide an inconclusive check in blocks (one request of each side).
+func abVerdictCell(c compare.Check, strict bool) string {
+	if c.Verdict != compare.Inconclusive || isLimit(c) {
+		return verdictCell(c, strict)
+	}
+	w := verdictWord(c.Verdict, strict)
+	switch {
+	case c.More < 0:
+		return w + ", at the tolerance"
+	case c.More > 0:
+		return fmt.Sprintf("%s, ~%d more blocks", w, c.More)
+	}
+	return w
+}
+
+// ABMarkdown writes the A/B comparison for a pull-request comment and the
+// job summary: a heading with the status, the outcome, both configs named,
+// the faster side per prompt and overall, a table per target, the
+// differences, the warnings and how to read it.
+func ABMarkdown(w io.Writer, rep compare.Report, ab AB, opts Options) error {
+	ew := &errWriter{w: w}
+	status, detail := outcome(rep, opts.Strict)
+	icon := "✅"
+	if strings.HasPrefix(status, "FAIL") {
+		icon = "❌"
+	}
+	fmt.Fprintf(ew, "## %s latgate ab: %s\n\n%s\n\n", icon, status, mdEscape(abDiffers(detail, rep)))
+	fmt.Fprintf(ew, "Candidate `%s` against base `%s`, both measured in this job, interleaved.\n\n", mdCode(ab.Candidate), mdCode(ab.Base))
+	if lines := Faster(rep); len(lines) > 0 {
+		fmt.Fprint(ew, "**Faster**, by check:\n\n")
+		for _, l := range lines {
+			fmt.Fprintf(ew, "- %s\n", mdEscape(l))
+		}
+		fmt.Fprintln(ew)
+	}
+	fmt.Fprintf(ew, "<sub>%s</sub>\n", mdEscape(ab.compared(rep)))
+	all := ordered(rep)
+	lab := labelled(rep)
+	for _, target := range targets(all) {
+		fmt.Fprintf(ew, "\n### %s\n\n", mdEscape(target))
+		head, align, end := "", "", ""
+		if lab {
+			head, align = " base → candidate differs |", ":--|"
+		}
+		fmt.Fprintf(ew, "| prompt | check | base → candidate | change | %s CI | tolerance | verdict |%s\n", confPct(rep.Confidence), head)
+		fmt.Fprintln(ew, "|:--|:--|--:|--:|:-:|--:|:--|"+align)
+		for _, c := range all {
+			if targetOf(c) != target {
+				continue
+			}
+			prompt := mdEscape(promptOf(c))
+			if isAggregate(c) {
+				prompt = "*" + prompt + "*"
+			}
+			chg := change(c)
+			if c.Verdict == compare.Regressed && c.Ratio > 0 {
+				chg = "**" + chg + "**"
+			}
+			if lab {
+				end = " " + mdEscape(labels(c)) + " |"
+			}
+			base := value(c.Metric, c.Baseline, c.NBase)
+			if isLimit(c) {
+				base = "-"
+			}
+			fmt.Fprintf(ew, "| %s | %s | %s → %s | %s | %s | %s | %s |%s\n",
+				prompt, mdEscape(checkOf(c)), base, value(c.Metric, c.Current, c.NCur),
+				chg, interval(c), mdEscape(tolerance(c)), mdVerdict(c.Verdict, opts.Strict)+mdEscape(limitVerdict(c)), end)
+		}
+	}
+	if len(rep.Changes) > 0 {
+		fmt.Fprint(ew, "\n### What differs, base → candidate\n\n")
+		for _, c := range rep.Changes {
+			fmt.Fprintf(ew, "- %s\n", mdEscape(abChange(c)))
+		}
+	}
+	if len(rep.Warnings) > 0 {
+		fmt.Fprint(ew, "\n### Warnings\n\n")
+		for _, warn := range rep.Warnings {
+			fmt.Fprintf(ew, "- %s\n", mdEscape(warn))
+		}
+	}
+	if next := abNext(rep, ab, opts); next != "" {
+		fmt.Fprintf(ew, "\n%s\n", mdEscape(next))
+	}
+	fmt.Fprintf(ew, "\n<details><summary>How to read this</summary>\n\n%s\n\n</details>\n", abHowToRead(rep))
+	return ew.err
+}
+
+// mdCode makes s safe inside a Markdown code span.
+func mdCode(s string) string { return strings.ReplaceAll(mdEscape(s), "`", "'") }
+
+func abHowToRead(rep compare.Report) string {
+	s := fmt.Sprintf("*change* is candidate ÷ base − 1 for the statistic, both sides measured together in blocks (one request of each, "+
+		"sent together in a random order), so a drift of the endpoint hits both. *%[1]s CI* pairs the sides by block: for p50, "+
+		"the Hodges–Lehmann estimate of the blocks' own ratios with its signed-rank interval; for the other statistics, the ratio over "+
+		"all blocks with a bootstrap of whole blocks (%[2]d resamples). A check *regressed* when the whole interval lies above the "+
+		"tolerance, *ok* when it rules that out, *improved* when it lies as far below, *inconclusive* otherwise; *faster* names the "+
+		"side of no change (±0%%) the whole interval lies on. *%[3]s* pools a target's prompts, weighted by their precision.",
+		confPct(rep.Confidence), rep.Resamples, aggregateLabel)
+	if slices.ContainsFunc(ordered(rep), isLimit) {
+		s += " A *max* check holds the candidate's statistic alone to an absolute limit."
+	}
+	return s
+}
