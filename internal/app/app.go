@@ -40,6 +40,8 @@ type Deps struct {
 	Start func(ctx context.Context, cfg *config.Config, getenv func(string) string) (eps []measure.Endpoint, stop func(), err error)
 	// Measure runs a measurement (default: measure.Run).
 	Measure func(ctx context.Context, o measure.Options) (*results.File, error)
+	// MeasureAB runs an interleaved A/B measurement (default: measure.RunAB).
+	MeasureAB func(ctx context.Context, o measure.ABOptions) (base, cand *results.File, err error)
 	// Version is latgate's version, recorded in every results file.
 	Version string
 }
@@ -65,6 +67,9 @@ func New(d Deps) *App {
 	}
 	if d.Measure == nil {
 		d.Measure = measure.Run
+	}
+	if d.MeasureAB == nil {
+		d.MeasureAB = measure.RunAB
 	}
 	return &App{Deps: d}
 }

@@ -188,6 +188,7 @@ Start with:  latgate check --config examples/latgate.yaml
 			checkCommand(a),
 			blessCommand(a),
 			compareCommand(a),
+			abCommand(a),
 			measureCommand(a),
 			mergeCommand(a),
 			trendCommand(a),

@@ -207,12 +207,54 @@ func abCheck(c *Check, bd *blockData, spec stats.Stat, resamples int, seed int64
 		}
 	}
 	Decide(c)
+	c.More = abMore(*c, 1)
 	if !ok || !(c.Ratio > 0) {
 		return abPart{}, false
 	}
 	z := abCritical(c.level())
 	theta := math.Log(c.Ratio)
 	return abPart{c: *c, theta: theta, below: (theta - math.Log(c.Lo)) / z, above: (math.Log(c.Hi) - theta) / z}, true
+}
+
+// abMore estimates, for an inconclusive A/B check, how many more blocks
+// per prompt (requests per side) would decide it: too few for the
+// statistic, the shortfall; else, both sides growing together, the
+// interval's width in log space scales as 1/√n, so the blocks at which the
+// half-width on the side of the estimate shrinks to its distance from the
+// threshold, assuming the estimate stays put. -1 when none would (an
+// estimate at the threshold). prompts is the number of prompts a pooled
+// check combines (its counts are their sums).
+func abMore(c Check, prompts int) int {
+	if c.Verdict != Inconclusive || c.NBase == 0 || c.NCur == 0 {
+		return 0
+	}
+	n := float64(min(c.NBase, c.NCur)) / float64(max(prompts, 1))
+	if !c.resolved() {
+		have, need, unit := c.unresolved()
+		if unit == "gaps" {
+			per := float64(max(min(c.GapsBase, c.GapsCur), 1)) / float64(min(c.NBase, c.NCur))
+			return max(1, int(math.Ceil(float64(need-have)/per)))
+		}
+		return max(1, need-have)
+	}
+	if !(c.Lo > 0 && c.Hi > 0 && c.Ratio > 0 && c.Threshold > 0) {
+		return 0
+	}
+	ratio, lo, hi, tau := c.slowdown() // larger is worse
+	lr, lt := math.Log(ratio), math.Log(tau)
+	h := math.Log(hi) - lr // must shrink to lt − lr for ok
+	if lr > lt {
+		h = lr - math.Log(lo) // must shrink to lr − lt for regressed
+	}
+	d := math.Abs(lt - lr)
+	if d == 0 || h <= 0 {
+		return -1
+	}
+	more := math.Ceil(n*(h/d)*(h/d) - n)
+	if more > 1e7 {
+		return -1
+	}
+	return max(1, int(more))
 }
 
 // abPairedP50 reports whether a check is decided on the blocks' own log
@@ -280,6 +322,7 @@ func (g abGroup) pool(conf float64, d Design) (Check, bool) {
 	a.Baseline, a.Current, a.Ratio = math.Exp(lb), math.Exp(lc), math.Exp(theta)
 	a.Lo, a.Hi = math.Exp(theta-z*math.Sqrt(vb)), math.Exp(theta+z*math.Sqrt(va))
 	Decide(&a)
+	a.More = abMore(a, len(g.parts))
 	return a, true
 }
 

@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/latgate/latgate/pkg/compare"
+)
+
+// abConfig is a config on the simulator with its level jumping ×1.3 every
+// 300 ms of wall time (several jumps within the run); extra is added to the
+// spec of its one target.
+func abConfig(model, extra string) string {
+	return `targets:
+  - name: sim
+    base_url: "sim:default?tokens=6&level_jump=1.3&level_period=300ms` + extra + `"
+    model: ` + model + `
+    max_tokens: 8
+prompts:
+  - id: greeting
+    messages:
+      - {role: user, content: "Say hello in five words."}
+  - id: summarize
+    messages:
+      - {role: user, content: "Summarize: latency hides in averages."}
+run:
+  requests: 30
+  max_requests: 30
+  warmup: 1
+  concurrency: 4
+gate:
+  checks:
+    - {metric: ttft, stat: p50, tolerance: 20%, floor: 20ms}
+    - {metric: itl, stat: p50, tolerance: 15%, floor: 2ms}
+`
+}
+
+// TestABOnTheWire runs `latgate ab` through the real HTTP/SSE path on the
+// simulator with its level jumping: identical configs pass; a candidate
+// whose model is twice as slow to the first token fails with exit 1, every
+// report naming both configs, and --out holds both sides.
+func TestABOnTheWire(t *testing.T) {
+	if testing.Short() {
+		t.Skip("streams for a few seconds")
+	}
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	base := write("base.yaml", abConfig("small", ""))
+	same := write("same.yaml", abConfig("small", ""))
+	slow := write("slow.yaml", abConfig("large", "&ttft_factor=2"))
+
+	code, stdout, stderr := run(t, nil, "ab", "--quiet", base, same)
+	if code != ExitPass {
+		t.Fatalf("identical configs: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	md, junit, out := filepath.Join(dir, "ab.md"), filepath.Join(dir, "ab.xml"), filepath.Join(dir, "ab.json")
+	code, stdout, stderr = run(t, nil, "ab", "--quiet", "--markdown", md, "--junit", junit, "--out", out, base, slow)
+	if code != ExitRegression {
+		t.Fatalf("a slower candidate: exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	report, err := os.ReadFile(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"stdout": stdout, "Markdown": string(report)} {
+		for _, want := range []string{base, slow, "model small → large", "base faster: ttft p50"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s lacks %q:\n%s", name, want, text)
+			}
+		}
+	}
+	if _, err := os.Stat(junit); err != nil {
+		t.Errorf("no JUnit report: %v", err)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := compare.DecodeRecordedAB(data, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs, cs := rec.Base.Targets[0].Prompts[0].Samples, rec.Candidate.Targets[0].Prompts[0].Samples
+	if len(bs) != 30 || len(cs) != 30 || rec.Comparison == nil || rec.Comparison.Verdict != compare.Regressed {
+		t.Errorf("--out: %d base and %d candidate samples of greeting, comparison %v; want 30 each and regressed", len(bs), len(cs), rec.Comparison)
+	}
+}
+
+// TestABUsage: ab needs two configs, or one with --targets; flags go first.
+func TestABUsage(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"ab", "one.yaml"}, "ab takes two configs"},
+		{[]string{"ab", "a.yaml", "b.yaml", "c.yaml"}, "ab takes two configs"},
+		{[]string{"ab", "a.yaml", "b.yaml", "--junit", "x"}, "flags go before the configs"},
+		{[]string{"ab", "--targets", "a", "x.yaml"}, "--targets takes two target names"},
+		{[]string{"ab", "missing-a.yaml", "missing-b.yaml"}, "no config at missing-a.yaml"},
+	} {
+		code, _, stderr := run(t, nil, tt.args...)
+		if code != ExitUsage || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tt.args, code, stderr, tt.want)
+		}
+	}
+}
+
+// TestABHelpExamplesFirst: `latgate ab --help` leads with examples.
+func TestABHelpExamplesFirst(t *testing.T) {
+	code, stdout, _ := run(t, nil, "ab", "--help")
+	if code != ExitPass {
+		t.Fatalf("exit %d", code)
+	}
+	_, desc, ok := strings.Cut(stdout, "DESCRIPTION:\n")
+	if !ok || !strings.HasPrefix(strings.TrimSpace(desc), "EXAMPLES:") {
+		t.Errorf("the description does not start with EXAMPLES:\n%s", stdout)
+	}
+}
