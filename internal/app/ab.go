@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"io/fs"
 	"slices"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/latgate/latgate/internal/jsonfile"
 	"github.com/latgate/latgate/internal/publish"
+	"github.com/latgate/latgate/internal/sanitize"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/measure"
@@ -40,15 +42,26 @@ type ABRequest struct {
 	Out string
 	// SkipWithoutKey passes without measuring when a key is empty, as check.
 	SkipWithoutKey bool
+	// IfChanged measures only when the sides differ in what they measure
+	// (a target or a prompt: ABChanges), else passes with verdict=unchanged
+	// (--if-changed: the pull-request flow runs ab beside check only for a
+	// change of the config's targets or prompts).
+	IfChanged bool
 }
+
+// UnchangedVerdict is what `ab --if-changed` writes as its verdict when
+// the two configs measure the same targets and prompts.
+const UnchangedVerdict = "unchanged"
 
 // abPlan is what an A/B run measures: the configs, the target pairs and
 // the prompts both sides have, in the candidate's order.
 type abPlan struct {
 	cfg     [2]*config.Config
 	targets [2][]config.Target
-	prompts [2][]config.Prompt
-	notes   []string // what is not compared, and why
+	// unpaired are the targets only one side has (by position).
+	unpaired []string
+	prompts  [2][]config.Prompt
+	notes    []string // what is not compared, and why
 }
 
 // AB is `latgate ab`: load both configs, pair their targets by position
@@ -77,6 +90,13 @@ func (a *App) AB(ctx context.Context, req ABRequest) (err error) {
 			return UsageError(err)
 		}
 		gate, source = g.Gate, req.GateConfig
+	}
+	if req.IfChanged {
+		changes := abChanges(pl)
+		if len(changes) == 0 {
+			return a.publishUnchanged(sink, pl)
+		}
+		a.Out.Note("%s and %s measure different targets or prompts, so ab measures both: %s", pl.cfg[0].Path, pl.cfg[1].Path, strings.Join(changes, "; "))
 	}
 	if req.SkipWithoutKey {
 		for _, cfg := range pl.cfg {
@@ -167,6 +187,7 @@ func (a *App) planAB(req ABRequest) (abPlan, error) {
 	for k, ts := range pl.targets {
 		for _, t := range ts[n:] {
 			pl.notes = append(pl.notes, fmt.Sprintf("target %s is only in %s (targets are paired by position): not measured, not compared", results.Label(t.Name, t.Region), pl.cfg[k].Path))
+			pl.unpaired = append(pl.unpaired, fmt.Sprintf("target %s: only in %s", results.Label(t.Name, t.Region), pl.cfg[k].Path))
 		}
 		pl.targets[k] = ts[:n]
 	}
@@ -202,6 +223,56 @@ func firstTarget(cfg *config.Config) string {
 		return "a"
 	}
 	return cfg.Targets[0].Name
+}
+
+// abChanges lists what differs between the sides in what they measure:
+// a paired target's name, model, endpoint or request parameters, a
+// prompt's text, a prompt or target only one side has. Run and gate
+// settings are not counted: they change how, not what, is measured.
+func abChanges(pl abPlan) []string {
+	out := slices.Clone(pl.unpaired)
+	var bs, cs compare.Side
+	for i, bt := range pl.targets[0] {
+		ct := pl.targets[1][i]
+		b, c := measure.Describe(bt, pl.cfg[0].Prompts), measure.Describe(ct, pl.cfg[1].Prompts)
+		if b.Label() != c.Label() {
+			out = append(out, fmt.Sprintf("target %s → %s", b.Label(), c.Label()))
+		}
+		b.Name, b.Region = c.Name, c.Region
+		bs.Targets, cs.Targets = append(bs.Targets, b), append(cs.Targets, c)
+	}
+	for _, ch := range compare.Pair(bs, cs).Changes {
+		what := ch.Label()
+		switch ch.Kind {
+		case compare.ChangeNew:
+			what = "only in " + pl.cfg[1].Path
+		case compare.ChangeRemoved:
+			what = "only in " + pl.cfg[0].Path
+		case compare.ChangeEdited:
+			what = "its text differs"
+		}
+		out = append(out, ch.Where()+": "+what)
+	}
+	return out
+}
+
+// publishUnchanged reports an `ab --if-changed` that found nothing to
+// compare: stdout, the job summary and verdict=unchanged; no JUnit or
+// Markdown report, so nothing is published as a check run or comment.
+func (a *App) publishUnchanged(sink *publish.Sink, pl abPlan) error {
+	msg := fmt.Sprintf("%s and %s measure the same targets and prompts, so ab was not run (--if-changed): the check against the baseline decides",
+		pl.cfg[0].Path, pl.cfg[1].Path)
+	return sink.Publish(publish.Report{
+		Text: func(w io.Writer) error {
+			_, err := fmt.Fprintf(w, "latgate ab: %s\n", msg)
+			return err
+		},
+		Summary: func(w io.Writer) error {
+			_, err := fmt.Fprintf(w, "## latgate ab: not run\n\n%s\n", sanitize.Markdown(msg))
+			return err
+		},
+		Outputs: []publish.Output{{Name: "verdict", Value: UnchangedVerdict}},
+	})
 }
 
 // runDiffers names the run settings in which base differs from cand.

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -168,5 +169,44 @@ func TestReseeded(t *testing.T) {
 	}
 	if reseeded("fast?ttft=3ms") == reseeded("fast?ttft=4ms") {
 		t.Errorf("two specs got one seed")
+	}
+}
+
+// TestABChanges: what the sides measure differently is a target's model,
+// endpoint or parameters, a prompt's text, a prompt only one side has; run
+// and gate settings are not.
+func TestABChanges(t *testing.T) {
+	dir := t.TempDir()
+	const cfg = "targets:\n  - {name: t, base_url: sim, model: %s, max_tokens: %d}\nprompts:\n  - {id: p, messages: [{role: user, content: %s}]}\n%s"
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	base := write("base.yaml", fmt.Sprintf(cfg, "m", 16, "hi", ""))
+	a, _, _ := testApp(t, nil)
+	for _, tt := range []struct {
+		name, body string
+		want       []string
+	}{
+		{"run and gate only", fmt.Sprintf(cfg, "m", 16, "hi", "run: {concurrency: 3, requests: 40}\ngate: {confidence: 90%}\n"), nil},
+		{"model", fmt.Sprintf(cfg, "m2", 16, "hi", ""), []string{"target t: model m → m2"}},
+		{"max_tokens", fmt.Sprintf(cfg, "m", 32, "hi", ""), []string{"target t: max_tokens 16 → 32"}},
+		{"prompt text", fmt.Sprintf(cfg, "m", 16, "hello", ""), []string{"prompt p of target t: its text differs"}},
+		{"prompt added", fmt.Sprintf(cfg, "m", 16, "hi", "") + "  - {id: q, messages: [{role: user, content: x}]}\n", nil},
+	} {
+		cand := write("cand.yaml", tt.body)
+		if tt.name == "prompt added" {
+			tt.want = []string{"prompt q of target t: only in " + cand}
+		}
+		pl, err := a.planAB(ABRequest{Base: base, Candidate: cand})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if diff := cmp.Diff(tt.want, abChanges(pl)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
 	}
 }

@@ -59,6 +59,7 @@ the job summary, annotations and verdict= in $GITHUB_OUTPUT.
 			&ucli.StringFlag{Name: "targets", Usage: "compare target `BASE,CANDIDATE`: BASE's target BASE with CANDIDATE's target CANDIDATE, or two targets of one config"},
 			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "also write both sides' results, with the comparison, to `FILE`", TakesFile: true},
 			&ucli.BoolFlag{Name: "skip-without-key", Usage: "when a target's API key variable is empty, measure nothing and pass with verdict=skipped"},
+			&ucli.BoolFlag{Name: "if-changed", Usage: "measure only when the configs differ in a target (model, endpoint, parameters) or a prompt; else pass with verdict=unchanged (the pull-request flow)"},
 		),
 		Action: func(c *ucli.Context) error {
 			for _, arg := range c.Args().Slice() {
@@ -67,7 +68,7 @@ the job summary, annotations and verdict= in $GITHUB_OUTPUT.
 				}
 			}
 			req := app.ABRequest{Run: parseRunFlags(c), Gate: parseGateFlags(c), GateConfig: c.String("config"),
-				Out: c.String("out"), SkipWithoutKey: c.Bool("skip-without-key")}
+				Out: c.String("out"), SkipWithoutKey: c.Bool("skip-without-key"), IfChanged: c.Bool("if-changed")}
 			if c.IsSet("targets") {
 				b, k, ok := strings.Cut(c.String("targets"), ",")
 				if !ok || b == "" || k == "" || strings.Contains(k, ",") {

@@ -57,12 +57,16 @@ func TestABOnTheWire(t *testing.T) {
 	same := write("same.yaml", abConfig("small", ""))
 	slow := write("slow.yaml", abConfig("large", "&ttft_factor=2"))
 
-	code, stdout, stderr := run(t, nil, "ab", "--quiet", base, same)
+	code, stdout, stderr := run(t, nil, "ab", "--quiet", "--if-changed", base, same)
+	if code != ExitPass || !strings.Contains(stdout, "measure the same targets and prompts, so ab was not run") {
+		t.Fatalf("--if-changed on identical configs: exit %d, want 0 without measuring\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = run(t, nil, "ab", "--quiet", base, same)
 	if code != ExitPass {
 		t.Fatalf("identical configs: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	md, junit, out := filepath.Join(dir, "ab.md"), filepath.Join(dir, "ab.xml"), filepath.Join(dir, "ab.json")
-	code, stdout, stderr = run(t, nil, "ab", "--quiet", "--markdown", md, "--junit", junit, "--out", out, base, slow)
+	code, stdout, stderr = run(t, nil, "ab", "--quiet", "--if-changed", "--markdown", md, "--junit", junit, "--out", out, base, slow)
 	if code != ExitRegression {
 		t.Fatalf("a slower candidate: exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -76,6 +80,9 @@ func TestABOnTheWire(t *testing.T) {
 				t.Errorf("%s lacks %q:\n%s", name, want, text)
 			}
 		}
+	}
+	if !strings.Contains(stderr, "measure different targets or prompts, so ab measures both: target sim: model small → large") {
+		t.Errorf("stderr does not say why ab ran:\n%s", stderr)
 	}
 	if _, err := os.Stat(junit); err != nil {
 		t.Errorf("no JUnit report: %v", err)
