@@ -1,0 +1,149 @@
+package compare
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/results"
+)
+
+// driftSide is one target with prompts whose first half of requests is
+// drawn from before and the second from after (each 120 requests: a bless
+// at the defaults), numbered in request order.
+func driftSide(seed uint64, before, after profile, prompts ...string) Side {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	t := results.Target{Name: "local"}
+	for _, id := range prompts {
+		s := append(simSamples(rng, before, 120), simSamples(rng, after, 120)...)
+		for i := range s {
+			s[i].Seq = i + 1
+		}
+		t.Prompts = append(t.Prompts, results.Prompt{ID: id, Requests: len(s), Samples: s, Metrics: results.MetricsOf(s)})
+	}
+	return Side{Run: results.Run{Requests: 240}, Targets: []results.Target{t}}
+}
+
+func TestSelfDrift(t *testing.T) {
+	steady := profile{TTFTMedian: 100, TTFTSigma: 0.25, ITLMedian: 5, ITLReqSigma: 0.1, ITLGapSigma: 0.2, Gaps: 24}
+	slow := steady
+	slow.TTFTMedian, slow.ITLMedian = 500, 25 // 5× slower halfway
+	limited := defaultGate()
+	limited.Checks = append(limited.Checks, config.Check{Metric: results.TTFT, Stat: "p50", Max: 50 * time.Millisecond, MaxOnly: true})
+	busier := steady
+	busier.TTFTMedian = 140 // 40% slower halfway: a change, not another endpoint
+	tests := []struct {
+		name        string
+		side        Side
+		gate        config.Gate
+		want        Verdict // of every drift found; "" for none
+		severe      bool    // whether Severe keeps every one
+		wantSummary string
+	}{
+		{"steady", driftSide(1, steady, steady, "a", "b"), defaultGate(), "", false, ""},
+		// A limit every half breaks is not drift: it judges a run.
+		{"steady above a limit", driftSide(1, steady, steady, "a"), limited, "", false, ""},
+		{"5× slower halfway", driftSide(2, steady, slow, "a", "b"), defaultGate(), Regressed, true, "local/"},
+		// The first bless: minutes of cold start, then fast.
+		{"slow, then fast", driftSide(3, slow, steady, "a"), defaultGate(), Improved, true, "in the first half →"},
+		{"40% slower halfway", driftSide(4, steady, busier, "a", "b"), defaultGate(), Regressed, false, "ttft p50 +"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := SelfDrift(tt.side, tt.gate)
+			if tt.want == "" {
+				if len(got) != 0 {
+					t.Fatalf("SelfDrift found %d changes in a steady run: %s", len(got), DriftSummary(got))
+				}
+				return
+			}
+			if len(got) == 0 {
+				t.Fatal("SelfDrift found no drift")
+			}
+			for _, c := range got {
+				if c.Verdict != tt.want {
+					t.Errorf("%s %s %s: verdict %s, want %s", c.Prompt, c.Metric, c.Stat, c.Verdict, tt.want)
+				}
+			}
+			if n := len(Severe(got)); tt.severe && n != len(got) || !tt.severe && n != 0 {
+				t.Errorf("Severe kept %d of %d changes (largest %.2f×), want all: %v", n, len(got), got[0].Ratio, tt.severe)
+			}
+			// Largest change first; a 5× step comes out about 5× either way.
+			if r := distance(got[0].Ratio); tt.severe && (r < 4 || r > 6.5) {
+				t.Errorf("largest change first: ratio %.2f, want about 5× either way", got[0].Ratio)
+			}
+			if s := DriftSummary(got); !strings.Contains(s, tt.wantSummary) || (len(got) > 3) != strings.Contains(s, "more") {
+				t.Errorf("DriftSummary(%d changes) = %s", len(got), s)
+			}
+		})
+	}
+}
+
+// TestSelfDriftCalibration: how often a steady run is refused, by seeded
+// draws of a bless at the defaults (2 prompts × 240 requests, lognormal
+// TTFT σ 0.3 and correlated ITL gaps, aggregates on), for the config's
+// default checks (no floors: latgate's resolution) and the example's
+// (with floors): the family is one bless. The checks between halves fail
+// only beyond their tolerance, so a steady run is refused far less often
+// than a check's 2.5% error rate at its tolerance.
+func TestSelfDriftCalibration(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("bootstraps 2 × 60 runs")
+	}
+	steady := profile{TTFTMedian: 100, TTFTSigma: 0.3, ITLMedian: 5, ITLReqSigma: 0.15, ITLGapSigma: 0.3, Gaps: 24}
+	noFloors := defaultGate()
+	for i := range noFloors.Checks {
+		noFloors.Checks[i].Tolerance.Floor = 0
+	}
+	const runs = 60
+	for name, gate := range map[string]config.Gate{"default checks": noFloors, "with floors": defaultGate()} {
+		refused := 0
+		for seed := range uint64(runs) {
+			if len(SelfDrift(driftSide(100+seed, steady, steady, "a", "b"), gate)) > 0 {
+				refused++
+			}
+		}
+		t.Logf("%s: steady blesses refused for drift: %d of %d", name, refused, runs)
+		if refused > 1 {
+			t.Errorf("%s: %d of %d steady blesses refused, want at most 1", name, refused, runs)
+		}
+	}
+}
+
+func TestRebless(t *testing.T) {
+	check := func(prompt string, v Verdict, ratio float64) Check {
+		return Check{Target: "t", Prompt: prompt, Metric: "ttft", Stat: "p50", Verdict: v, Ratio: ratio}
+	}
+	limit := check("a", Improved, 0.5)
+	limit.Max = 800
+	tests := []struct {
+		name   string
+		checks []Check
+		want   string // "" for no suggestion
+	}{
+		{"most improved", []Check{check("a", Improved, 0.15), check("b", Improved, 0.30), check("c", OK, 0.9), check("d", Improved, 0.2)},
+			"3 of 4 checks improved (-85% to -70%) and none regressed"},
+		{"half improved", []Check{check("a", Improved, 0.5), check("b", OK, 1)}, "1 of 2 checks improved (-50%)"},
+		{"one regressed", []Check{check("a", Improved, 0.15), check("b", Improved, 0.3), check("c", Regressed, 1.5)}, ""},
+		{"a minority improved", []Check{check("a", Improved, 0.5), check("b", OK, 1), check("c", Inconclusive, 1)}, ""},
+		{"nothing improved", []Check{check("a", OK, 1)}, ""},
+		// New prompts and limits are not comparisons with the baseline.
+		{"new and limits do not count", []Check{check("a", OK, 1), check("b", Unbaselined, 0), limit}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			im, ok := Rebless(Report{Checks: tt.checks})
+			if tt.want == "" {
+				if ok {
+					t.Errorf("Rebless suggested blessing again: %s", im)
+				}
+				return
+			}
+			if !ok || !strings.HasPrefix(im.String(), tt.want) {
+				t.Errorf("Rebless = %q, %v; want it to start %q", im, ok, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,63 @@
+package compare
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/latgate/latgate/internal/numfmt"
+)
+
+// Improvement is a run that improved on its baseline so much, and so
+// consistently, that the baseline no longer describes the endpoint: its
+// width is then slack, and a regression as large as the improvement would
+// pass the gate. Check suggests blessing again.
+type Improvement struct {
+	// Improved counts the relative checks (per prompt, not aggregates nor
+	// limits) that improved, of Checks decided against the baseline.
+	Improved, Checks int
+	// Changes are the improved checks' ratios, current/baseline, sorted.
+	Changes []float64
+}
+
+// Rebless reports rep's Improvement when at least half of its relative
+// per-prompt checks improved and none regressed: a lasting change of the
+// endpoint, not one check's luck. Checks of what the baseline lacks
+// (Unbaselined) and absolute limits do not count.
+func Rebless(rep Report) (Improvement, bool) {
+	var im Improvement
+	for _, c := range rep.Checks {
+		if c.Max > 0 || c.Verdict == Unbaselined {
+			continue
+		}
+		im.Checks++
+		switch c.Verdict {
+		case Regressed:
+			return Improvement{}, false
+		case Improved:
+			im.Improved++
+			im.Changes = append(im.Changes, c.Ratio)
+		}
+	}
+	if im.Improved == 0 || 2*im.Improved < im.Checks {
+		return Improvement{}, false
+	}
+	slices.Sort(im.Changes)
+	return im, true
+}
+
+// String says it, with the range of the changes:
+//
+//	6 of 8 checks improved (-85% to -70%) and none regressed: ...
+func (im Improvement) String() string {
+	span := numfmt.Pct(im.Changes[0])
+	if last := im.Changes[len(im.Changes)-1]; numfmt.Pct(last) != span {
+		span += " to " + numfmt.Pct(last)
+	}
+	noun := "checks"
+	if im.Checks == 1 {
+		noun = "check"
+	}
+	return fmt.Sprintf("%d of %d %s improved (%s) and none regressed: the baseline no longer describes this endpoint, "+
+		"so its width is slack and a regression as large would pass; if the improvement is meant to stay, bless again",
+		im.Improved, im.Checks, noun, span)
+}
