@@ -22,8 +22,9 @@ type BlessRequest struct {
 	Baseline string
 	// From blesses this results file instead of measuring.
 	From string
-	// Force blesses a run over its error budget (never a partial run, nor a
-	// baseline too thin to gate).
+	// Force blesses a run over its error budget or one that drifted while
+	// it was measured (never a partial run, nor a baseline too thin to
+	// gate).
 	Force bool
 }
 
@@ -48,6 +49,9 @@ func (a *App) Bless(ctx context.Context, req BlessRequest) error {
 		return err
 	}
 	if err := a.blessable(cfg, f, req.Force); err != nil {
+		return err
+	}
+	if err := a.refuseDrift(cfg, f, req.Force); err != nil {
 		return err
 	}
 	a.warnQueueing(f)

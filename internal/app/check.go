@@ -87,6 +87,9 @@ func (a *App) Check(ctx context.Context, req CheckRequest) (err error) {
 	g := gated{cfg: cfg, gate: cfg.Gate, strict: req.Strict, base: base, basePath: basePath, baseFlag: req.Baseline, f: f, cur: a.provenance(cfg, f)}
 	g.explain(&rep)
 	rep.Warnings = append(rep.Warnings, queueWarnings(f)...)
+	if w := reblessWarning(rep, blessCommandLine(cfg, req.Baseline, "")); w != "" {
+		rep.Warnings = append(rep.Warnings, w)
+	}
 	// The verdict is published whatever could not be written.
 	outErr := writeResults(out, compare.Recorded{File: f, Comparison: &rep})
 	pubErr := sink.Publish(publish.Gate(rep, g.reportOptions(&rep), locator(cfg)))

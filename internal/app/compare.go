@@ -71,6 +71,14 @@ func (a *App) Compare(req CompareRequest) (err error) {
 	rep := compare.CompareSequential(baseSide, curSide, gate, compare.NewDesign(f.Run.Requests, f.Run.MaxRequests))
 	g := gated{cfg: cfg, gate: gate, strict: req.Strict, base: base, basePath: req.Baseline, baseFlag: req.Baseline, f: f, cur: trend.OfResults(f), from: req.Results}
 	g.explain(&rep)
+	rep.Warnings = append(rep.Warnings, queueWarnings(f)...)
+	blessCmd := ""
+	if cfg != nil {
+		blessCmd = blessCommandLine(cfg, req.Baseline, req.Results)
+	}
+	if w := reblessWarning(rep, blessCmd); w != "" {
+		rep.Warnings = append(rep.Warnings, w)
+	}
 	return gateOutcome(rep, req.Strict, sink.Publish(publish.Gate(rep, g.reportOptions(&rep), locator(cfg))))
 }
 

@@ -22,7 +22,10 @@ refused bless leaves the previous baseline byte-for-byte intact. bless
 refuses always a partial run, and a baseline that check would refuse: values
 no run can have, or a prompt with too few samples for any check to decide
 (an empty prompt after every request failed); and, unless --force, a run
-whose error rate is over a target's max_error_rate.
+whose error rate is over a target's max_error_rate, or one that drifted 2x
+or more while it was measured (its second half against its first, by the
+gate's own checks: a cold start, a noisy neighbour, a deploy; a smaller
+drift the gate calls a change is a warning).
 It prints what changed against the previous baseline.
 
 bless measures run.bless_requests per prompt (default 4 x run.requests, 240
@@ -37,7 +40,7 @@ interval narrower. --requests N measures N instead.
 		Flags: append(runFlagDefs(),
 			&ucli.StringFlag{Name: "baseline", Aliases: []string{"b"}, Usage: "write the baseline to `FILE` (default: the config's baseline:, or latgate.baseline.json beside it)", TakesFile: true},
 			&ucli.StringFlag{Name: "from", Usage: "bless this results `FILE` instead of measuring", TakesFile: true},
-			&ucli.BoolFlag{Name: "force", Usage: "bless even over the error budget (never a partial run, nor a baseline too thin to gate)"},
+			&ucli.BoolFlag{Name: "force", Usage: "bless even over the error budget or after drift within the run (never a partial run, nor a baseline too thin to gate)"},
 		),
 		Action: func(c *ucli.Context) error {
 			if c.NArg() > 0 {

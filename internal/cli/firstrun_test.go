@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -113,4 +114,70 @@ func TestQueueingOnTheWire(t *testing.T) {
 			t.Error("no solo probe in the results at concurrency 2")
 		}
 	})
+}
+
+// TestBlessRefusesDrift: a bless whose simulator slows 5× halfway through
+// its measured requests is refused (exit 2, nothing written) with the
+// figures of both halves and the way out; --force writes it with the same
+// figures as a warning; the same simulator without the step is blessed.
+func TestBlessRefusesDrift(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures for a few seconds")
+	}
+	const fast = "fast?ttft=10ms&ttft_sigma=0.1&itl=2ms&itl_sigma=0.1&tokens=4"
+	// 2 warmup requests, then 2 × 40 measured at concurrency 1: the
+	// simulator's request 43 is the first of the second half.
+	dir := t.TempDir()
+	cfg := firstRunConfig(t, dir, fast+"&slow_after=42&slow_x=5", 20, 40, 1)
+	basePath := dir + "/latgate.baseline.json"
+	code, stdout, stderr := run(t, nil, "bless", "--config", cfg, "--quiet")
+	if code != ExitUsage {
+		t.Fatalf("bless of a drifted run: exit %d, want 2\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{
+		"refusing to bless: the run drifted while it was measured, by 2× or more",
+		"p50 +", "in the first half →", "or pass --force to write it anyway (the baseline is unchanged)",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("refusal lacks %q:\n%s", want, stderr)
+		}
+	}
+	if _, err := os.Stat(basePath); err == nil {
+		t.Fatal("a refused bless wrote the baseline")
+	}
+	code, stdout, stderr = run(t, nil, "bless", "--config", cfg, "--quiet", "--force")
+	if code != ExitPass || !strings.Contains(stderr, "warning: the run drifted") || !strings.Contains(stderr, "(blessing anyway: --force)") {
+		t.Fatalf("bless --force: exit %d, want 0 with a drift warning\n%s\n%s", code, stdout, stderr)
+	}
+
+	steady := firstRunConfig(t, t.TempDir(), fast, 20, 40, 1)
+	code, stdout, stderr = run(t, nil, "bless", "--config", steady, "--quiet")
+	if code != ExitPass || strings.Contains(stderr, "drifted") {
+		t.Errorf("bless of a steady run: exit %d, want 0 without a drift warning\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// TestCheckSuggestsBlessAfterImprovement: a baseline blessed on a server 5×
+// slower than the one checked makes every check improve by about 80%: the
+// report says so, with the range, and gives the bless command.
+func TestCheckSuggestsBlessAfterImprovement(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures for a few seconds")
+	}
+	const fast = "fast?ttft=10ms&ttft_sigma=0.1&itl=2ms&itl_sigma=0.1&tokens=4"
+	dir := t.TempDir()
+	cfg := firstRunConfig(t, dir, fast, 20, 40, 1)
+	code, stdout, stderr := run(t, nil, "bless", "--config", cfg, "--quiet", "--base-url", "sim:"+fast+"&slowdown=5")
+	if code != ExitPass {
+		t.Fatalf("bless: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = run(t, nil, "check", "--config", cfg, "--quiet")
+	if code != ExitPass {
+		t.Fatalf("check: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	flat := strings.Join(strings.Fields(stdout), " ") // the report wraps its warnings
+	if !regexp.MustCompile(`[46] of [46] checks improved \(-[0-9]+% to -[0-9]+%\) and none regressed`).MatchString(flat) ||
+		!strings.Contains(flat, "bless again: latgate bless --config") {
+		t.Errorf("check after a large improvement does not suggest blessing again:\n%s", stdout)
+	}
 }
