@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/latgate/latgate/internal/publish"
 	"github.com/latgate/latgate/pkg/compare"
@@ -93,7 +94,7 @@ func (a *App) Check(ctx context.Context, req CheckRequest) (err error) {
 	// The verdict is published whatever could not be written.
 	outErr := writeResults(out, compare.Recorded{File: f, Comparison: &rep})
 	pubErr := sink.Publish(publish.Gate(rep, g.reportOptions(&rep), locator(cfg)))
-	histErr := a.recordHistory(ctx, hist, req.History.Keep, cfg, f, "check", string(rep.Verdict))
+	histErr := a.recordHistory(ctx, hist, req.History.Keep, cfg, f, "check", string(rep.Verdict), base.BlessedAt)
 	return gateOutcome(rep, req.Strict, outErr, pubErr, histErr)
 }
 
@@ -122,7 +123,7 @@ func (a *App) checkUngated(ctx context.Context, sink *publish.Sink, cfg *config.
 	a.warnQueueing(f)
 	outErr := writeResults(res, compare.Recorded{File: f})
 	pubErr := sink.Publish(publish.NoBaseline(noBaselineNotice(basePath, res.Path, cfg.Path)))
-	histErr := a.recordHistory(ctx, hist, req.History.Keep, cfg, f, "check", publish.NoBaselineVerdict)
+	histErr := a.recordHistory(ctx, hist, req.History.Keep, cfg, f, "check", publish.NoBaselineVerdict, time.Time{})
 	return outputErr(publish.NoBaselineVerdict, false, outErr, pubErr, histErr)
 }
 
@@ -154,7 +155,7 @@ func (a *App) checkLimitsOnly(ctx context.Context, sink *publish.Sink, cfg *conf
 	rep.Warnings = append(rep.Warnings, queueWarnings(f)...)
 	g := gated{cfg: cfg, gate: cfg.Gate, strict: req.Strict, baseFlag: req.Baseline, f: f}
 	pubErr := sink.Publish(publish.Gate(rep, g.reportOptions(&rep), locator(cfg)))
-	histErr := a.recordHistory(ctx, hist, req.History.Keep, cfg, f, "check", string(rep.Verdict))
+	histErr := a.recordHistory(ctx, hist, req.History.Keep, cfg, f, "check", string(rep.Verdict), time.Time{})
 	return gateOutcome(rep, req.Strict, outErr, pubErr, histErr)
 }
 

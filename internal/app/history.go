@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"time"
 
 	"github.com/latgate/latgate/internal/publish"
 	"github.com/latgate/latgate/internal/sanitize"
@@ -28,21 +29,23 @@ func (h History) validate() error {
 	return nil
 }
 
-// recordHistory appends a complete run to the history, when one is kept. A
+// recordHistory appends a complete run to the history, when one is kept
+// (with when the baseline it was compared with was blessed, zero for none). A
 // failure to write it is returned: a nightly run that loses its record must
 // fail visibly (the caller publishes the verdict first, and says it); the
 // history file is left as it was.
-func (a *App) recordHistory(ctx context.Context, hist *publish.File, keep int, cfg *config.Config, f *results.File, command, verdict string) error {
+func (a *App) recordHistory(ctx context.Context, hist *publish.File, keep int, cfg *config.Config, f *results.File, command, verdict string, blessedAt time.Time) error {
 	if hist == nil || f == nil || f.Partial {
 		return nil
 	}
 	rec := history.FromResults(f, history.Meta{
-		At:       f.FinishedAt,
-		Commit:   a.commit(ctx, cfg.Dir),
-		Runner:   a.runner(),
-		Command:  command,
-		Verdict:  verdict,
-		Sanitize: a.sanitizer(cfg),
+		At:        f.FinishedAt,
+		Commit:    a.commit(ctx, cfg.Dir),
+		Runner:    a.runner(),
+		Command:   command,
+		Verdict:   verdict,
+		BlessedAt: blessedAt,
+		Sanitize:  a.sanitizer(cfg),
 	})
 	res, err := hist.AppendHistory(rec, keep)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
@@ -57,7 +58,7 @@ func (a *App) Measure(ctx context.Context, req MeasureRequest) error {
 		}
 		return merr
 	}
-	if err := outputErr("", false, outErr, a.recordHistory(ctx, hist, req.History.Keep, cfg, f, "measure", "")); err != nil {
+	if err := outputErr("", false, outErr, a.recordHistory(ctx, hist, req.History.Keep, cfg, f, "measure", "", time.Time{})); err != nil {
 		return fmt.Errorf("%w (the measurement itself was complete)", err)
 	}
 	return nil

@@ -20,7 +20,7 @@ func trendCommand(a *app.App) *ucli.Command {
 	return &ucli.Command{
 		Name:      "trend",
 		Usage:     "find change points and slow drift in the run history (the nightly job)",
-		UsageText: "latgate trend [--config latgate.yaml] [--history FILE] [--junit junit.xml] [--markdown trend.md]",
+		UsageText: "latgate trend [--config latgate.yaml] [--history FILE] [--junit junit.xml] [--markdown trend.md] [--html trend.html]",
 		Description: `Reads the run history that 'check --history' and 'measure --history' append
 to, and for each target × prompt × gated check (gate.checks) analyses the
 newest runs (--window):
@@ -49,7 +49,13 @@ when and where the baseline was blessed and warns when it is older than
 gate.max_baseline_age, or the model, system fingerprint, runner or latgate
 version changed since.
 
-Inside GitHub Actions it also appends the report and a Mermaid line chart of
+--html writes the whole history as one page: a chart per series (the runs
+with their P50 and P95, the segment means, each change point with its
+interval, the baseline and its tolerance band, the bless dates) and the
+table of verdicts, with no scripts, fonts or images to load. The Markdown
+report (and the job summary) charts every series that changed.
+
+Inside GitHub Actions it also appends the report and Mermaid line charts of
 the newest runs (--chart) to $GITHUB_STEP_SUMMARY, emits ::error/::warning
 annotations, and writes verdict=<regressed|changed|ok|insufficient> to
 $GITHUB_OUTPUT; on a regression also issue-key=<target>/<when the baseline was
@@ -62,7 +68,8 @@ example workflow keeps one issue per key), and issue-title=.
 			&ucli.StringFlag{Name: "history", Usage: "the history `FILE` (default: the config's history:)", TakesFile: true},
 			&ucli.StringFlag{Name: "baseline", Aliases: []string{"b"}, Usage: "the baseline `FILE` (default: the config's baseline:)", TakesFile: true},
 			&ucli.StringFlag{Name: "junit", Usage: "write a JUnit XML report to `FILE` (one testcase per series)", TakesFile: true},
-			&ucli.StringFlag{Name: "markdown", Usage: "write the report with its chart as Markdown to `FILE`", TakesFile: true},
+			&ucli.StringFlag{Name: "markdown", Usage: "write the report with the charts of the series that changed as Markdown to `FILE`", TakesFile: true},
+			&ucli.StringFlag{Name: "html", Usage: "write the history as one self-contained HTML page to `FILE`: a chart per series and a table of verdicts (opens offline; for GitHub Pages)", TakesFile: true},
 			&ucli.IntFlag{Name: "window", Value: trend.DefaultWindow, Usage: "analyse the newest `N` runs of each series"},
 			&ucli.IntFlag{Name: "recent", Value: trend.DefaultRecent, Usage: "measure the drift from the baseline over the newest `N` runs"},
 			&ucli.IntFlag{Name: "chart", Value: 30, Usage: "chart the newest `N` runs"},
@@ -73,7 +80,7 @@ example workflow keeps one issue per key), and issue-title=.
 			}
 			return a.Trend(app.TrendRequest{
 				ConfigPath: c.String("config"), History: c.String("history"), Baseline: c.String("baseline"),
-				Reports: publish.Reports{JUnit: c.String("junit"), Markdown: c.String("markdown")},
+				Reports: publish.Reports{JUnit: c.String("junit"), Markdown: c.String("markdown"), HTML: c.String("html")},
 				Window:  c.Int("window"), Recent: c.Int("recent"), Chart: c.Int("chart"),
 			})
 		},

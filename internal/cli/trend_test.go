@@ -207,7 +207,8 @@ func TestTrendCommand(t *testing.T) {
 			}
 			junit, md, summary, output := filepath.Join(dir, "trend.xml"), filepath.Join(dir, "trend.md"), filepath.Join(dir, "summary.md"), filepath.Join(dir, "output")
 			env := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary, "GITHUB_OUTPUT": output}
-			code, out, errs := run(t, env, "trend", "--config", cfg, "--junit", junit, "--markdown", md)
+			page := filepath.Join(dir, "trend.html")
+			code, out, errs := run(t, env, "trend", "--config", cfg, "--junit", junit, "--markdown", md, "--html", page)
 			if code != tt.code {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, out, errs)
 			}
@@ -216,11 +217,19 @@ func TestTrendCommand(t *testing.T) {
 					t.Errorf("stdout lacks %q:\n%s", want, out)
 				}
 			}
+			// --html: one self-contained page, a chart per series.
+			html, err := os.ReadFile(page)
+			if err != nil || strings.Count(string(html), `<svg class="chart"`) != 1 || strings.Contains(string(html), "<script") ||
+				strings.Contains(string(html), `class="change regression"`) != (tt.code == ExitRegression) {
+				t.Errorf("--html page (%v):\n%.2000s", err, html)
+			}
 			mdText, _ := os.ReadFile(md)
 			sum, _ := os.ReadFile(summary)
+			// The series that changed are charted; an unchanged one is not
+			// (the HTML page charts every series).
 			for name, b := range map[string][]byte{"markdown": mdText, "job summary": sum} {
-				if !strings.Contains(string(b), "xychart-beta") {
-					t.Errorf("%s has no chart:\n%s", name, b)
+				if strings.Contains(string(b), "xychart-beta") != (tt.code == ExitRegression) {
+					t.Errorf("%s: a chart is there (%v) though the series regressed (%v):\n%s", name, !(tt.code == ExitRegression), tt.code == ExitRegression, b)
 				}
 			}
 			outputs, _ := os.ReadFile(output)
@@ -355,6 +364,7 @@ func TestTrendOutputsOverInputs(t *testing.T) {
 		want string
 	}{
 		{"markdown over the history", nil, []string{"--markdown", hist}, "is the history"},
+		{"html over the history", nil, []string{"--html", hist}, "is the history"},
 		{"junit over the baseline", nil, []string{"--junit", base}, "is the baseline"},
 		{"junit over the config", nil, []string{"--junit", cfg}, "is the config"},
 		{"junit and markdown in one file", nil, []string{"--junit", filepath.Join(dir, "r"), "--markdown", filepath.Join(dir, "r")}, "give each output its own file"},

@@ -53,14 +53,16 @@ func NoBaseline(notice string) Report {
 }
 
 // Trend is the report of the nightly analysis: the text report, JUnit,
-// Markdown with its chart (also the job summary), annotations, and
-// verdict= with the outputs that name an issue (issue-key=, issue-title=).
+// Markdown with its charts (also the job summary), the HTML page,
+// annotations, and verdict= with the outputs that name an issue
+// (issue-key=, issue-title=).
 func Trend(rep trend.Report, warnings []string, opts report.TrendOptions, outputs ...Output) Report {
 	md := func(w io.Writer) error { return report.TrendMarkdown(w, rep, warnings, opts) }
 	return Report{
 		Text:        func(w io.Writer) error { return report.TrendText(w, rep, warnings, opts) },
 		JUnit:       func(w io.Writer) error { return report.TrendJUnit(w, rep, warnings, opts) },
 		Markdown:    md,
+		HTML:        func(w io.Writer) error { return report.TrendHTML(w, rep, warnings, opts) },
 		Summary:     md,
 		Annotations: func(w io.Writer) error { return report.TrendAnnotations(w, rep, warnings) },
 		Outputs:     append([]Output{{"verdict", string(rep.Verdict)}}, outputs...),

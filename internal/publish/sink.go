@@ -15,6 +15,8 @@ import (
 // Reports are the report files a command was asked for ("" for none).
 type Reports struct {
 	JUnit, Markdown string
+	// HTML is trend's page (--html).
+	HTML string
 }
 
 // Sink is the outputs of one command, and the files it reads: the plan the
@@ -45,6 +47,7 @@ func (s *Streams) ReportSink(r Reports) *Sink {
 	k := &Sink{Streams: s, reports: r}
 	k.Output("--junit", r.JUnit)
 	k.Output("--markdown", r.Markdown)
+	k.Output("--html", r.HTML)
 	if g := s.github; g != nil {
 		for _, f := range []File{{"$GITHUB_STEP_SUMMARY", g.summary}, {"$GITHUB_OUTPUT", g.output}} {
 			if f.Path != "" {
@@ -110,6 +113,7 @@ type Report struct {
 	Text     func(io.Writer) error // stdout
 	JUnit    func(io.Writer) error // --junit
 	Markdown func(io.Writer) error // --markdown
+	HTML     func(io.Writer) error // --html
 	// Inside GitHub Actions only:
 	Summary     func(io.Writer) error // appended to $GITHUB_STEP_SUMMARY
 	Annotations func(io.Writer) error // workflow commands, on stdout
@@ -132,7 +136,8 @@ func (k *Sink) Publish(r Report) error {
 	}
 	errs = append(errs,
 		k.writeReport(File{"--junit", k.reports.JUnit}, r.JUnit),
-		k.writeReport(File{"--markdown", k.reports.Markdown}, r.Markdown))
+		k.writeReport(File{"--markdown", k.reports.Markdown}, r.Markdown),
+		k.writeReport(File{"--html", k.reports.HTML}, r.HTML))
 	g := k.github
 	if g == nil {
 		return errors.Join(errs...)

@@ -24,11 +24,15 @@ type Record struct {
 	Runner  Runner `json:"runner"`
 	Version string `json:"latgate_version"`
 	// Command is "check" or "measure"; Verdict is check's overall verdict.
-	Command    string   `json:"command"`
-	Verdict    string   `json:"verdict,omitempty"`
-	ConfigHash string   `json:"config_hash"`
-	Requests   int      `json:"requests"`
-	Targets    []Target `json:"targets"`
+	Command string `json:"command"`
+	Verdict string `json:"verdict,omitempty"`
+	// BlessedAt is when the baseline that check compared the run with was
+	// blessed (zero for measure, or a run without a baseline): the bless
+	// dates of a history's charts.
+	BlessedAt  time.Time `json:"blessed_at,omitzero"`
+	ConfigHash string    `json:"config_hash"`
+	Requests   int       `json:"requests"`
+	Targets    []Target  `json:"targets"`
 }
 
 // Runner identifies where a run was measured from (see results.Runner).
@@ -61,6 +65,8 @@ type Meta struct {
 	Runner  Runner
 	Command string
 	Verdict string
+	// BlessedAt is when the baseline the run was compared with was blessed.
+	BlessedAt time.Time
 	// Sanitize cleans every text that came from the endpoint or the
 	// environment (models, fingerprints, runner fields, commit) before it
 	// is stored: it must redact credentials. Clean is applied after it.
@@ -92,6 +98,7 @@ func FromResults(f *results.File, m Meta) Record {
 		Version:    san(f.Version),
 		Command:    m.Command,
 		Verdict:    m.Verdict,
+		BlessedAt:  m.BlessedAt.UTC().Truncate(time.Second),
 		ConfigHash: f.ConfigHash,
 		Requests:   f.Run.Requests,
 		Runner: Runner{

@@ -14,6 +14,7 @@ import (
 
 	"github.com/latgate/latgate/internal/numfmt"
 	"github.com/latgate/latgate/pkg/results"
+	"github.com/latgate/latgate/pkg/stats"
 	"github.com/latgate/latgate/pkg/trend"
 )
 
@@ -207,15 +208,20 @@ func trendOutcome(rep trend.Report) string {
 }
 
 // TrendMarkdown writes the analysis as Markdown: the outcome, a chart of
-// the headline series, a table and the warnings.
+// each series that changed (the headline's first), a table and the
+// warnings.
 func TrendMarkdown(w io.Writer, rep trend.Report, warnings []string, opts TrendOptions) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "## latgate trend\n\n**%s**\n\n", mdEscape(trendOutcome(rep)))
 	if opts.Baseline != "" {
 		fmt.Fprintf(ew, "Baseline: %s\n\n", mdEscape(opts.Baseline))
 	}
-	if s, ok := chartSeries(rep); ok {
+	charted := chartSeries(rep)
+	for _, s := range charted {
 		TrendChart(ew, s, opts.chart())
+	}
+	if n := changedCount(rep) - len(charted); n > 0 {
+		fmt.Fprintf(ew, "%s changed beyond these charts: the HTML page (trend --html) charts every series.\n\n", plural(n, "more series", "more series"))
 	}
 	if len(rep.Series) > 0 {
 		fmt.Fprintln(ew, "| target | prompt | check | runs | newest | vs baseline | last change point | verdict |")
@@ -241,19 +247,38 @@ func TrendMarkdown(w io.Writer, rep trend.Report, warnings []string, opts TrendO
 	return ew.err
 }
 
-// chartSeries picks the series to chart: the headline's, else the first
-// with points.
-func chartSeries(rep trend.Report) (trend.Series, bool) {
+// maxMarkdownCharts bounds the charts of a Markdown report (a pull request
+// comment or a job summary has a size limit, and a reader a patience).
+const maxMarkdownCharts = 8
+
+// chartSeries picks the series to chart: every series that changed or
+// regressed, the headline's first, then the regressed ones, at most
+// maxMarkdownCharts.
+func chartSeries(rep trend.Report) []trend.Series {
+	var out []trend.Series
+	head := -1
 	if h := rep.Headline; h != nil {
-		s, _ := h.Get(rep)
-		return s, true
+		head = h.Series
+		out = append(out, rep.Series[head])
 	}
-	for _, s := range rep.Series {
-		if len(s.Points) >= 2 {
-			return s, true
+	for _, want := range []trend.Verdict{trend.Regressed, trend.Changed} {
+		for i, s := range rep.Series {
+			if i != head && s.Verdict == want && len(s.Points) >= 2 && len(out) < maxMarkdownCharts {
+				out = append(out, s)
+			}
 		}
 	}
-	return trend.Series{}, false
+	return out
+}
+
+func changedCount(rep trend.Report) int {
+	n := 0
+	for _, s := range rep.Series {
+		if (s.Verdict == trend.Regressed || s.Verdict == trend.Changed) && len(s.Points) >= 2 {
+			n++
+		}
+	}
+	return n
 }
 
 // TrendChart writes a Mermaid xychart-beta line chart of the newest n runs
@@ -286,6 +311,13 @@ func TrendChart(w io.Writer, s trend.Series, n int) {
 	}
 	var labels, vals, levels, limit []string
 	top := 0.0
+	sides := map[string][]string{}
+	var sideNames []string
+	for _, name := range []string{"p50", "p95"} {
+		if st, _ := stats.ParseStat(name); st != s.Stat {
+			sideNames = append(sideNames, name)
+		}
+	}
 	for i := from; i < len(pts); i++ {
 		label := strconv.Itoa(i + 1)
 		if slices.ContainsFunc(s.Changes, func(c trend.Change) bool { return c.Index == i }) {
@@ -295,8 +327,20 @@ func TrendChart(w io.Writer, s trend.Series, n int) {
 		vals = append(vals, mermaidNumber(pts[i].Value))
 		levels = append(levels, mermaidNumber(level[i]))
 		top = max(top, pts[i].Value)
+		for _, name := range sideNames {
+			st, _ := stats.ParseStat(name)
+			v, ok := pts[i].Summary.Get(st)
+			if !ok || !(v > 0) {
+				v = pts[i].Value // a record without it: the line joins the runs'
+			}
+			sides[name] = append(sides[name], mermaidNumber(v))
+			top = max(top, v)
+		}
 	}
 	lines := "runs, segment means"
+	for _, name := range sideNames {
+		lines += ", " + name
+	}
 	if s.Drift != nil {
 		lim := s.Drift.Baseline * s.Drift.Limit
 		for range vals {
@@ -312,6 +356,9 @@ func TrendChart(w io.Writer, s trend.Series, n int) {
 	fmt.Fprintf(w, "    y-axis \"%s %s (ms)\" 0 --> %s\n", s.Metric, s.Stat, mermaidNumber(niceCeil(1.1*top)))
 	fmt.Fprintf(w, "    line [%s]\n", strings.Join(vals, ", "))
 	fmt.Fprintf(w, "    line [%s]\n", strings.Join(levels, ", "))
+	for _, name := range sideNames {
+		fmt.Fprintf(w, "    line [%s]\n", strings.Join(sides[name], ", "))
+	}
 	if len(limit) > 0 {
 		fmt.Fprintf(w, "    line [%s]\n", strings.Join(limit, ", "))
 	}

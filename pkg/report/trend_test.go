@@ -61,6 +61,7 @@ func TestTrendGolden(t *testing.T) {
 		{"trend.md", func(w io.Writer) error { return TrendMarkdown(w, rep, warnings, opts) }},
 		{"trend_junit.xml", func(w io.Writer) error { return TrendJUnit(w, rep, warnings, opts) }},
 		{"trend_annotations.txt", func(w io.Writer) error { return TrendAnnotations(w, rep, warnings) }},
+		{"trend.html", func(w io.Writer) error { return TrendHTML(w, rep, warnings, opts) }},
 		{"tune.yaml", func(w io.Writer) error {
 			recs, spec := trendInput()
 			return TuneYAML(w, trend.Tune(recs, spec, trend.TuneOptions{}), "latgate.history.jsonl")
@@ -91,8 +92,8 @@ func TestTrendChart(t *testing.T) {
 			t.Errorf("chart lacks %q:\n%s", want, chart)
 		}
 	}
-	if n := strings.Count(chart, "    line ["); n != 3 {
-		t.Errorf("%d lines, want 3 (runs, segment means, tolerance limit)", n)
+	if n := strings.Count(chart, "    line ["); n != 4 {
+		t.Errorf("%d lines, want 4 (runs, segment means, p95, tolerance limit)", n)
 	}
 	// Every line has one value per run.
 	for _, l := range strings.Split(chart, "\n") {

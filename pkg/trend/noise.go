@@ -325,3 +325,10 @@ func (nz Noise) seDiff(m, k, gap int) float64 {
 	v := nz.varMean(m) + nz.varMean(k) - 2*nz.Sigma*nz.Sigma*crossSum(m, k, gap, nz.Rho)/float64(m*k)
 	return math.Sqrt(max(v, 0))
 }
+
+// contrastVar is the variance of w·x for noise nz: σ²·w'Γw with
+// Γ_ij = ρ^|i−j|.
+func (nz Noise) contrastVar(w []float64) float64 {
+	g := (&moments{}).gamma(w, make([]float64, len(w)), nz.Rho)
+	return nz.Sigma * nz.Sigma * dot(w, g)
+}

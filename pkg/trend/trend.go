@@ -129,6 +129,12 @@ type Point struct {
 	At     time.Time
 	Commit string
 	Value  float64 // ms (tokens/s for a rate)
+	// Summary is the run's summary of the metric (every statistic: the
+	// charts show P50 and P95 beside the one gated).
+	Summary history.Stats
+	// BlessedAt is when the baseline the run was checked against was blessed
+	// (zero when the record does not say).
+	BlessedAt time.Time
 }
 
 // Change is one change point.
@@ -188,15 +194,15 @@ type Drift struct {
 }
 
 // Since is the current level against the series' own level when the
-// baseline was blessed: the runs of the segment that held the first run
-// after the bless (From–To), less the newest runs.
+// baseline was blessed (see sinceBless): Level from Runs runs of the
+// segment that held the first run after the bless (From–To), Current from
+// Recent runs, the newest.
 type Since struct {
 	From, To time.Time
 	Runs     int
 	Level    float64
-	// Current is the geometric mean of the Recent newest runs.
-	Current float64
-	Recent  int
+	Current  float64
+	Recent   int
 	// Ratio is how much worse Current is than Level, with its interval
 	// [Lo, Hi] at Level (the family's); Limit is the tolerance factor.
 	Ratio, Lo, Hi, Limit float64
@@ -266,7 +272,10 @@ type Report struct {
 	Headline *Headline
 	// Warnings are problems with the input (records out of time order).
 	Warnings []string
-	Options  Options
+	// Blesses are the dates baselines were blessed, oldest first: the ones
+	// the records were checked against and the spec's.
+	Blesses []time.Time
+	Options Options
 }
 
 // Headline points at one change of a Report.
@@ -324,7 +333,24 @@ func Analyze(records []history.Record, spec Spec, opts Options) Report {
 		rep.Verdict = worst
 	}
 	rep.Headline = headline(rep.Series)
+	rep.Blesses = blesses(records, spec.BlessedAt)
 	return rep
+}
+
+// blesses returns the distinct bless dates of records and of the spec.
+func blesses(records []history.Record, spec time.Time) []time.Time {
+	var out []time.Time
+	add := func(t time.Time) {
+		if !t.IsZero() && !slices.ContainsFunc(out, t.Equal) {
+			out = append(out, t.UTC())
+		}
+	}
+	for _, r := range records {
+		add(r.BlessedAt)
+	}
+	add(spec)
+	slices.SortFunc(out, time.Time.Compare)
+	return out
 }
 
 // inTimeOrder returns records sorted by time (stably), and a warning when
@@ -358,7 +384,7 @@ func points(records []history.Record, ss SeriesSpec, window int) (pts []Point, z
 			zeros++
 			continue
 		}
-		pts = append(pts, Point{Run: i, At: r.At, Commit: r.Commit, Value: v})
+		pts = append(pts, Point{Run: i, At: r.At, Commit: r.Commit, Value: v, Summary: st, BlessedAt: r.BlessedAt})
 	}
 	if len(pts) > window {
 		pts = pts[len(pts)-window:]
@@ -434,12 +460,18 @@ func analyse(records []history.Record, ss SeriesSpec, blessedAt time.Time, opts 
 	return s, hyps
 }
 
-// sinceBless tests the series' current level (its k newest runs) against
-// the level it had when the baseline was blessed — the segment holding the
-// first run after the bless (the first segment without a baseline) — less
-// the newest runs: a slow drift that E-divisive cuts into steps, each
-// within the tolerance, adds up here. It is not tested when what is left of
-// that segment is too short.
+// sinceBless tests the series' current level against the level it had
+// when the baseline was blessed — in the segment holding the first run after
+// the bless (the first segment without a baseline): a slow drift that
+// E-divisive cuts into steps, each within the tolerance, adds up here, and
+// one it has not cut at all shows as the slope of the segment's line. The
+// level at the bless is that segment's line at its first run after the
+// bless, the current level the newest segment's line at the newest run (a
+// mean — of the segment from the bless, of the k newest runs — where a
+// segment is too short for its line to be steady). When no change point
+// follows the bless, both come from the one segment's line.
+// The standard error is the contrast's under the AR(1) noise. It is not
+// tested when the runs are too few.
 func sinceBless(s *Series, x []float64, bounds []int, k int, blessedAt time.Time, opts Options) (hypothesis, bool) {
 	n := len(x)
 	first := 0
@@ -453,24 +485,89 @@ func sinceBless(s *Series, x []float64, bounds []int, k int, blessedAt time.Time
 	for seg+2 < len(bounds) && bounds[seg+1] <= first {
 		seg++
 	}
-	lo, hi := max(bounds[seg], first), min(bounds[seg+1], n-k)
-	if hi-lo < opts.MinSegment {
-		return hypothesis{}, false
+	last := len(bounds) - 2
+	lo := max(bounds[seg], first)
+	var ref, cur []float64 // weights: ref·x is the level at the bless, cur·x the current one
+	var refRuns, curRuns int
+	switch {
+	case seg == last && n-lo >= lineSteadier:
+		ref, cur = fittedAt(n, lo, n, lo), fittedAt(n, lo, n, n-1)
+		refRuns, curRuns = n-lo, n-lo
+	case seg != last && bounds[seg+1]-lo >= lineSteadier:
+		ref, refRuns = fittedAt(n, lo, bounds[seg+1], lo), bounds[seg+1]-lo
+		if from := bounds[last]; n-from >= lineSteadier {
+			cur, curRuns = fittedAt(n, from, n, n-1), n-from
+		} else {
+			cur, curRuns = meanOf(n, n-k, n), k
+		}
+	default:
+		hi := min(bounds[seg+1], n-k)
+		if hi-lo < opts.MinSegment {
+			return hypothesis{}, false
+		}
+		ref, refRuns = meanOf(n, lo, hi), hi-lo
+		if from := bounds[last]; seg != last && n-from >= lineSteadier {
+			cur, curRuns = fittedAt(n, from, n, n-1), n-from
+		} else {
+			cur, curRuns = meanOf(n, n-k, n), k
+		}
 	}
-	ref := mean(x[lo:hi])
-	d := mean(x[n-k:]) - ref
-	se := s.Noise.seDiff(hi-lo, k, n-k-hi)
-	lim := math.Log(s.Limit(s.natural(ref)))
+	w := make([]float64, n)
+	for i := range w {
+		w[i] = cur[i] - ref[i]
+	}
+	lr, lc := dot(ref, x), dot(cur, x)
+	d := lc - lr
+	se := math.Sqrt(s.Noise.contrastVar(w))
+	lim := math.Log(s.Limit(s.natural(lr)))
 	df := s.Noise.DF
 	p := pWorse(d, lim, se, df)
+	refLast := lo + refRuns - 1
 	s.Since = &Since{
-		From: s.Points[lo].At, To: s.Points[hi-1].At, Runs: hi - lo, Level: s.natural(ref), Current: s.natural(mean(x[n-k:])), Recent: k,
+		From: s.Points[lo].At, To: s.Points[refLast].At, Runs: refRuns, Level: s.natural(lr), Current: s.natural(lc), Recent: curRuns,
 		Ratio: math.Exp(d), Limit: math.Exp(lim), P: p,
 	}
 	return hypothesis{since: true, p: p, interval: func(a float64) (float64, float64) {
 		t := tQuantile(a, df)
 		return d - t*se, d + t*se
 	}}, true
+}
+
+// lineSteadier is the fewest runs of a segment whose line at its newest run
+// is a steadier current level than the mean of the newest Recent runs (the
+// line's end has variance ≈ 4σ²/m; a mean of 5, σ²/5) and does not lag a
+// drift.
+const lineSteadier = 10
+
+// meanOf returns weights (over n points) that take the mean of [lo, hi).
+func meanOf(n, lo, hi int) []float64 {
+	w := make([]float64, n)
+	for i := lo; i < hi; i++ {
+		w[i] = 1 / float64(hi-lo)
+	}
+	return w
+}
+
+// fittedAt returns weights (over n points) that give the least-squares line
+// of [lo, hi) at point e.
+func fittedAt(n, lo, hi, e int) []float64 {
+	w := make([]float64, n)
+	var basis [2][]float64
+	for _, q := range fitBasis(hi-lo, fitLine, &basis) {
+		qe := q[e-lo]
+		for i := range q {
+			w[lo+i] += qe * q[i]
+		}
+	}
+	return w
+}
+
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
 }
 
 // changeTest is the regression test of change c (the newest, not blessed):

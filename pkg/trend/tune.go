@@ -268,14 +268,6 @@ func residuals(x []float64, bounds []int) []float64 {
 	return out
 }
 
-func dot(a, b []float64) float64 {
-	s := 0.0
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return s
-}
-
 // pairSim draws the standardised differences z_s = (e1_s − e2_s)/√2 of a
 // (baseline, current) pair of runs, correlated across series as the
 // history's residuals are: e = Σ_t w_t·r(t)/√T over the T runs all series
