@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"math"
@@ -63,6 +64,7 @@ type abScenario struct {
 	TTFTFactor float64 // the candidate's factor on its TTFT
 	Slowdown   float64 // the candidate's factor on every delay
 	Level      sim.LevelJumps
+	Prompts    int // 0: the table's default (2)
 }
 
 // abCalRun is what one simulated `latgate ab` ended with.
@@ -284,7 +286,7 @@ func TestABCalibration(t *testing.T) {
 	cfg := defaultConfig()
 	gate := cfg.Gate
 	d := NewDesign(cfg.Run.Requests, cfg.Run.Cap())
-	const prompts, conc = 2, 2
+	const prompts, conc = 2, 2 // the defaults of the rows
 	jump := sim.LevelJumps{X: 1.3, Period: 1500 * time.Millisecond}
 	t.Logf("model-based (sim.Profile.PlanAt, no HTTP): default gate (%s), looks %v requests per prompt and side, %d prompts, concurrency %d in all, seeds = run number 0…N−1",
 		checksOf(gate), d.Looks, prompts, conc)
@@ -298,6 +300,8 @@ func TestABCalibration(t *testing.T) {
 		{Name: "TTFT +20%", TTFTFactor: 1.2, Level: jump},
 		{Name: "30% faster (every delay ×0.7)", Slowdown: 0.7, Level: jump},
 		{Name: "TTFT −38%, ITL +12%", TTFTFactor: 0.62 / 1.12, Slowdown: 1.12, Level: jump},
+		{Name: "identical config, 4 prompts", Same: true, Level: jump, Prompts: 4},
+		{Name: "TTFT +30%, 4 prompts", TTFTFactor: 1.3, Level: jump, Prompts: 4},
 	}
 	for _, e := range abEndpoints() {
 		for _, sc := range scenarios {
@@ -305,7 +309,7 @@ func TestABCalibration(t *testing.T) {
 			if sc.Same {
 				runs = same
 			}
-			o := calibrateAB(e, sc, gate, d, prompts, conc, runs)
+			o := calibrateAB(e, sc, gate, d, cmp.Or(sc.Prompts, prompts), conc, runs)
 			level := "steady"
 			if sc.Level.X != 0 {
 				level = fmt.Sprintf("jumps ×1/×%g every %v", sc.Level.X, sc.Level.Period)
