@@ -573,7 +573,7 @@ func TestActionAgainstSimulator(t *testing.T) {
 	}
 	if diff := cmp.Diff(map[string]string{
 		"verdict": "blessed", "exit-code": "0", "markdown": filepath.Join(r.runnerTemp, "latgate", "report.md"),
-		"junit": "", "results": "",
+		"junit": "", "results": "", "ab-verdict": "", "ab-junit": "", "ab-markdown": "", "ab-results": "",
 	}, r.outputs); diff != "" {
 		t.Errorf("bless outputs (-want +got):\n%s", diff)
 	}
@@ -660,7 +660,8 @@ func TestActionAgainstSimulator(t *testing.T) {
 		// A check that cannot decide still writes its reports (an errored
 		// JUnit testcase, an ERROR Markdown note), so publishing steps show why.
 		junit, markdown := filepath.Join(r.runnerTemp, "latgate", "junit.xml"), filepath.Join(r.runnerTemp, "latgate", "report.md")
-		want := map[string]string{"verdict": "error", "exit-code": "2", "junit": junit, "markdown": markdown, "results": ""}
+		want := map[string]string{"verdict": "error", "exit-code": "2", "junit": junit, "markdown": markdown, "results": "",
+			"ab-verdict": "", "ab-junit": "", "ab-markdown": "", "ab-results": ""}
 		if diff := cmp.Diff(want, r.outputs); diff != "" {
 			t.Errorf("outputs (-want +got):\n%s", diff)
 		}
@@ -692,7 +693,8 @@ func TestActionAgainstSimulator(t *testing.T) {
 			r.logOutput()
 			t.Errorf("failed step %q with exit code %d, want step \"Run latgate\" to fail with 2 and an annotation", r.failedStep, r.exitCode)
 		}
-		want := map[string]string{"verdict": "error", "exit-code": "2", "junit": "", "markdown": "", "results": ""}
+		want := map[string]string{"verdict": "error", "exit-code": "2", "junit": "", "markdown": "", "results": "",
+			"ab-verdict": "", "ab-junit": "", "ab-markdown": "", "ab-results": ""}
 		if diff := cmp.Diff(want, r.outputs); diff != "" {
 			t.Errorf("outputs (-want +got):\n%s", diff)
 		}

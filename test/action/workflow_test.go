@@ -863,10 +863,78 @@ func TestWorkflowJobs(t *testing.T) {
 			if up := j.step("Upload the report and results"); up.skipped || !strings.Contains(up.with["path"], "results.json") {
 				t.Errorf("run %d: the report is not uploaded: %+v", run+1, up)
 			}
+			// #19: the config did not change, so no latgate ab was run.
+			if s.outputs["ab-verdict"] != "unchanged" || s.outputs["ab-markdown"] != "" || strings.Contains(j.summary(), "which gate decided") {
+				t.Errorf("run %d: an unchanged config ran ab: outputs %v\n%s", run+1, s.outputs, j.summary())
+			}
+			if !strings.Contains(j.log.String(), "measure the same targets and prompts, so ab was not run") {
+				t.Errorf("run %d: the log does not say why ab did not run:\n%s", run+1, j.log.String())
+			}
 		}
 		log, err := os.ReadFile(j.ghLog)
 		if err != nil || !strings.Contains(string(log), "--method PATCH repos/acme/app/issues/comments/1000") {
 			t.Errorf("the second run did not update the first comment (err %v):\n%s", err, log)
+		}
+	})
+
+	// #19: a pull request that switches the model is decided by latgate ab,
+	// the base commit's config against this one measured together. The
+	// baseline here was blessed with the new model but not committed in the
+	// pull request, so check passes and ab's regression fails the job.
+	slowerModel := strings.NewReplacer("model: sim", "model: sim-large", `base_url: "sim:fast?ttft=30ms"`, `base_url: "sim:fast?ttft=30ms&ttft_factor=4"`).Replace(workflowConfig)
+	t.Run("pull request switching to a slower model: fails through ab, both configs named", func(t *testing.T) {
+		t.Parallel()
+		ws, _, baseSHA := prWorkspace(t, workflowConfig, slowerModel)
+		blessInto(ctx, t, ws)
+		ev := pr(thisRepo, key, baseSHA)
+		ev.extraArgs = "--quiet"
+		j := newJobRun(t, wf, "check", ev, ws)
+		j.run(ctx)
+		s := j.step("latgate check")
+		if !j.failed || s.outputs["exit-code"] != "1" || s.outputs["verdict"] != "ok" || s.outputs["ab-verdict"] != "regressed" {
+			t.Fatalf("failed %t, outputs %v; want check ok, ab regressed, exit 1\n%s", j.failed, s.outputs, j.log.String())
+		}
+		base := "latgate@" + baseSHA[:12] + ".yaml"
+		summary := j.summary()
+		for _, want := range []string{"latgate ab: FAIL", "Candidate `latgate.yaml` against base `" + base + "`", "model sim → sim-large", "which gate decided", "up to twice a check's requests"} {
+			if !strings.Contains(summary, want) {
+				t.Errorf("the job summary lacks %q:\n%s", want, summary)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(ws, base)); !os.IsNotExist(err) {
+			t.Errorf("the base config %s was left in the workspace (err %v)", base, err)
+		}
+		for _, out := range []string{"ab-markdown", "ab-junit", "ab-results"} {
+			if _, err := os.Stat(s.outputs[out]); err != nil {
+				t.Errorf("output %s %q: %v", out, s.outputs[out], err)
+			}
+		}
+		if up := j.step("Upload the report and results"); !strings.Contains(up.with["path"], s.outputs["ab-results"]) {
+			t.Errorf("ab's results are not uploaded: %+v", up)
+		}
+		if c := j.comments(); len(c) != 1 || !strings.Contains(c[0], "latgate ab: FAIL") {
+			t.Errorf("the comment does not hold ab's report: %q", c)
+		}
+	})
+
+	// #19: the same change with its baseline blessed in the pull request is
+	// intended: ab's regression is a warning, the job passes.
+	t.Run("pull request switching to a slower model, baseline blessed in it: ab warns", func(t *testing.T) {
+		t.Parallel()
+		ws, _, baseSHA := prWorkspace(t, workflowConfig, slowerModel)
+		blessInto(ctx, t, ws)
+		git(t, ws, "add", "latgate.yaml", "latgate.baseline.json")
+		git(t, ws, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--quiet", "-m", "bless the slower model")
+		ev := pr(thisRepo, key, baseSHA)
+		ev.extraArgs = "--quiet"
+		j := newJobRun(t, wf, "check", ev, ws)
+		j.run(ctx)
+		s := j.step("latgate check")
+		if j.failed || s.outputs["exit-code"] != "0" || s.outputs["ab-verdict"] != "regressed" {
+			t.Fatalf("failed %t, outputs %v; want ab regressed, taken as intended, exit 0\n%s", j.failed, s.outputs, j.log.String())
+		}
+		if !strings.Contains(j.log.String(), "::warning title=latgate ab::") || !strings.Contains(j.summary(), "taken as intended") {
+			t.Errorf("no warning that the slowdown was taken as intended:\n%s\n%s", j.log.String(), j.summary())
 		}
 	})
 
