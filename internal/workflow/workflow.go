@@ -55,6 +55,10 @@ type Costs struct {
 	Check, CheckMax int
 	// Bless is what a bless sends (run.bless_requests).
 	Bless int
+	// AB and ABMax are what the latgate ab beside a pull request's check
+	// sends when the pull request changes the config's targets or prompts:
+	// both configs measured, twice a check (for a base config like this one).
+	AB, ABMax int
 	// Requests, Cap, BlessN and Warmup are the per-prompt figures, and Rounds
 	// how many rounds CheckMax counts.
 	Requests, Cap, BlessN, Warmup, Rounds int
@@ -70,6 +74,7 @@ func Cost(cfg *config.Config) Costs {
 	c.Check = tp * (c.Requests + c.Warmup)
 	c.CheckMax = tp * (c.Cap + c.Rounds*c.Warmup)
 	c.Bless = tp * (c.BlessN + c.Warmup)
+	c.AB, c.ABMax = 2*c.Check, 2*c.CheckMax
 	return c
 }
 
@@ -87,6 +92,8 @@ func costComment(c Costs) string {
 		text += fmt.Sprintf(", and up to %d when checks stay undecided and it measures again "+
 			"(run.max_requests: %d per prompt, in up to %d rounds with %d warmup each)", c.CheckMax, c.Cap, c.Rounds, c.Warmup)
 	}
+	text += fmt.Sprintf("; a pull request that changes latgate.yaml's targets or prompts also runs latgate ab, "+
+		"which measures the base branch's config and this one together: about %d more requests (up to %d)", c.AB, c.ABMax)
 	text += fmt.Sprintf("; a bless sends %d (run.bless_requests: %d + %d warmup per prompt). "+
 		"After editing latgate.yaml: targets × prompts × (requests + warmup). "+
 		"The simulator (base_url: sim) costs nothing.", c.Bless, c.BlessN, c.Warmup)

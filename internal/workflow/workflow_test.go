@@ -213,7 +213,8 @@ run: {requests: 10, warmup: 1, max_requests: 20, bless_requests: 40}
 	}
 	looks := compare.NewDesign(10, 20).Looks
 	want := Costs{Targets: 2, Prompts: 3, Requests: 10, Cap: 20, BlessN: 40, Warmup: 1, Rounds: len(looks),
-		Check: 2 * 3 * (10 + 1), CheckMax: 2 * 3 * (20 + len(looks)*1), Bless: 2 * 3 * (40 + 1)}
+		Check: 2 * 3 * (10 + 1), CheckMax: 2 * 3 * (20 + len(looks)*1), Bless: 2 * 3 * (40 + 1),
+		AB: 2 * 2 * 3 * (10 + 1), ABMax: 2 * 2 * 3 * (20 + len(looks)*1)}
 	if len(looks) < 2 {
 		t.Fatalf("the design has %d looks; the test wants extra rounds", len(looks))
 	}
@@ -231,6 +232,7 @@ run: {requests: 10, warmup: 1, max_requests: 20, bless_requests: 40}
 		fmt.Sprintf("sends %d requests (%d + %d warmup per prompt)", c.Check, ex.Run.Requests, ex.Run.Warmup),
 		fmt.Sprintf("up to %d when checks stay undecided", c.CheckMax),
 		fmt.Sprintf("a bless sends %d", c.Bless),
+		fmt.Sprintf("also runs latgate ab, which measures the base branch's config and this one together: about %d more requests (up to %d)", c.AB, c.ABMax),
 	} {
 		if !strings.Contains(text, w) {
 			t.Errorf("the workflow does not say %q", w)
