@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,25 +68,29 @@ run: {concurrency: 2}
 
 // TestBlessWarnsOfUndecidableChecks: bless says which checks its baseline
 // is too thin to decide by the gate's own sample-size rule (itl included:
-// it was skipped when bless had its own copy of the rule), and measures
-// run.bless_requests without changing what run.requests means.
+// it was skipped when bless had its own copy of the rule), and, since the
+// thin-baseline rule is per gated check (#16 item 4), refuses to write that
+// baseline; with enough requests it measures run.bless_requests without
+// changing what run.requests means.
 func TestBlessWarnsOfUndecidableChecks(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "latgate.yaml")
-	if err := os.WriteFile(cfg, []byte(`targets: [{name: a, base_url: "sim:fast", model: m, max_tokens: 8}]
+	write := func(bless int) {
+		t.Helper()
+		if err := os.WriteFile(cfg, []byte(fmt.Sprintf(`targets: [{name: a, base_url: "sim:fast", model: m, max_tokens: 8}]
 prompts: [{id: p, messages: [{role: user, content: hi}]}]
-run: {requests: 2, bless_requests: 8, warmup: 0, concurrency: 4}
+run: {requests: 2, bless_requests: %d, warmup: 0, concurrency: 4}
 gate:
   checks:
-    - {metric: ttft, stat: p50, tolerance: 20%, floor: 50ms}
-    - {metric: itl, stat: p95, tolerance: 25%, floor: 50ms}
-`), 0o644); err != nil {
-		t.Fatal(err)
+    - {metric: ttft, stat: p50, tolerance: 20%%, floor: 50ms}
+    - {metric: itl, stat: p95, tolerance: 25%%, floor: 50ms}
+`, bless)), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
+	write(8)
 	a, _, stderr := testApp(t, nil)
-	if err := a.Bless(context.Background(), BlessRequest{Run: Run{ConfigPath: cfg, Quiet: true}}); err != nil {
-		t.Fatalf("bless: %v\n%s", err, stderr)
-	}
+	err := a.Bless(context.Background(), BlessRequest{Run: Run{ConfigPath: cfg, Quiet: true}})
 	a.Out.Flush()
 	if want := "latgate: warning: a/p: itl p95 needs 10 requests, has 8: it will be inconclusive"; !strings.Contains(stderr.String(), want) {
 		t.Errorf("stderr lacks %q:\n%s", want, stderr)
@@ -93,11 +98,22 @@ gate:
 	if strings.Contains(stderr.String(), "ttft p50 needs") {
 		t.Errorf("warned of a check 8 requests decide:\n%s", stderr)
 	}
+	if err == nil || !strings.Contains(err.Error(), "itl p95 needs at least 10") {
+		t.Errorf("bless of 8 requests: err %v, want the itl p95 check refused", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "latgate.baseline.json")); err == nil {
+		t.Error("a baseline too thin for itl p95 was written")
+	}
+	write(12) // 12 requests of 7 gaps: the 72 gaps itl p95 needs
+	a, _, stderr = testApp(t, nil)
+	if err := a.Bless(context.Background(), BlessRequest{Run: Run{ConfigPath: cfg, Quiet: true}}); err != nil {
+		t.Fatalf("bless: %v\n%s", err, stderr)
+	}
 	b, err := baseline.Load(filepath.Join(dir, "latgate.baseline.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(b.Targets[0].Prompts[0].Samples); n != 8 || b.Run.Requests != 8 {
-		t.Errorf("baseline of %d samples, run.requests %d; want run.bless_requests (8) of both", n, b.Run.Requests)
+	if n := len(b.Targets[0].Prompts[0].Samples); n != 12 || b.Run.Requests != 12 {
+		t.Errorf("baseline of %d samples, run.requests %d; want run.bless_requests (12) of both", n, b.Run.Requests)
 	}
 }

@@ -77,7 +77,7 @@ func (a *App) Check(ctx context.Context, req CheckRequest) (err error) {
 	if err := admit(basePath, baseSide, planned(cfg), req.StrictBaseline); err != nil {
 		return err
 	}
-	f, rep, merr := a.measureSequential(ctx, cfg, baseSide, req.Quiet)
+	f, rep, merr := a.measureSequential(ctx, cfg, baseSide, a.dayNoise(cfg, orConfig(req.History.Path, cfg.History)), req.Quiet)
 	if f == nil {
 		return merr
 	}
@@ -85,7 +85,8 @@ func (a *App) Check(ctx context.Context, req CheckRequest) (err error) {
 		return err
 	}
 	fmt.Fprintln(a.Out.Stdout)
-	g := gated{cfg: cfg, gate: cfg.Gate, strict: req.Strict, base: base, basePath: basePath, baseFlag: req.Baseline, f: f, cur: a.provenance(cfg, f)}
+	strict := strictGate(req.Strict, cfg.Gate)
+	g := gated{cfg: cfg, gate: cfg.Gate, strict: strict, base: base, basePath: basePath, baseFlag: req.Baseline, f: f, cur: a.provenance(cfg, f)}
 	g.explain(&rep)
 	rep.Warnings = append(rep.Warnings, queueWarnings(f)...)
 	if w := reblessWarning(rep, blessCommandLine(cfg, req.Baseline, "")); w != "" {
@@ -95,7 +96,7 @@ func (a *App) Check(ctx context.Context, req CheckRequest) (err error) {
 	outErr := writeResults(out, compare.Recorded{File: f, Comparison: &rep})
 	pubErr := sink.Publish(publish.Gate(rep, g.reportOptions(&rep), locator(cfg)))
 	histErr := a.recordHistory(ctx, hist, req.History.Keep, cfg, f, "check", string(rep.Verdict), base.BlessedAt)
-	return gateOutcome(rep, req.Strict, outErr, pubErr, histErr)
+	return gateOutcome(rep, strict, outErr, pubErr, histErr)
 }
 
 // checkUngated is check without a baseline: measure, report and write the
@@ -137,7 +138,7 @@ func hasLimits(g config.Gate) bool {
 // like any check) and decide the exit code; the relative checks are
 // reported as new, as for a prompt the baseline lacks.
 func (a *App) checkLimitsOnly(ctx context.Context, sink *publish.Sink, cfg *config.Config, req CheckRequest, basePath string, out, res, hist *publish.File) error {
-	f, rep, merr := a.measureSequential(ctx, cfg, compare.Side{}, req.Quiet)
+	f, rep, merr := a.measureSequential(ctx, cfg, compare.Side{}, nil, req.Quiet)
 	if f == nil {
 		return merr
 	}
@@ -153,10 +154,11 @@ func (a *App) checkLimitsOnly(ctx context.Context, sink *publish.Sink, cfg *conf
 	}
 	rep.Warnings = append(rep.Warnings, limitsOnlyNotice(basePath, res.Path, cfg.Path))
 	rep.Warnings = append(rep.Warnings, queueWarnings(f)...)
-	g := gated{cfg: cfg, gate: cfg.Gate, strict: req.Strict, baseFlag: req.Baseline, f: f}
+	strict := strictGate(req.Strict, cfg.Gate)
+	g := gated{cfg: cfg, gate: cfg.Gate, strict: strict, baseFlag: req.Baseline, f: f}
 	pubErr := sink.Publish(publish.Gate(rep, g.reportOptions(&rep), locator(cfg)))
 	histErr := a.recordHistory(ctx, hist, req.History.Keep, cfg, f, "check", string(rep.Verdict), time.Time{})
-	return gateOutcome(rep, req.Strict, outErr, pubErr, histErr)
+	return gateOutcome(rep, strict, outErr, pubErr, histErr)
 }
 
 // reportMeasured prints what a run measured. When the run failed or was

@@ -24,7 +24,7 @@ type CompareRequest struct {
 }
 
 // Compare gates a saved results file against a baseline: same files, same
-// output (the bootstrap is seeded), the verdicts check would have given.
+// output (the intervals are analytic), the verdicts check would have given.
 func (a *App) Compare(req CompareRequest) (err error) {
 	sink := a.sink(req.Gate)
 	sink.Input("the config", req.ConfigPath)
@@ -68,8 +68,13 @@ func (a *App) Compare(req CompareRequest) (err error) {
 	}
 	// A results file from check records the cap of its rounds: compare at
 	// the same looks, so the verdicts are check's.
-	rep := compare.CompareSequential(baseSide, curSide, gate, compare.NewDesign(f.Run.Requests, f.Run.MaxRequests))
-	g := gated{cfg: cfg, gate: gate, strict: req.Strict, base: base, basePath: req.Baseline, baseFlag: req.Baseline, f: f, cur: trend.OfResults(f), from: req.Results}
+	var noise compare.Noise
+	if cfg != nil {
+		noise = a.dayNoise(cfg, cfg.History)
+	}
+	rep := compare.CompareWith(baseSide, curSide, gate, compare.Setup{Design: compare.NewDesign(f.Run.Requests, f.Run.MaxRequests), Noise: noise})
+	strict := strictGate(req.Strict, gate)
+	g := gated{cfg: cfg, gate: gate, strict: strict, base: base, basePath: req.Baseline, baseFlag: req.Baseline, f: f, cur: trend.OfResults(f), from: req.Results}
 	g.explain(&rep)
 	rep.Warnings = append(rep.Warnings, queueWarnings(f)...)
 	blessCmd := ""
@@ -79,7 +84,7 @@ func (a *App) Compare(req CompareRequest) (err error) {
 	if w := reblessWarning(rep, blessCmd); w != "" {
 		rep.Warnings = append(rep.Warnings, w)
 	}
-	return gateOutcome(rep, req.Strict, sink.Publish(publish.Gate(rep, g.reportOptions(&rep), locator(cfg))))
+	return gateOutcome(rep, strict, sink.Publish(publish.Gate(rep, g.reportOptions(&rep), locator(cfg))))
 }
 
 // gateSettings are the gate compare applies: the config's (cfg non-nil),

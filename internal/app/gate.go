@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/latgate/latgate/pkg/baseline"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/history"
 	"github.com/latgate/latgate/pkg/measure"
 	"github.com/latgate/latgate/pkg/report"
 	"github.com/latgate/latgate/pkg/results"
@@ -144,7 +146,7 @@ func (g gated) explain(rep *compare.Report) {
 // compare, when the saved run was measured, so the same files give the
 // same report); and returns how the report heads and ends it.
 func (g gated) reportOptions(rep *compare.Report) report.Options {
-	opts := report.Options{Strict: g.strict, Results: "this run", Wall: report.WallOf(g.f)}
+	opts := report.Options{Strict: g.strict, Results: "this run", Wall: report.WallOf(g.f), OnInconclusive: g.gate.OnInconclusive}
 	if g.from != "" {
 		opts.Results = g.from
 	}
@@ -164,6 +166,31 @@ func (g gated) reportOptions(rep *compare.Report) report.Options {
 		}
 	}
 	return opts
+}
+
+// strictGate reports whether an undecided gated check fails the run:
+// --strict, or gate.on_inconclusive: fail.
+func strictGate(flag bool, g config.Gate) bool {
+	return flag || g.OnInconclusive == config.OnInconclusiveFail
+}
+
+// dayNoise is the day-to-day noise the gate learns from the history at
+// path ("", missing or too short: none, and the gate assumes its
+// day_to_day). A history that cannot be read is said on stderr and not
+// learned from: the gate then assumes, and its report says so.
+func (a *App) dayNoise(cfg *config.Config, path string) compare.Noise {
+	if path == "" {
+		return nil
+	}
+	h, err := history.Read(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		a.Out.Note("day-to-day noise not learned from the history: %v", err)
+		return nil
+	}
+	return compare.LearnDayNoise(compare.HistoryLevels(h.Records, cfg.Gate))
 }
 
 // gateOutcome turns a report into the command's result: nil, ErrRegression,

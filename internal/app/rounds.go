@@ -18,8 +18,9 @@ import (
 // allows, another round for the prompts that hold them, compared again at
 // the next look. The decision is compare's; this is only the loop. It
 // returns the results of every round together and the last comparison
-// (empty when the measurement failed).
-func (a *App) measureSequential(ctx context.Context, cfg *config.Config, base compare.Side, quiet bool) (*results.File, compare.Report, error) {
+// (empty when the measurement failed). noise is the day-to-day noise
+// learned from the history (nil: the gate's day_to_day).
+func (a *App) measureSequential(ctx context.Context, cfg *config.Config, base compare.Side, noise compare.Noise, quiet bool) (*results.File, compare.Report, error) {
 	eps, stop, err := a.Start(ctx, cfg, a.Getenv)
 	if err != nil {
 		return nil, compare.Report{}, err
@@ -37,7 +38,7 @@ func (a *App) measureSequential(ctx context.Context, cfg *config.Config, base co
 		f.Run.MaxRequests = design.Last()
 	}
 	for {
-		rep := compare.CompareSequential(base, side(f.Run, f.Targets), cfg.Gate, design)
+		rep := compare.CompareWith(base, side(f.Run, f.Targets), cfg.Gate, compare.Setup{Design: design, Noise: noise})
 		r, more := compare.NextRound(rep, design)
 		if !more {
 			return f, rep, nil
@@ -46,32 +47,30 @@ func (a *App) measureSequential(ctx context.Context, cfg *config.Config, base co
 			a.Out.Note("%s", roundLine(r))
 		}
 		for _, ep := range eps {
-			ids := r.Prompts[compare.TargetID{Name: ep.Target.Name, Region: ep.Target.Region}]
-			if len(ids) == 0 {
-				continue
-			}
-			prompts := slices.DeleteFunc(slices.Clone(cfg.Prompts), func(p config.Prompt) bool { return !slices.Contains(ids, p.ID) })
-			run := cfg.Run
-			run.Requests = r.To - requestsOf(f, ep.Target, ids)
-			if run.Requests <= 0 {
-				continue
-			}
-			g, err := a.measureOn(ctx, cfg, []measure.Endpoint{ep}, prompts, run, quiet, f)
-			if g != nil {
-				results.AppendRound(f, g)
-			}
-			if err == nil {
-				err = budget(f)
-			}
-			if err != nil {
-				return f, compare.Report{}, err
+			// Each prompt is topped up to its own next look: prompts that
+			// need the same number of requests are measured together.
+			for _, part := range roundParts(f, ep.Target, r.Requests[compare.TargetID{Name: ep.Target.Name, Region: ep.Target.Region}]) {
+				prompts := slices.DeleteFunc(slices.Clone(cfg.Prompts), func(p config.Prompt) bool { return !slices.Contains(part.ids, p.ID) })
+				run := cfg.Run
+				run.Requests = part.more
+				g, err := a.measureOn(ctx, cfg, []measure.Endpoint{ep}, prompts, run, quiet, f)
+				if g != nil {
+					results.AppendRound(f, g)
+				}
+				if err == nil {
+					err = budget(f)
+				}
+				if err != nil {
+					return f, compare.Report{}, err
+				}
 			}
 		}
 	}
 }
 
 // requestsOf returns the fewest requests (samples and failures) any of the
-// prompts ids of target t has in f.
+// prompts ids of target t has in f (ab's paired rounds measure both sides'
+// prompts together, from the least measured).
 func requestsOf(f *results.File, t config.Target, ids []string) int {
 	n := -1
 	for _, rt := range f.Targets {
@@ -85,6 +84,36 @@ func requestsOf(f *results.File, t config.Target, ids []string) int {
 		}
 	}
 	return max(n, 0)
+}
+
+// roundPart is a set of prompts of one target that each need more
+// requests (samples and failures) to reach their next look.
+type roundPart struct {
+	ids  []string
+	more int
+}
+
+// roundParts groups the prompts of target t that the round extends (to:
+// each prompt's cumulative requests at its next look) by how many more
+// requests each needs, fewest first.
+func roundParts(f *results.File, t config.Target, to map[string]int) []roundPart {
+	need := map[int][]string{}
+	for _, rt := range f.Targets {
+		if rt.Name != t.Name || rt.Region != t.Region {
+			continue
+		}
+		for _, p := range rt.Prompts {
+			if n, ok := to[p.ID]; ok && n > p.Requests {
+				need[n-p.Requests] = append(need[n-p.Requests], p.ID)
+			}
+		}
+	}
+	var out []roundPart
+	for more, ids := range need {
+		out = append(out, roundPart{ids: ids, more: more})
+	}
+	slices.SortFunc(out, func(a, b roundPart) int { return a.more - b.more })
+	return out
 }
 
 // roundLine says why check measures again, for the progress on stderr:

@@ -49,7 +49,8 @@ func TestBadInput(t *testing.T) {
 	good := t.TempDir()
 	writeConfig(t, good, goodConfig)
 	writeFile(t, good, "q.json", `[{"role": "user", "content": "Summarize."}]`)
-	if code, stdout, stderr := run(t, nil, "bless", "--config", filepath.Join(good, "latgate.yaml"), "--quiet"); code != ExitPass {
+	// 40 requests: a baseline every default check can be decided against.
+	if code, stdout, stderr := run(t, nil, "bless", "--config", filepath.Join(good, "latgate.yaml"), "--quiet", "--requests", "40"); code != ExitPass {
 		t.Fatalf("bless: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	blessed, err := os.ReadFile(filepath.Join(good, "latgate.baseline.json"))

@@ -15,23 +15,31 @@ func checkCommand(a *app.App) *ucli.Command {
 		UsageText: "latgate check [--config latgate.yaml] [--junit junit.xml] [--markdown report.md] [--strict]",
 		Description: `Measures like 'latgate measure', then compares every gated metric and
 statistic (gate.checks; default TTFT at P50 and P90, ITL at P50 and P95)
-with the baseline that 'latgate bless' wrote. Each check gets a bootstrap
-confidence interval of current/baseline from whole requests, and a verdict:
+with the baseline that 'latgate bless' wrote. Each check gets a
+distribution-free confidence interval of current/baseline (whole requests
+the unit, the day-to-day noise between the two runs added), and a verdict:
 
   regressed     the whole interval is beyond the tolerance (exit 1)
   improved      the whole interval is beyond the tolerance on the faster side
   ok            the interval rules out a regression beyond the tolerance
                 (the report says what it ruled out: "rules out > +9%")
   inconclusive  the interval straddles the tolerance, or the statistic needs
-                more requests than were taken (P90 needs 29, P95 59); the
-                report says about how many more would decide it; fails with
-                --strict
+                more requests than were taken (P90 needs 36, P95 72); the
+                report says about how many more would decide it
+
+A target decides per run: its prompts are pooled into one check per gated
+metric and statistic, which decides ok, undecided or regressed; a prompt's
+own check fails the run only when it is beyond its tolerance after
+adjusting for all the target's prompt tests (Holm). An undecided pooled
+check passes with a warning (gate.on_inconclusive: warn; pass, or fail as
+--strict does).
 
 Sequential looks: check first measures run.requests per prompt; while some
-check is inconclusive, it measures another round for the prompts holding
-undecided checks, up to run.max_requests (default 2.5 x run.requests), and
-says why on stderr. Each look's interval is a repeated confidence interval
-(Lan-DeMets alpha spending), so looking again does not add false alarms.
+gated check is undecided, it measures planned rounds for the prompts
+holding them (each to its own next look), up to run.max_requests (default
+2.5 x run.requests), and says why on stderr. Each look's interval is a
+repeated confidence interval (Lan-DeMets alpha spending), so looking again
+does not add false alarms; re-running a failed check until it passes does.
 
 The tolerance is relative AND absolute: a change smaller than the floor is
 never a regression. An unset floor is latgate's timing resolution (1 ms;

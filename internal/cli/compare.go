@@ -15,7 +15,7 @@ func compareCommand(a *app.App) *ucli.Command {
 		Usage:     "compare a saved results file with a baseline, offline",
 		UsageText: "latgate compare [--config latgate.yaml] BASELINE RESULTS",
 		Description: `The gate of 'latgate check' on saved files: same files, same output (the
-bootstrap is seeded). The gate settings (gate: in latgate.yaml) come from
+intervals are analytic). The gate settings (gate: in latgate.yaml) come from
 --config when given, else from ./latgate.yaml when there is one, like the
 other commands, else the defaults (TTFT at P50 and P90, ITL at P50 and
 P95); stderr says which it used.

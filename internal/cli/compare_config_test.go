@@ -36,9 +36,9 @@ func TestCompareReadsLocalConfig(t *testing.T) {
 		notStdout string
 	}{
 		{"./latgate.yaml is read", custom, nil, ExitRegression,
-			"latgate: gate settings from latgate.yaml: total p50 (30%, floor 1ms); 95% intervals, 2000 resamples, seed 1", "total p50", "ttft p50"},
+			"latgate: gate settings from latgate.yaml: total p50 (30%, floor 1ms); 95% intervals, day-to-day noise 1% assumed without a history", "total p50", "ttft p50"},
 		{"no ./latgate.yaml: the defaults, said so", "", nil, ExitRegression,
-			"latgate: gate settings: the defaults (no --config, and no ./latgate.yaml): ttft p50 (20%, floor 1ms (timing resolution))", "ttft p50", "total p50"},
+			"latgate: gate settings: the defaults (no --config, and no ./latgate.yaml): ttft p50 (15%, floor 1ms (timing resolution))", "ttft p50", "total p50"},
 		{"--config wins over ./latgate.yaml", custom, []string{"--config", abs("latgate.yaml")}, ExitRegression,
 			"gate settings from " + abs("latgate.yaml") + ": ttft p50", "ttft p50", "total p50"},
 		{"a broken ./latgate.yaml is an error", "gate: [\n", nil, ExitUsage, "latgate.yaml:", "", ""},

@@ -33,7 +33,7 @@ func TestBaselineBlessedInTheFuture(t *testing.T) {
 		codes []int // acceptable exit codes: a verdict, not a crash or a usage error
 	}{
 		{"check", []string{"check", "--config", cfg, "--quiet", "--history", filepath.Join(dir, "check.jsonl")}, []int{ExitPass, ExitRegression}},
-		{"compare", []string{"compare", base, res}, []int{ExitPass, ExitRegression}},
+		{"compare", []string{"compare", "--config", cfg, base, res}, []int{ExitPass, ExitRegression}},
 		{"trend", []string{"trend", "--config", cfg}, []int{ExitPass, ExitRegression}},
 		{"bless over it", []string{"bless", "--config", cfg, "--quiet", "--base-url", "sim:fast?ttft=100ms&ttft_sigma=0"}, []int{ExitPass}},
 	}

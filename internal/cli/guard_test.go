@@ -67,7 +67,7 @@ func TestRunFlagsValidated(t *testing.T) {
 func TestCompareHoldsSavedRunsToTheBudget(t *testing.T) {
 	dir := t.TempDir()
 	cfg := writeConfig(t, dir, gateConfig)
-	if code, _, errs := run(t, nil, "bless", "--config", cfg, "--quiet", "--requests", "8", "--force"); code != ExitPass {
+	if code, _, errs := run(t, nil, "bless", "--config", cfg, "--quiet", "--requests", "40", "--force"); code != ExitPass {
 		t.Fatalf("bless: exit %d\n%s", code, errs)
 	}
 	res := filepath.Join(dir, "over.json")

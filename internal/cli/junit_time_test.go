@@ -103,7 +103,7 @@ func TestJUnitTimesAreWallTimes(t *testing.T) {
 			if got < sumTotal[id]-0.002 || got > suite {
 				t.Errorf("%s: time %g s, want between its requests' %g s and the target's %g s", c.Name, got, sumTotal[id], suite)
 			}
-		case "all prompts (geomean) ttft p50":
+		case "all prompts (pooled) ttft p50":
 			if got != suite {
 				t.Errorf("aggregate time %g, want the target's %g", got, suite)
 			}

@@ -25,6 +25,7 @@ run:
   requests: 6
   warmup: 0
   concurrency: 2
+  bless_requests: 40 # a baseline every default check can be decided against
 `
 
 // pathsFixture writes a config, its messages file, a baseline and a results

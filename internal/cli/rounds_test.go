@@ -27,6 +27,7 @@ prompts:
 run: {requests: 10, max_requests: 20, bless_requests: 20, warmup: 0, concurrency: 4}
 gate:
   aggregate: false
+  day_to_day: 0% # else that noise alone keeps it undecided, and no round is taken
   checks: [{metric: ttft, stat: p50, tolerance: 0%}]
 `)
 	if code, _, stderr := run(t, nil, "bless", "--config", cfg, "--quiet"); code != ExitPass {

@@ -24,7 +24,7 @@ prompts:
       - {role: user, content: "Say bye."}
 run:
   requests: 12
-  bless_requests: 12 # the counts below are asserted
+  bless_requests: 40 # the counts below are asserted; every default check needs 36
   warmup: 0
   concurrency: 2
 `
@@ -107,10 +107,10 @@ func TestTamperedBaselineRefused(t *testing.T) {
 		{"absurd sample", func(m map[string]any) { sample(m, 3)["total_ms"] = 1e300 }, nil, "targets[0].prompts[1].samples[3].total_ms: 1e+300 ms is absurd"},
 		{"negative itl", func(m map[string]any) { sample(m, 0)["itl_ms"].([]any)[1] = -1.0 }, nil, "targets[0].prompts[1].samples[0].itl_ms[1]"},
 		{"first token after the end", func(m map[string]any) { sample(m, 2)["ttft_ms"] = 1e6 }, nil, "targets[0].prompts[1].samples[2].ttft_ms"},
-		{"inconsistent counts", func(m map[string]any) { at(m, "targets", 0, "prompts", 0).(map[string]any)["requests"] = 40 }, nil, "targets[0].prompts[0].requests: 40, but the prompt has 12 samples"},
+		{"inconsistent counts", func(m map[string]any) { at(m, "targets", 0, "prompts", 0).(map[string]any)["requests"] = 41 }, nil, "targets[0].prompts[0].requests: 41, but the prompt has 40 samples"},
 		{"run nulled", func(m map[string]any) { m["run"] = nil }, nil, "run.requests: 0 is out of range"},
 		{"concurrency zero", func(m map[string]any) { at(m, "run").(map[string]any)["concurrency"] = 0 }, nil, "run.concurrency: 0 is out of range"},
-		{"too few samples to gate", thin, nil, "targets[0].prompts[0] (sim/a) has 3 samples, and the gate needs at least 5"},
+		{"too few samples to gate", thin, nil, "targets[0].prompts[0] (sim/a) has 3 requests with a value of ttft, and ttft p50 needs at least 6"},
 		{"escape codes in a returned model", func(m map[string]any) {
 			at(m, "targets", 0).(map[string]any)["returned_models"] = []any{"sim\x1b[2J\x1b[31m"}
 		}, nil, "targets[0].returned_models[0]: holds the control character U+001B"},
@@ -217,6 +217,69 @@ func TestBlessNeverWritesAnUngateableBaseline(t *testing.T) {
 			}
 			if now, _ := os.ReadFile(base); string(now) != string(good) {
 				t.Errorf("the baseline was overwritten")
+			}
+		})
+	}
+}
+
+// TestTamperedITLCannotPassASlowdown is #16 item 4: a baseline whose itl
+// gaps were emptied, removed or zeroed used to pass a 3× slower stream on
+// an itl-only gate ("PASS: 2 inconclusive (2 without data)", exit 0), since
+// the thin-baseline rule counted requests, not the gated metric's values.
+// Now emptied or removed gaps are refused (exit 2, naming the check), and
+// zeroed ones are a baseline of 0 ms gaps, which the gate decides on the
+// difference: +3× is a regression (exit 1). Through the real check on the
+// simulator.
+func TestTamperedITLCannotPassASlowdown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures")
+	}
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, strings.Replace(tamperConfig, "run:", `gate:
+  checks:
+    - {metric: itl, stat: p50, tolerance: 15%}
+    - {metric: itl, stat: p95, tolerance: 25%}
+run:`, 1))
+	good := filepath.Join(dir, "latgate.baseline.json")
+	if code, _, errs := run(t, nil, "bless", "--config", cfg, "--quiet"); code != ExitPass {
+		t.Fatalf("bless: exit %d\n%s", code, errs)
+	}
+	each := func(f func(s map[string]any)) func(m map[string]any) {
+		return func(m map[string]any) {
+			for j := range 2 {
+				for _, s := range at(m, "targets", 0, "prompts", j, "samples").([]any) {
+					f(s.(map[string]any))
+				}
+			}
+		}
+	}
+	tests := []struct {
+		name string
+		edit func(m map[string]any)
+		code int
+		want string
+	}{
+		{"emptied", each(func(s map[string]any) { s["itl_ms"] = []any{} }), ExitUsage,
+			"has 0 requests with a token gap of itl, and itl p50 needs at least 10, itl p95 needs at least 10"},
+		{"removed", each(func(s map[string]any) { delete(s, "itl_ms") }), ExitUsage,
+			"has 0 requests with a token gap of itl, and itl p50 needs at least 10, itl p95 needs at least 10"},
+		{"zeroed", each(func(s map[string]any) {
+			for k := range s["itl_ms"].([]any) {
+				s["itl_ms"].([]any)[k] = 0.0
+			}
+		}), ExitRegression, "REGRESSED"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			bad := filepath.Join(t.TempDir(), "baseline.json")
+			editJSON(t, good, bad, tt.edit)
+			code, stdout, stderr := run(t, nil, "check", "--config", cfg, "--baseline", bad, "--quiet",
+				"--base-url", "sim:fast?slowdown=3")
+			if code != tt.code || !strings.Contains(stdout+stderr, tt.want) {
+				t.Errorf("check: exit %d, want %d and %q\nstdout:\n%s\nstderr:\n%s", code, tt.code, tt.want, stdout, stderr)
+			}
+			if strings.HasPrefix(statusLine(stdout), "PASS") {
+				t.Errorf("a 3× slower stream passed:\n%s", stdout)
 			}
 		})
 	}

@@ -18,7 +18,7 @@ func AB(rep compare.Report, ab report.AB, opts report.Options, locate func(targe
 		JUnit:       func(w io.Writer) error { return report.JUnit(w, rep, opts) },
 		Markdown:    md,
 		Summary:     md,
-		Annotations: func(w io.Writer) error { return report.Annotations(w, rep, locate) },
+		Annotations: func(w io.Writer) error { return report.Annotations(w, rep, opts, locate) },
 		Outputs:     []Output{{"verdict", string(rep.Verdict)}},
 	}
 }

@@ -30,7 +30,7 @@ func Gate(rep compare.Report, opts report.Options, locate func(target, prompt st
 		JUnit:       func(w io.Writer) error { return report.JUnit(w, rep, opts) },
 		Markdown:    func(w io.Writer) error { return report.Markdown(w, rep, opts) },
 		Summary:     func(w io.Writer) error { return report.GitHubSummary(w, rep, opts) },
-		Annotations: func(w io.Writer) error { return report.Annotations(w, rep, locate) },
+		Annotations: func(w io.Writer) error { return report.Annotations(w, rep, opts, locate) },
 		Outputs:     []Output{{"verdict", string(rep.Verdict)}},
 	}
 }

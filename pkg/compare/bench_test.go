@@ -9,8 +9,8 @@ import (
 )
 
 // BenchmarkCompare is the sizing case: 30 prompts × 100 requests (~32 gaps
-// each) × the 4 default checks × 2000 resamples, with aggregates. It should
-// take well under a second per op on 2 cores.
+// each) × the 4 default checks, pooled per target with the Holm adjustment.
+// It should take well under a second per op on 2 cores.
 func BenchmarkCompare(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	p := profile{TTFTMedian: 400, TTFTSigma: 0.3, ITLMedian: 20, ITLReqSigma: 0.2, ITLGapSigma: 0.35, Gaps: 32}

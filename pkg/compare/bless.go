@@ -15,8 +15,8 @@ import (
 // decide, whatever the other side of a comparison will measure: the
 // sample-size rule every check is decided by (Check.Shortfall: a statistic's
 // requests, and for itl its gaps and the requests they come from), applied
-// to one side. A baseline with such checks is written, but they will be
-// inconclusive until it is blessed again with more requests; bless says so.
+// to one side. bless says so; CannotGate, which applies the same rule per
+// gated check, then refuses such a baseline.
 // Limits (max) need no baseline and are not listed. Each entry names
 // target/prompt, the check, what it needs and what it has.
 func Unresolved(s Side, gate config.Gate) []string {

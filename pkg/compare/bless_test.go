@@ -31,15 +31,15 @@ func TestUnresolved(t *testing.T) {
 		withLimit bool
 	}{
 		{"8 requests", 8, 20, []string{
-			"t/p: ttft p95 needs 59 requests, has 8: it will be inconclusive",
+			"t/p: ttft p95 needs 72 requests, has 8: it will be inconclusive",
 			"t/p: itl p50 needs 10 requests, has 8: it will be inconclusive",
 			"t/p: itl p95 needs 10 requests, has 8: it will be inconclusive",
 		}, false},
 		{"12 requests of 4 gaps", 12, 4, []string{
-			"t/p: ttft p95 needs 59 requests, has 12: it will be inconclusive",
-			"t/p: itl p95 needs 59 gaps, has 48: it will be inconclusive",
+			"t/p: ttft p95 needs 72 requests, has 12: it will be inconclusive",
+			"t/p: itl p95 needs 72 gaps, has 48: it will be inconclusive",
 		}, false},
-		{"enough", 60, 20, nil, false},
+		{"enough", 80, 20, nil, false},
 		{"a limit needs no baseline", 8, 20, nil, true},
 	}
 	for _, tt := range tests {

@@ -58,21 +58,27 @@ func (v Verdict) rank() int {
 }
 
 // Check is the result of one target × prompt × metric × statistic, or of one
-// aggregate across prompts (Prompt empty, Prompts listing the contributors).
+// target's pooled check across prompts (Prompt empty, Prompts listing the
+// prompts pooled).
 type Check struct {
 	Target string `json:"target"`
 	Region string `json:"region,omitempty"`
 	Prompt string `json:"prompt,omitempty"`
-	// Prompts lists the prompts an aggregate combines.
+	// Prompts lists the prompts a pooled check combines.
 	Prompts []string `json:"prompts,omitempty"`
 	Metric  string   `json:"metric"`
 	Stat    string   `json:"stat"`
 	// Baseline and Current are the statistic on each side, in milliseconds
-	// (tokens per second for tokens_per_s; the JSON names keep _ms).
+	// (tokens per second for tokens_per_s; the JSON names keep _ms); of a
+	// pooled check, their geometric means weighted as the prompts are.
 	Baseline float64 `json:"baseline_ms"`
 	Current  float64 `json:"current_ms"`
-	// Ratio is Current/Baseline; Lo and Hi bound it at Confidence. All three
-	// are 0 when undefined (no data, or a zero baseline).
+	// Ratio is the estimated change current/baseline (Current/Baseline, or
+	// the Hodges–Lehmann shift for Estimator "hl"); Lo and Hi bound it at
+	// Level (Confidence for a single look), the day-to-day noise included.
+	// All three are 0 when undefined (no data, or a zero baseline). On the
+	// difference scale (Scale "difference") Lo and Hi bound current −
+	// baseline in milliseconds and Ratio is 0.
 	Ratio      float64 `json:"ratio"`
 	Lo         float64 `json:"lo"`
 	Hi         float64 `json:"hi"`
@@ -80,9 +86,18 @@ type Check struct {
 	// Threshold is the regression threshold on the ratio current/baseline:
 	// for a duration 1 + max(Tolerance.Rel, Tolerance.Floor/Baseline), above
 	// which it regressed; for tokens_per_s 1/RateThreshold, below which it
-	// regressed.
+	// regressed; of a pooled check, the prompts' thresholds' weighted
+	// geometric mean.
 	Threshold float64          `json:"threshold"`
 	Tolerance config.Tolerance `json:"tolerance"`
+	// Scale is "difference" for a check decided on current − baseline in
+	// milliseconds against Margin (a side's interval reaches 0 ms: chunks
+	// that share one socket read have a gap of 0), empty for the ratio.
+	Scale  string  `json:"scale,omitempty"`
+	Margin float64 `json:"margin_ms,omitempty"`
+	// Estimator is "hl" when the change is the Hodges–Lehmann shift of log
+	// latency (see Estimators), empty for the ratio of the statistics.
+	Estimator string `json:"estimator,omitempty"`
 	// NBase and NCur count requests (for itl, requests with at least one gap);
 	// GapsBase and GapsCur count the pooled itl gaps.
 	NBase    int `json:"n_base"`
@@ -90,7 +105,8 @@ type Check struct {
 	GapsBase int `json:"gaps_base,omitempty"`
 	GapsCur  int `json:"gaps_cur,omitempty"`
 	// Need is the fewest values (requests; for itl, gaps) each side needs for
-	// the statistic to be resolved; NeedRequests the fewest requests for itl.
+	// the statistic to be resolved at this look's level; NeedRequests the
+	// fewest requests for itl.
 	Need         int `json:"need"`
 	NeedRequests int `json:"need_requests,omitempty"`
 	// Look is the 1-based look of a sequential design the interval belongs
@@ -101,9 +117,26 @@ type Check struct {
 	Look  int     `json:"look,omitempty"`
 	Looks int     `json:"looks,omitempty"`
 	Level float64 `json:"level,omitempty"`
+	// DayNoise is the day-to-day noise in the interval: σ of ln(a run's
+	// level), learned from DayRuns runs of the history (0: assumed, the
+	// gate's day_to_day).
+	DayNoise float64 `json:"day_noise,omitempty"`
+	DayRuns  int     `json:"day_runs,omitempty"`
+	// Diagnostic marks a prompt check pooled into its target's check: its ok
+	// or inconclusive informs, the pooled check decides; only a regression
+	// adjusted for the target's prompt tests (Family, Holm) fails the run.
+	Diagnostic bool `json:"diagnostic,omitempty"`
+	// Family is the number of prompt tests a regression of this check was
+	// adjusted for (Holm across the target's prompts × checks), 0 for a
+	// pooled check (its own level) or when nothing was adjusted. Weight is
+	// the prompt's share of its pooled check's estimate.
+	Family int     `json:"family,omitempty"`
+	Weight float64 `json:"weight,omitempty"`
 	// More estimates, for an inconclusive check, how many more current
-	// requests would decide it (-1: none would; the baseline is too noisy).
+	// requests would decide it (-1: none would; Stuck says why: "baseline",
+	// its own noise or size, or "day-to-day" noise).
 	More    int     `json:"more_requests,omitempty"`
+	Stuck   string  `json:"stuck,omitempty"`
 	Verdict Verdict `json:"verdict"`
 	// Reason is Summary(): the verdict as one human sentence.
 	Reason string `json:"reason"`
@@ -122,22 +155,28 @@ type Check struct {
 
 // Report is the outcome of a comparison.
 type Report struct {
-	// Verdict is the worst verdict of all checks and aggregates (regressed,
-	// then inconclusive, then ok; improved only when every one improved).
+	// Verdict is the run's verdict: regressed when a pooled check, a
+	// limit, or a prompt check adjusted for its family regressed; else
+	// inconclusive when a gated check (pooled, a prompt decided alone, a
+	// limit) is undecided; else ok (improved when every gated check
+	// improved). Diagnostic prompt checks never make it inconclusive.
 	Verdict Verdict `json:"verdict"`
 	// Checks and Aggregates are sorted worst first: regressed by size of
 	// change, then inconclusive, ok, and improved (largest improvement first).
+	// Aggregates are the targets' pooled checks.
 	Checks     []Check  `json:"checks"`
 	Aggregates []Check  `json:"aggregates,omitempty"`
 	Warnings   []string `json:"warnings,omitempty"`
 	// Changes lists every difference between the baseline and this run
 	// (Pair); New holds the measured values of the prompts and targets that
 	// have no baseline, one per check, Verdict Unbaselined: never gated.
-	Changes    []Change `json:"changes,omitempty"`
-	New        []Check  `json:"new,omitempty"`
-	Seed       int64    `json:"seed"`
-	Resamples  int      `json:"resamples"`
-	Confidence float64  `json:"confidence"`
+	Changes []Change `json:"changes,omitempty"`
+	New     []Check  `json:"new,omitempty"`
+	// Seed and Resamples are the gate's settings, kept for files written
+	// when the intervals were bootstrapped; the intervals are analytic now.
+	Seed       int64   `json:"seed"`
+	Resamples  int     `json:"resamples"`
+	Confidence float64 `json:"confidence"`
 }
 
 // parsedCheck is a gate check with its statistic parsed.
@@ -146,14 +185,17 @@ type parsedCheck struct {
 	spec stats.Stat
 }
 
-// job is one target × prompt × check to bootstrap.
+// job is one target × prompt × check to estimate.
 type job struct {
-	check      Check
-	spec       stats.Stat
-	base, cur  *dataset
-	key        string
-	reps       []float64 // replicate ratios, in draw order
-	aggregable bool
+	check     Check
+	spec      stats.Stat
+	base, cur *dataset
+	noise     DayNoise
+	est       estimators
+	// After run: the sides' spreads, and for a check on the ratio scale
+	// with finite sampling half-widths, poolable is set.
+	sb, sc   spread
+	poolable bool
 }
 
 // Compare runs the gate on every target × prompt × check present on both
@@ -163,7 +205,7 @@ type job struct {
 // what has no baseline in Report.New. The same inputs and gate give the same
 // Report.
 func Compare(base, cur Side, gate config.Gate) Report {
-	return CompareSequential(base, cur, gate, FixedDesign())
+	return CompareWith(base, cur, gate, Setup{})
 }
 
 // CompareSequential is Compare at one look of a sequential design: each
@@ -171,6 +213,34 @@ func Compare(base, cur Side, gate config.Gate) Report {
 // current request count belongs to (see Design), so that deciding at any
 // look keeps the gate's error rates. With a single-look design it is Compare.
 func CompareSequential(base, cur Side, gate config.Gate, d Design) Report {
+	return CompareWith(base, cur, gate, Setup{Design: d})
+}
+
+// Setup is what a comparison assumes beyond the gate's config: the looks
+// of check's rounds and the day-to-day noise learned from a history.
+type Setup struct {
+	// Design is the plan of looks (the zero value: one look).
+	Design Design
+	// Noise is the day-to-day noise learned per target × metric (see
+	// LearnDayNoise); what it lacks takes the gate's day_to_day.
+	Noise Noise
+	// est selects the estimators (the calibration's experiments).
+	est estimators
+}
+
+// estimators are the estimator choices the calibration compares; the zero
+// value is what the gate uses.
+type estimators struct {
+	// ratioP50 uses the ratio of sample medians for p50 checks of
+	// per-request metrics instead of the Hodges–Lehmann shift.
+	ratioP50 bool
+	// equalWeights pools prompts with equal weights (a geometric mean)
+	// instead of inverse-variance weights.
+	equalWeights bool
+}
+
+// CompareWith is CompareSequential with the day-to-day noise of s.
+func CompareWith(base, cur Side, gate config.Gate, s Setup) Report {
 	rep := Report{Seed: gate.Seed, Resamples: gate.Resamples, Confidence: gate.Confidence}
 	if rep.Confidence <= 0 || rep.Confidence >= 1 {
 		rep.Confidence = DefaultConfidence
@@ -178,18 +248,18 @@ func CompareSequential(base, cur Side, gate config.Gate, d Design) Report {
 	if rep.Resamples <= 0 {
 		rep.Resamples = DefaultResamples
 	}
-	conf := rep.Confidence
+	conf, d := rep.Confidence, s.Design
 
 	var checks []parsedCheck
 	for _, c := range gate.Checks {
-		s, err := stats.ParseStat(c.Stat)
+		sp, err := stats.ParseStat(c.Stat)
 		switch {
 		case !slices.Contains(gatedMetrics, c.Metric):
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("check %s %s skipped: metric %q cannot be gated (use one of %s)", c.Metric, c.Stat, c.Metric, strings.Join(gatedMetrics, ", ")))
 		case err != nil:
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("check %s %s skipped: statistic %q is not p50, p95, p99 or mean", c.Metric, c.Stat, c.Stat))
 		default:
-			checks = append(checks, parsedCheck{c, s})
+			checks = append(checks, parsedCheck{c, sp})
 		}
 	}
 
@@ -198,7 +268,7 @@ func CompareSequential(base, cur Side, gate config.Gate, d Design) Report {
 		curTargets[targetKey(t)] = t
 	}
 	var jobs []*job
-	var groups []group // per target × check, for aggregates
+	var targets []targetJobs
 	for _, bt := range base.Targets {
 		ct, ok := curTargets[targetKey(bt)]
 		if !ok {
@@ -209,9 +279,10 @@ func CompareSequential(base, cur Side, gate config.Gate, d Design) Report {
 		for _, p := range ct.Prompts {
 			curPrompts[p.ID] = p
 		}
-		tgroups := make([]group, len(checks))
+		tj := targetJobs{groups: make([]group, len(checks))}
 		for ci, pc := range checks {
-			tgroups[ci].tol = Resolvable(pc.c.Metric, pc.c.Tolerance)
+			tj.groups[ci].tol = Resolvable(pc.c.Metric, pc.c.Tolerance)
+			tj.groups[ci].noise = s.Noise.For(bt.Name, bt.Region, pc.c.Metric, gate.DayToDay)
 		}
 		for _, bp := range bt.Prompts {
 			cp, ok := curPrompts[bp.ID]
@@ -223,10 +294,10 @@ func CompareSequential(base, cur Side, gate config.Gate, d Design) Report {
 				if pc.c.MaxOnly {
 					continue // a limit only: limitJobs
 				}
-				d, ok := data[pc.c.Metric]
+				dd, ok := data[pc.c.Metric]
 				if !ok {
-					d = [2]*dataset{newDataset(bp.Samples, pc.c.Metric), newDataset(cp.Samples, pc.c.Metric)}
-					data[pc.c.Metric] = d
+					dd = [2]*dataset{newDataset(bp.Samples, pc.c.Metric), newDataset(cp.Samples, pc.c.Metric)}
+					data[pc.c.Metric] = dd
 				}
 				j := &job{
 					check: Check{
@@ -234,27 +305,22 @@ func CompareSequential(base, cur Side, gate config.Gate, d Design) Report {
 						Metric: pc.c.Metric, Stat: pc.c.Stat, Confidence: conf,
 						Tolerance: Resolvable(pc.c.Metric, gate.ToleranceFor(bp.ID, pc.c)),
 					},
-					spec: pc.spec, base: d[0], cur: d[1],
-					key: strings.Join([]string{bt.Name, bt.Region, bp.ID, pc.c.Metric, pc.c.Stat}, "\x00"),
+					spec: pc.spec, base: dd[0], cur: dd[1], noise: tj.groups[ci].noise, est: s.est,
 				}
 				jobs = append(jobs, j)
-				tgroups[ci].jobs = append(tgroups[ci].jobs, j)
+				tj.groups[ci].jobs = append(tj.groups[ci].jobs, j)
 			}
 		}
-		groups = append(groups, tgroups...)
+		targets = append(targets, tj)
 	}
 	jobs = append(jobs, limitJobs(cur, checks)...)
 
-	runJobs(jobs, rep.Resamples, gate.Seed, conf, d)
+	runJobs(jobs, conf, d)
+	for _, tj := range targets {
+		rep.Aggregates = append(rep.Aggregates, tj.decide(gate.Aggregate, conf, d, s.est)...)
+	}
 	for _, j := range jobs {
 		rep.Checks = append(rep.Checks, j.check)
-	}
-	if gate.Aggregate {
-		for _, g := range groups {
-			if a, ok := aggregate(g, rep.Resamples, conf, d); ok {
-				rep.Aggregates = append(rep.Aggregates, a)
-			}
-		}
 	}
 	rep.Warnings = append(rep.Warnings, sampleWarnings(rep.Checks, len(base.Targets) > 1)...)
 	rep.Warnings = append(rep.Warnings, runWarnings(cur.Targets)...)
@@ -270,58 +336,70 @@ func CompareSequential(base, cur Side, gate config.Gate, d Design) Report {
 	return rep
 }
 
-// Overall is the verdict of a whole comparison: the worst verdict of its
-// checks and aggregates (regressed, then inconclusive, then ok); improved
-// only when every one improved; inconclusive when nothing was compared.
+// Overall is the verdict of a whole comparison: regressed when any check
+// or aggregate regressed; else inconclusive when a gated one (not
+// Diagnostic) is; else ok, improved only when every gated one improved;
+// inconclusive when nothing was compared.
 func Overall(checks, aggregates []Check) Verdict {
 	if len(checks) == 0 {
 		return Inconclusive
 	}
 	v := Improved
 	for _, c := range slices.Concat(checks, aggregates) {
-		if c.Verdict.rank() < v.rank() {
-			v = c.Verdict
+		cv := c.Verdict
+		if c.Diagnostic && cv != Regressed {
+			continue
 		}
+		if cv.rank() < v.rank() {
+			v = cv
+		}
+	}
+	if v == Improved && !slices.ContainsFunc(slices.Concat(checks, aggregates), func(c Check) bool { return !c.Diagnostic }) {
+		return OK // every check is pooled into an aggregate that was not formed
 	}
 	return v
 }
 
 // Fails reports whether a verdict fails the gate: a regression, or under
-// strict (`--strict`) an inconclusive check. Applied to Report.Verdict it
-// is the gate's outcome; applied to one check, whether that check fails.
+// strict (`--strict`, gate.on_inconclusive: fail) an undecided gated check.
+// Applied to Report.Verdict it is the gate's outcome; applied to one check,
+// whether that check fails.
 func (v Verdict) Fails(strict bool) bool {
 	return v == Regressed || strict && v == Inconclusive
 }
 
-// runJobs bootstraps every job, in parallel over GOMAXPROCS workers. Each job
-// has its own random stream, so the outcome does not depend on scheduling.
-func runJobs(jobs []*job, resamples int, seed int64, conf float64, d Design) {
+// runJobs estimates every job, in parallel over GOMAXPROCS workers.
+func runJobs(jobs []*job, conf float64, d Design) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	workers := min(runtime.GOMAXPROCS(0), len(jobs))
 	for range workers {
 		wg.Go(func() {
-			scratch := make([]float64, 0, resamples)
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= len(jobs) {
 					return
 				}
-				jobs[i].run(resamples, seed, conf, d, scratch)
+				jobs[i].run(conf, d)
 			}
 		})
 	}
 	wg.Wait()
 }
 
-func (j *job) run(resamples int, seed int64, conf float64, d Design, scratch []float64) {
+// run estimates one prompt check on its own: the statistic of each side,
+// the interval of the change at its look's level with the day-to-day noise,
+// and its verdict by Decide. The target's pooling and Holm adjustment come
+// after (targetJobs.decide).
+func (j *job) run(conf float64, d Design) {
 	c := &j.check
 	if c.Max > 0 {
-		j.runLimit(resamples, seed, conf, d, scratch)
+		j.runLimit(conf, d)
 		return
 	}
 	c.NBase, c.NCur = j.base.requests(), j.cur.requests()
 	c.atLook(d, conf, c.NBase)
+	c.DayNoise, c.DayRuns = j.noise.Sigma, j.noise.Runs
 	if c.Metric == results.ITL {
 		c.GapsBase, c.GapsCur = len(j.base.vals), len(j.cur.vals)
 	}
@@ -331,30 +409,115 @@ func (j *job) run(resamples int, seed int64, conf float64, d Design, scratch []f
 	if c.NCur > 0 {
 		c.Current = j.cur.stat(j.spec)
 	}
-	if c.NBase > 0 && c.NCur > 0 {
-		if c.Baseline > 0 {
-			j.reps = bootstrapRatios(j.base, j.cur, j.spec, resamples, seed, j.key)
-			j.aggregable = true
-			c.Ratio = c.Current / c.Baseline
-			c.Lo, c.Hi = percentileInterval(j.reps, scratch, c.level())
-		}
+	c.Need, c.NeedRequests = need(c.Stat, c.Metric, c.level())
+	if c.NBase > 0 && c.NCur > 0 && c.Baseline > 0 {
+		c.Ratio = c.Current / c.Baseline // shown even when unresolved
+	}
+	if c.NBase > 0 && c.NCur > 0 && c.resolved() {
+		j.estimate()
 	}
 	Decide(c)
 }
 
+// estimate sets the change and its interval of a resolved check with data
+// on both sides.
+func (j *job) estimate() {
+	c := &j.check
+	j.sb, j.sc = spreadOf(j.base, j.spec), spreadOf(j.cur, j.spec)
+	z := critical(c.level())
+	ab, bb := j.sb.logWidths(j.base, z)
+	ac, bc := j.sc.logWidths(j.cur, z)
+	if c.Baseline <= 0 || math.IsInf(ab, 1) || math.IsInf(ac, 1) {
+		// A side's interval reaches 0 ms (or its statistic is 0): no log
+		// ratio; decide the difference against the margin instead.
+		if !results.HigherIsBetter(c.Metric) {
+			j.difference(z)
+		}
+		return
+	}
+	theta := math.Log(c.Current / c.Baseline)
+	below, above := mover(ac, bc, ab, bb)
+	if hl, ok := j.hlShift(z); ok {
+		theta, below, above = hl[0], hl[1], hl[2]
+		c.Estimator = EstimatorHL
+	}
+	c.Ratio = math.Exp(theta)
+	if math.IsInf(below, 1) || math.IsInf(above, 1) {
+		return // unbounded: inconclusive
+	}
+	j.poolable = true
+	sd := z * dayRatioSigma(c.DayNoise)
+	c.Lo, c.Hi = math.Exp(theta-math.Hypot(below, sd)), math.Exp(theta+math.Hypot(above, sd))
+}
+
+// EstimatorHL names the Hodges–Lehmann estimator of a p50 check's change.
+const EstimatorHL = "hl"
+
+// hlShift is the Hodges–Lehmann shift of log latency with Moses' interval
+// at z, for a p50 check of a per-request metric (the gate's estimator of a
+// typical change), as {shift, below, above} in log units; ok is false for
+// other checks, under the ratio-of-medians experiment, or when a value is
+// not positive or the interval unbounded.
+func (j *job) hlShift(z float64) ([3]float64, bool) {
+	c := j.check
+	if j.est.ratioP50 || j.spec.Mean || j.spec.P != 0.5 || c.Metric == results.ITL {
+		return [3]float64{}, false
+	}
+	lc, ok1 := j.cur.logs()
+	lb, ok2 := j.base.logs()
+	if !ok1 || !ok2 {
+		return [3]float64{}, false
+	}
+	shift, lo, hi, ok := hodgesLehmann(lc, lb, z)
+	if !ok {
+		return [3]float64{}, false
+	}
+	return [3]float64{shift, shift - lo, hi - shift}, true
+}
+
+// difference decides a duration check on current − baseline in ms at z: its
+// margin is the tolerance at this baseline, (τ − 1) × baseline, or the floor
+// when the baseline is 0.
+func (j *job) difference(z float64) {
+	c := &j.check
+	bl, bh := j.sb.bounds(j.base, z)
+	cl, ch := j.sc.bounds(j.cur, z)
+	if math.IsInf(bh, 1) || math.IsInf(ch, 1) {
+		return // unbounded above: unresolved
+	}
+	diff := c.Current - c.Baseline
+	below, above := mover(c.Current-cl, ch-c.Current, c.Baseline-bl, bh-c.Baseline)
+	c.Scale = ScaleDifference
+	c.Lo, c.Hi = diff-below, diff+above
+	c.Margin = (Threshold(c.Tolerance.Rel, floorMS(c.Tolerance), c.Baseline) - 1) * c.Baseline
+	if c.Baseline <= 0 {
+		c.Margin = floorMS(c.Tolerance)
+	}
+}
+
+// ScaleDifference names a check decided on current − baseline (Check.Scale).
+const ScaleDifference = "difference"
+
+// critical is the normal critical value of a two-sided level.
+func critical(level float64) float64 { return normQuantile(1 - (1-level)/2) }
+
+// dayRatioSigma is the σ of ln(current level / baseline level) for a
+// day-to-day noise of σ per run: two independent days.
+func dayRatioSigma(sigma float64) float64 { return math.Sqrt2 * sigma }
+
 // Decide applies the decision rule of the package documentation to a check
 // whose statistics (Baseline, Current, Ratio), interval (Lo, Hi),
 // Confidence, Tolerance and counts are set: it sets Need and NeedRequests
-// (from Stat, Metric and Confidence), Threshold, Verdict and Reason. Compare
-// calls it for every check and aggregate; it is exported so that reports can
-// be built from hand-made checks by the same rule. A Stat that does not
+// (from Stat, Metric and the look's level), Threshold, Verdict and Reason.
+// Compare calls it for every prompt check; it is exported so that reports
+// can be built from hand-made checks by the same rule. A Stat that does not
 // parse can never be resolved: the check is inconclusive.
 func Decide(c *Check) {
 	if c.Max > 0 {
 		DecideLimit(c)
 		return
 	}
-	c.Need, c.NeedRequests = need(c.Stat, c.Metric, c.Confidence)
+	c.Need, c.NeedRequests = need(c.Stat, c.Metric, c.level())
 	c.Threshold = 0
 	if c.Baseline > 0 {
 		if results.HigherIsBetter(c.Metric) {
@@ -363,11 +526,28 @@ func Decide(c *Check) {
 			c.Threshold = Threshold(c.Tolerance.Rel, floorMS(c.Tolerance), c.Baseline)
 		}
 	}
+	c.decide()
+}
+
+// decide sets Verdict, More and Reason from the interval and Threshold (or
+// Margin on the difference scale).
+func (c *Check) decide() {
 	finite := c.finiteInterval()
 	_, lo, hi, tau := c.slowdown()
 	switch {
-	case c.NBase == 0 || c.NCur == 0 || c.Baseline <= 0 || !finite || !c.resolved():
-		c.Verdict = Inconclusive
+	case c.Scale == ScaleDifference && c.NBase > 0 && c.NCur > 0 && finite && c.resolved():
+		switch {
+		case c.Lo > c.Margin:
+			c.Verdict = Regressed
+		case c.Hi < -c.Margin:
+			c.Verdict = Improved
+		case c.Hi <= c.Margin:
+			c.Verdict = OK
+		default:
+			c.Verdict = Inconclusive
+		}
+	case c.NBase == 0 || c.NCur == 0 || c.Baseline <= 0 || !finite || !c.resolved() || c.Lo <= 0 || c.Hi <= 0:
+		c.Verdict = Inconclusive // no ratio, or no interval of it
 	case lo > tau:
 		c.Verdict = Regressed
 	case hi < 1/tau:
@@ -377,7 +557,7 @@ func Decide(c *Check) {
 	default:
 		c.Verdict = Inconclusive
 	}
-	c.More = 0
+	c.More, c.Stuck = 0, ""
 	if c.Verdict == Inconclusive {
 		c.More = c.moreRequests()
 	}
@@ -446,49 +626,77 @@ func RateThreshold(rel, floor, baseline float64) float64 {
 
 // moreRequests estimates how many more current requests an inconclusive
 // check needs before its interval clears the threshold on the side its
-// estimate is on, assuming the estimate stays put and the interval's width
-// in log space scales as √(1/n_base + 1/n_cur) (equal noise per request on
-// both sides). It returns -1 when no number of current requests would do:
-// the baseline's own noise (or an estimate right at the threshold) keeps the
-// interval straddling. Too few values for the statistic: the shortfall.
-func (c Check) moreRequests() int {
-	if c.NBase == 0 || c.NCur == 0 || c.Baseline <= 0 || c.Threshold <= 0 {
+// estimate is on, assuming the estimate stays put, the sampling part of the
+// interval's width in log space scales as √(1/n_base + 1/n_cur) (equal noise
+// per request on both sides) and the day-to-day part does not shrink. It
+// returns -1 when no number of current requests would do, and sets Stuck to
+// why: "day-to-day" when that noise alone spans the distance to the
+// threshold, "baseline" when the baseline's own noise (or an estimate right
+// at the threshold) does. Too few values for the statistic: the shortfall.
+// A pooled check counts requests per prompt on average.
+func (c *Check) moreRequests() int {
+	if c.NBase == 0 || c.NCur == 0 || c.Scale == "" && (c.Baseline <= 0 || c.Threshold <= 0) {
 		return 0
 	}
 	if !c.resolved() {
 		_, need, unit := c.unresolved()
 		switch {
 		case unit == "gaps" && c.GapsBase < need, unit == "requests" && c.NBase < need:
+			c.Stuck = StuckBaseline
 			return -1 // the baseline is the short side
 		case unit == "gaps":
 			return c.moreForGaps(need)
 		}
 		return need - c.NCur
 	}
-	if c.Lo <= 0 || c.Hi <= 0 || c.Ratio <= 0 {
-		return 0
+	var d, h, sd float64 // distance to the threshold, half-width, day part
+	if c.Scale == ScaleDifference {
+		mid := (c.Lo + c.Hi) / 2
+		d, h = math.Abs(c.Margin-mid), (c.Hi-c.Lo)/2
+	} else {
+		if c.Lo <= 0 || c.Hi <= 0 || c.Ratio <= 0 {
+			return 0
+		}
+		ratio, lo, hi, tau := c.slowdown() // larger is worse
+		lr, lt := math.Log(ratio), math.Log(tau)
+		h = math.Log(hi) - lr // must shrink to lt − lr for ok
+		if lr > lt {
+			h = lr - math.Log(lo) // must shrink to lr − lt for regressed
+		}
+		d = math.Abs(lt - lr)
+		sd = critical(c.level()) * dayRatioSigma(c.DayNoise)
 	}
-	ratio, lo, hi, tau := c.slowdown() // larger is worse
-	lr, lt := math.Log(ratio), math.Log(tau)
-	h := math.Log(hi) - lr // must shrink to lt − lr for ok
-	if lr > lt {
-		h = lr - math.Log(lo) // must shrink to lr − lt for regressed
-	}
-	d := math.Abs(lt - lr)
-	nb, nc := float64(c.NBase), float64(c.NCur)
 	if h <= 0 {
 		return 0
 	}
-	room := (d/h)*(d/h)*(1/nb+1/nc) - 1/nb
+	if d <= sd {
+		c.Stuck = StuckDayToDay
+		return -1
+	}
+	hs2 := h*h - sd*sd // the sampling part, squared
+	if hs2 <= 0 {
+		return 0
+	}
+	k := float64(max(1, len(c.Prompts)))
+	nb, nc := float64(c.NBase)/k, float64(c.NCur)/k
+	room := (d*d-sd*sd)/hs2*(1/nb+1/nc) - 1/nb
 	if room <= 0 {
+		c.Stuck = StuckBaseline
 		return -1
 	}
 	more := math.Ceil(1/room - nc)
 	if more > results.MaxPromptRequests { // more than any run may measure
+		c.Stuck = StuckBaseline
 		return -1
 	}
 	return max(1, int(more))
 }
+
+// Why more requests cannot decide a check (Check.Stuck).
+const (
+	StuckBaseline = "baseline"   // the baseline's noise or size
+	StuckDayToDay = "day-to-day" // the day-to-day noise
+)
 
 // moreForGaps is how many more current requests bring an itl check's
 // current gaps up to need, at the gaps per request measured so far.
@@ -498,12 +706,12 @@ func (c Check) moreForGaps(need int) int {
 }
 
 // need returns the fewest values (requests; for itl, gaps) each side needs
-// for the statistic, and for itl the fewest requests.
-func need(stat, metric string, conf float64) (values, requests int) {
+// for the statistic at a two-sided level, and for itl the fewest requests.
+func need(stat, metric string, level float64) (values, requests int) {
 	s, err := stats.ParseStat(stat)
 	values = math.MaxInt32
 	if err == nil {
-		values = s.Need(conf)
+		values = s.Need(level)
 	}
 	if metric == results.ITL {
 		requests = minITLRequests
@@ -511,8 +719,12 @@ func need(stat, metric string, conf float64) (values, requests int) {
 	return values, requests
 }
 
-// resolved reports whether both sides have enough values for the statistic.
+// resolved reports whether both sides have enough values for the statistic
+// (a pooled check pools resolved prompts only).
 func (c Check) resolved() bool {
+	if c.Prompt == "" && len(c.Prompts) > 0 && c.Max == 0 {
+		return true
+	}
 	if c.Max > 0 { // a limit check has only the current side
 		if c.Metric == results.ITL {
 			return c.GapsCur >= c.Need && c.NCur >= c.NeedRequests
@@ -569,66 +781,6 @@ func Resolution(metric string) time.Duration {
 func Resolvable(metric string, t config.Tolerance) config.Tolerance {
 	t.Floor = max(t.Floor, Resolution(metric))
 	return t
-}
-
-// group is one target × check across prompts, with the check's own tolerance.
-type group struct {
-	tol  config.Tolerance
-	jobs []*job
-}
-
-// aggregate combines a target × check group across prompts; ok is false when
-// fewer than two prompts have data on both sides.
-func aggregate(g group, resamples int, conf float64, d Design) (Check, bool) {
-	var use []*job
-	for _, j := range g.jobs {
-		if j.aggregable {
-			use = append(use, j)
-		}
-	}
-	if len(use) < 2 {
-		return Check{}, false
-	}
-	t := use[0].check
-	a := Check{
-		Target: t.Target, Region: t.Region, Metric: t.Metric, Stat: t.Stat,
-		Confidence: conf, Tolerance: g.tol,
-	}
-	var lb, lc float64
-	for _, j := range use {
-		a.Prompts = append(a.Prompts, j.check.Prompt)
-		lb += math.Log(j.check.Baseline)
-		lc += math.Log(j.check.Current)
-		a.NBase += j.check.NBase
-		a.NCur += j.check.NCur
-		a.GapsBase += j.check.GapsBase
-		a.GapsCur += j.check.GapsCur
-	}
-	if d.Sequential() {
-		// The aggregate has looked as often as its most-looked prompt, and
-		// its information is bounded by its smallest baseline.
-		nb := use[0].check.NBase
-		for _, j := range use {
-			a.Look = max(a.Look, j.check.Look)
-			nb = min(nb, j.check.NBase)
-		}
-		a.Looks = len(d.Looks)
-		a.Level = d.Confidence(conf, nb, a.Look-1)
-	}
-	k := float64(len(use))
-	a.Baseline, a.Current = math.Exp(lb/k), math.Exp(lc/k)
-	a.Ratio = ratio(a.Current, a.Baseline)
-	reps := make([]float64, resamples)
-	for r := range reps {
-		var s float64
-		for _, j := range use {
-			s += math.Log(j.reps[r])
-		}
-		reps[r] = math.Exp(s / k)
-	}
-	a.Lo, a.Hi = percentileInterval(reps, nil, a.level())
-	Decide(&a)
-	return a, true
 }
 
 // sortChecks orders checks worst first: by verdict, then regressed,

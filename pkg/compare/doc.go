@@ -1,14 +1,15 @@
 // Package compare owns the regression gate: baseline samples × current samples
-// × gate config → verdicts. It decides with a seeded bootstrap of whole
-// requests, so it is pure and deterministic: no I/O, no printing, warnings
-// are values.
+// × gate config → verdicts. Its intervals are analytic and distribution-free
+// (see interval.go), so it is pure and deterministic: no I/O, no printing,
+// warnings are values.
 //
 // # Decision rule
 //
-// For each target × prompt × check the statistic (p50, p95, p99 or mean) is
-// computed on each side and R bootstrap replicates of the ratio
-// current/baseline give an equal-tailed interval [Lo, Hi] at the gate's
-// confidence. The tolerance allows a slowdown by the ratio
+// For each target × prompt × check the change current/baseline (the ratio of
+// the statistics, or for p50 of a per-request metric the Hodges–Lehmann shift
+// of log latency) gets an interval [Lo, Hi] at the look's level with the
+// day-to-day noise added (pool.go, daynoise.go). The tolerance allows a
+// slowdown by the ratio
 //
 //	τ = 1 + max(Rel, Floor/baseline)
 //
@@ -20,9 +21,17 @@
 //     tolerance on the faster side (symmetric in log space);
 //   - ok when Hi ≤ τ: a regression beyond the tolerance is ruled out;
 //   - inconclusive otherwise (Lo ≤ τ < Hi: the interval straddles τ), or when
-//     a side has too few requests for the statistic (stats.MinSamples: 5 for
-//     p50 and the mean, 59 for p95, 299 for p99 at 95%; for itl, pooled gaps
-//     against that rule and at least 10 requests per side).
+//     a side has too few values for the statistic at the look's two-sided
+//     level (stats.Stat.Need: 6 for p50 and the mean, 36 for p90, 72 for p95
+//     at 95%; for itl, pooled gaps against that rule and at least 10
+//     requests per side).
+//
+// Each target's prompts are pooled into one check per gate check, which
+// decides (Report.Aggregates); a prompt check regressed only when it is
+// beyond its tolerance after Holm's adjustment over the target's prompt
+// tests, and is otherwise a diagnostic (Check.Diagnostic) that never holds
+// the run undecided. A check whose side reaches 0 ms is decided on the
+// difference (Check.Scale).
 //
 // # Rates: higher is better
 //
@@ -41,17 +50,7 @@
 //
 // Requiring the whole two-sided interval beyond τ is a one-sided test at
 // (1+confidence)/2 against a margin, not against "no change", which is why
-// an unchanged endpoint is almost never flagged (see calibration_test.go).
-//
-// # Aggregates
-//
-// With Gate.Aggregate, each target × check also gets an aggregate over the
-// prompts measured on both sides (at least two): the geometric mean of the
-// per-prompt ratios, whose interval comes from the same replicates (replicate
-// r of the aggregate is the geometric mean of replicate r of each prompt).
-// Its baseline and current are the geometric means of the per-prompt
-// statistics, its tolerance the check's own (overrides are per prompt), and
-// its sample-size rule applies to the request counts summed over prompts.
+// an unchanged endpoint is almost never flagged (see matrix_test.go).
 //
 // # Stability
 //

@@ -30,6 +30,7 @@ import (
 func SelfDrift(s Side, gate config.Gate) []Check {
 	first, second := halves(s)
 	g := gate
+	g.DayToDay = 0 // the halves are one run: no day between them
 	g.Checks = nil
 	for _, c := range gate.Checks {
 		if c.MaxOnly {

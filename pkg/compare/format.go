@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/latgate/latgate/internal/numfmt"
 	"github.com/latgate/latgate/pkg/results"
@@ -26,17 +27,18 @@ func (c Check) Summary() string {
 		return fmt.Sprintf("no %s values in the baseline", c.Metric)
 	case c.NCur == 0:
 		return fmt.Sprintf("no %s values in the current run", c.Metric)
+	case !c.resolved():
+		have, need, unit := c.unresolved()
+		return fmt.Sprintf("%s unresolved: %s needs at least %d %s per side, have %d %s", pctOrDash(c.Ratio), c.Stat, need, unit, have, values)
+	case c.Scale == ScaleDifference:
+		return c.differenceSummary(values)
 	case c.Baseline <= 0:
 		return fmt.Sprintf("baseline %s is %s, so no ratio can be formed %s", c.Stat, map[bool]string{false: "0 ms", true: "0 tokens/s"}[c.higherIsBetter()], values)
 	}
+	if c.Lo == 0 && c.Hi == 0 {
+		return fmt.Sprintf("%s, interval unbounded: the data do not bound it at this level %s", numfmt.Pct(c.Ratio), values)
+	}
 	change := fmt.Sprintf("%s [%s%% CI %s, %s]", numfmt.Pct(c.Ratio), fmtConf(c.Confidence), numfmt.PctBeside(c.Lo, c.bound()), numfmt.PctBeside(c.Hi, c.bound()))
-	if !c.resolved() {
-		have, need, unit := c.unresolved()
-		return fmt.Sprintf("%s unresolved: %s needs at least %d %s per side, have %d %s", change, c.Stat, need, unit, have, values)
-	}
-	if c.Verdict == Inconclusive && c.Lo == 0 && c.Hi == 0 {
-		return fmt.Sprintf("%s, interval unbounded: some resamples have a zero baseline %s", numfmt.Pct(c.Ratio), values)
-	}
 	tol := numfmt.Pct(c.Threshold)
 	if c.Verdict == Improved {
 		tol = numfmt.Pct(1 / c.Threshold)
@@ -49,24 +51,64 @@ func (c Check) Summary() string {
 	if c.higherIsBetter() {
 		worse, better, bound = "<", ">", c.Lo // a rate: the bad direction is down
 	}
-	switch c.Verdict {
-	case Regressed:
+	_, lo, _, tau := c.slowdown()
+	switch {
+	case c.Verdict == Regressed && c.Family > 1:
+		return fmt.Sprintf("%s %s %s %s, adjusted for %d prompt tests (Holm)", change, worse, tol, values, c.Family)
+	case c.Verdict == Regressed:
 		return fmt.Sprintf("%s %s %s %s", change, worse, tol, values)
-	case Improved:
+	case c.Verdict == Improved:
 		return fmt.Sprintf("%s %s %s %s", change, better, tol, values)
-	case OK:
+	case c.Verdict == OK:
 		return fmt.Sprintf("%s within %s: rules out %s %s %s", change, tol, worse, numfmt.Pct(bound), values)
+	case lo > tau:
+		return fmt.Sprintf("%s %s %s on its own, not after adjusting for %d prompt tests (Holm) %s", change, worse, tol, c.Family, values)
+	case c.Diagnostic:
+		return fmt.Sprintf("%s straddles %s (pooled into all prompts: does not hold the run) %s", change, tol, values)
 	}
 	return fmt.Sprintf("%s straddles %s: %s %s", change, tol, c.Decider(), values)
 }
 
+// differenceSummary is Summary on the difference scale, for example
+// "+3.1 ms [95% CI +2.8, +3.5] > 0.25 ms margin (0.00 ms -> 3.12 ms)".
+func (c Check) differenceSummary(values string) string {
+	ms := func(x float64) string {
+		s := strings.TrimSuffix(fmtMS(x), " ms")
+		if x >= 0 {
+			s = "+" + s
+		}
+		return s
+	}
+	change := fmt.Sprintf("%s ms [%s%% CI %s, %s] on the difference", ms(c.Current-c.Baseline), fmtConf(c.Confidence), ms(c.Lo), ms(c.Hi))
+	margin := fmtMS(c.Margin) + " margin"
+	switch c.Verdict {
+	case Regressed:
+		return fmt.Sprintf("%s > %s %s", change, margin, values)
+	case Improved:
+		return fmt.Sprintf("%s < -%s %s", change, margin, values)
+	case OK:
+		return fmt.Sprintf("%s within %s %s", change, margin, values)
+	}
+	return fmt.Sprintf("%s straddles %s: %s %s", change, margin, c.Decider(), values)
+}
+
+func pctOrDash(r float64) string {
+	if r <= 0 {
+		return "-"
+	}
+	return numfmt.Pct(r)
+}
+
 // Decider says what would decide an inconclusive check, for example "about
-// 90 more requests would decide it" or "the baseline is too noisy to decide
-// it: bless with more requests".
+// 90 more requests would decide it", "the baseline has too few requests to
+// decide it: bless with more", or "the day-to-day noise (±3%) keeps it
+// undecided: compare both in one run (latgate ab) or watch the nightly".
 func (c Check) Decider() string {
 	switch {
 	case c.More < 0 && c.Max > 0:
 		return "the statistic sits on the limit: more requests may not decide it"
+	case c.More < 0 && c.Stuck == StuckDayToDay:
+		return fmt.Sprintf("the day-to-day noise (±%s per run) keeps it undecided however many requests: compare both in one run (latgate ab) or watch the nightly trend", pctNum(c.DayNoise))
 	case c.More < 0:
 		return "the baseline has too few requests to decide it: bless with more"
 	case c.More > 0:

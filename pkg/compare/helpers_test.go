@@ -89,3 +89,13 @@ func side(prompts ...results.Prompt) Side {
 func prompt(id string, s []results.Sample) results.Prompt {
 	return results.Prompt{ID: id, Hash: "h-" + id, Requests: len(s), Samples: s}
 }
+
+// defaultConfig is what config.Parse fills in for a config without run or
+// gate sections.
+func defaultConfig() *config.Config {
+	c, err := config.Parse([]byte("targets: [{name: t, base_url: sim, model: m}]\nprompts: [{id: p, messages: [{role: user, content: hi}]}]\n"), "defaults.yaml", config.Options{Getenv: func(string) string { return "" }})
+	if err != nil {
+		panic(err)
+	}
+	return c
+}

@@ -3,7 +3,6 @@ package compare
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"strings"
 
 	"github.com/latgate/latgate/pkg/results"
@@ -14,10 +13,10 @@ import (
 // A gate check may carry max (`{metric: ttft, stat: p95, max: 800ms}`), the
 // k6-style `p(95)<800`. Beside the relative check it adds a limit check per
 // target × prompt: the current run's statistic alone, no baseline needed,
-// with a one-sample bootstrap interval (whole requests resampled, at the
-// same level a relative check of that look would use; in sequential rounds
-// the level of a one-sample design, whose information grows with the
-// current requests alone). The decision mirrors the relative one:
+// with a one-sample interval (Woodruff's, requests as clusters; see
+// Intervals), at the same level a relative check of that look would use; in
+// sequential rounds the level of a one-sample design, whose information
+// grows with the current requests alone. The decision mirrors the relative one:
 //
 //	regressed     the whole interval is above max
 //	ok            the whole interval is at or below max (max is ruled in)
@@ -54,7 +53,6 @@ func limitJobs(cur Side, checks []parsedCheck) []*job {
 						Max: float64(pc.c.Max) / 1e6,
 					},
 					spec: pc.spec, cur: d,
-					key: strings.Join([]string{t.Name, t.Region, p.ID, pc.c.Metric, pc.c.Stat, "max"}, "\x00"),
 				})
 			}
 		}
@@ -62,8 +60,9 @@ func limitJobs(cur Side, checks []parsedCheck) []*job {
 	return jobs
 }
 
-// runLimit bootstraps the current statistic of a limit job and decides it.
-func (j *job) runLimit(resamples int, seed int64, conf float64, d Design, scratch []float64) {
+// runLimit estimates the current statistic of a limit job with its
+// interval and decides it.
+func (j *job) runLimit(conf float64, d Design) {
 	c := &j.check
 	c.Confidence = conf
 	c.NCur = j.cur.requests()
@@ -72,14 +71,9 @@ func (j *job) runLimit(resamples int, seed int64, conf float64, d Design, scratc
 	}
 	c.atLook(d, conf, oneSample)
 	if c.NCur > 0 {
-		c.Current = j.cur.stat(j.spec)
-		src := rand.NewPCG(uint64(seed), keyHash(j.key))
-		r := newResampler(j.cur, j.spec)
-		reps := make([]float64, resamples)
-		for i := range reps {
-			reps[i] = r.draw(src)
-		}
-		c.Lo, c.Hi = percentileInterval(reps, scratch, c.level())
+		sp := spreadOf(j.cur, j.spec)
+		c.Current = sp.est
+		c.Lo, c.Hi = sp.bounds(j.cur, critical(c.level()))
 	}
 	DecideLimit(c)
 }
@@ -89,7 +83,7 @@ func (j *job) runLimit(resamples int, seed int64, conf float64, d Design, scratc
 // sets Need, NeedRequests, Verdict, More and Reason. It is pure, so that the
 // decision is tested apart from the bootstrap.
 func DecideLimit(c *Check) {
-	c.Need, c.NeedRequests = need(c.Stat, c.Metric, c.Confidence)
+	c.Need, c.NeedRequests = need(c.Stat, c.Metric, c.level())
 	c.Baseline, c.Ratio, c.Threshold = 0, 0, 0
 	finite := c.finiteInterval()
 	switch {

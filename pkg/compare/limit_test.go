@@ -15,7 +15,7 @@ import (
 
 // TestDecideLimit: the interval of the current statistic against max.
 func TestDecideLimit(t *testing.T) {
-	base := Check{Metric: results.TTFT, Stat: "p95", Confidence: 0.95, NCur: 60, Max: 800}
+	base := Check{Metric: results.TTFT, Stat: "p95", Confidence: 0.95, NCur: 80, Max: 800}
 	with := func(cur, lo, hi float64, f ...func(*Check)) Check {
 		c := base
 		c.Current, c.Lo, c.Hi = cur, lo, hi
@@ -38,12 +38,12 @@ func TestDecideLimit(t *testing.T) {
 		{"straddles below", with(780, 700, 860), Inconclusive, "more requests would decide it", 1},
 		{"straddles above", with(820, 760, 900), Inconclusive, "straddles", 1},
 		{"on the limit", with(800, 760, 840), Inconclusive, "sits on the limit", -1},
-		{"too few for p95", with(500, 400, 600, func(c *Check) { c.NCur = 30 }), Inconclusive, "p95 needs at least 59 requests, have 30", 1},
+		{"too few for p95", with(500, 400, 600, func(c *Check) { c.NCur = 30 }), Inconclusive, "p95 needs at least 72 requests, have 30", 1},
 		{"no values", with(0, 0, 0, func(c *Check) { c.NCur = 0 }), Inconclusive, "no ttft values in the current run (max 800 ms)", 0},
 		{"unbounded", with(500, math.NaN(), 600), Inconclusive, "interval unbounded", 0},
 		{"itl short of gaps", with(5, 4, 6, func(c *Check) {
 			c.Metric, c.Max, c.GapsCur, c.NCur = results.ITL, 10, 40, 20
-		}), Inconclusive, "needs at least 59 gaps, have 40", 1},
+		}), Inconclusive, "needs at least 72 gaps, have 40", 1},
 		{"itl enough gaps", with(5, 4, 6, func(c *Check) {
 			c.Metric, c.Max, c.GapsCur, c.NCur = results.ITL, 10, 400, 20
 		}), OK, "p95 ≤ 10.0 ms ruled in", 0},

@@ -39,6 +39,9 @@ import (
 // the gate's confidence.
 type Design struct {
 	Looks []int
+	// spend is the spending function (nil: Pocock-type), for the
+	// calibration's experiments.
+	spend func(float64) float64
 	// levels caches the per-look confidences by gate confidence and
 	// baseline requests (computing them integrates numerically).
 	levels *levelCache
@@ -46,11 +49,11 @@ type Design struct {
 
 type levelCache struct {
 	mu sync.Mutex
-	m  map[levelKey][]float64
+	m  map[levelKey][]float64 // critical values by one-sided level and baseline size
 }
 
 type levelKey struct {
-	conf  float64
+	alpha float64 // one-sided
 	nBase int
 }
 
@@ -121,23 +124,41 @@ func (d Design) Confidence(conf float64, nBase, k int) float64 {
 // Levels returns the two-sided confidence of the repeated interval at each
 // look, for a prompt whose baseline has nBase requests.
 func (d Design) Levels(conf float64, nBase int) []float64 {
-	k := levelKey{conf, nBase}
-	if d.levels != nil {
-		d.levels.mu.Lock()
-		defer d.levels.mu.Unlock()
-		if lv, ok := d.levels.m[k]; ok {
-			return lv
-		}
-	}
-	c := d.bounds(conf, nBase)
+	c := d.critical((1-conf)/2, nBase)
 	lv := make([]float64, len(c))
 	for i, ci := range c {
 		lv[i] = 1 - 2*(1-normCDF(ci))
 	}
-	if d.levels != nil {
-		d.levels.m[k] = lv
-	}
 	return lv
+}
+
+// Critical returns the critical value (standard normal units) of look k
+// for a one-sided test at level alpha over all the design's looks, for a
+// prompt whose baseline has nBase requests: a statistic at or beyond it
+// rejects. With a single look it is the fixed-sample z of alpha.
+func (d Design) Critical(alpha float64, nBase, k int) float64 {
+	if !d.Sequential() || nBase <= 0 {
+		return normQuantile(1 - alpha)
+	}
+	c := d.critical(alpha, nBase)
+	return c[min(max(k, 0), len(c)-1)]
+}
+
+// critical returns the critical values of every look, cached.
+func (d Design) critical(alpha float64, nBase int) []float64 {
+	k := levelKey{alpha, nBase}
+	if d.levels != nil {
+		d.levels.mu.Lock()
+		defer d.levels.mu.Unlock()
+		if c, ok := d.levels.m[k]; ok {
+			return c
+		}
+	}
+	c := d.bounds(1-2*alpha, nBase)
+	if d.levels != nil {
+		d.levels.m[k] = c
+	}
+	return c
 }
 
 // bounds returns the critical values (standard normal units) of each look.
@@ -149,7 +170,11 @@ func (d Design) bounds(conf float64, nBase int) []float64 {
 	for k, n := range d.Looks {
 		t[k] = info(n) / last
 	}
-	return boundaries(t, (1-conf)/2, pocockSpend)
+	spend := d.spend
+	if spend == nil {
+		spend = pocockSpend
+	}
+	return boundaries(t, (1-conf)/2, spend)
 }
 
 // pocockSpend is the Lan–DeMets Pocock-type spending function: the share of
@@ -275,15 +300,33 @@ func normCDF(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
 // normQuantile is the inverse of normCDF.
 func normQuantile(p float64) float64 { return -math.Sqrt2 * math.Erfcinv(2*p) }
 
-// Undecided returns the checks and aggregates of rep that another look could
-// still decide: inconclusive ones with data on both sides. A check whose
-// baseline lacks data, or whose metric vanished from the current run, is
-// not undecided in this sense: more requests cannot resolve it.
+// Undecided returns the gated checks and aggregates of rep that another
+// look could still decide: inconclusive ones with data on both sides that
+// are not Diagnostic (a prompt check pooled into its target's check). A
+// check whose baseline lacks data, or whose metric vanished from the
+// current run, is not undecided in this sense: more requests cannot
+// resolve it.
 func Undecided(rep Report) []Check {
 	var out []Check
 	for _, c := range slices.Concat(rep.Checks, rep.Aggregates) {
-		if c.Verdict == Inconclusive && c.NCur > 0 && (c.Max > 0 || c.NBase > 0 && c.Baseline > 0) {
+		if c.Verdict == Inconclusive && !c.Diagnostic && c.NCur > 0 && (c.Max > 0 || c.NBase > 0 && (c.Baseline > 0 || c.Scale == ScaleDifference)) {
 			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Suspects returns the diagnostic prompt checks of rep whose estimate is
+// beyond their tolerance without being a regression after the family's
+// adjustment: a slowdown of one prompt that pooling would not show, which
+// another look may confirm. They do not hold the run undecided.
+func Suspects(rep Report) []Check {
+	var out []Check
+	for _, c := range rep.Checks {
+		if c.Diagnostic && c.Verdict == Inconclusive && c.Ratio > 0 && c.Threshold > 0 {
+			if r, _, _, tau := c.slowdown(); r > tau {
+				out = append(out, c)
+			}
 		}
 	}
 	return out
@@ -294,11 +337,14 @@ func Undecided(rep Report) []Check {
 type Round struct {
 	// Prompts maps a target key (name, region) to prompt ids to extend.
 	Prompts map[TargetID][]string
-	// To is the cumulative requests per prompt the next look needs.
+	// Requests maps a target key to the cumulative requests each of its
+	// listed prompts needs: the next look after its own.
+	Requests map[TargetID]map[string]int
+	// To is the most cumulative requests per prompt the round needs.
 	To int
 	// Look is the 0-based index of the next look, of Looks in all.
 	Look, Looks int
-	// Why lists the undecided checks, worst first.
+	// Why lists the undecided checks, worst first, then the suspects.
 	Why []Check
 }
 
@@ -306,16 +352,18 @@ type Round struct {
 type TargetID struct{ Name, Region string }
 
 // NextRound decides whether to look again: it returns the round to measure
-// and true while some check is undecided and its prompts are below the
-// design's cap. An undecided aggregate extends every prompt it combines. The
-// decision is pure: the caller measures, merges and compares again.
+// and true while some gated check is undecided (or a prompt is suspect, see
+// Suspects), more requests could decide it (Stuck is not "day-to-day") and
+// its prompts are below the design's cap. An undecided pooled
+// check extends every prompt it combines, each to the look after its own.
+// The decision is pure: the caller measures, merges and compares again.
 func NextRound(rep Report, d Design) (Round, bool) {
 	if !d.Sequential() || rep.Verdict == Regressed {
 		// A regression already decides the run: more requests cannot
 		// change its exit code, only its cost.
 		return Round{}, false
 	}
-	r := Round{Prompts: map[TargetID][]string{}, Looks: len(d.Looks)}
+	r := Round{Prompts: map[TargetID][]string{}, Requests: map[TargetID]map[string]int{}, Looks: len(d.Looks)}
 	add := func(id TargetID, p string, n int) bool {
 		to, ok := d.Next(n)
 		if !ok {
@@ -324,16 +372,23 @@ func NextRound(rep Report, d Design) (Round, bool) {
 		if !slices.Contains(r.Prompts[id], p) {
 			r.Prompts[id] = append(r.Prompts[id], p)
 		}
+		if r.Requests[id] == nil {
+			r.Requests[id] = map[string]int{}
+		}
+		r.Requests[id][p] = max(r.Requests[id][p], to)
 		r.To = max(r.To, to)
 		r.Look = max(r.Look, d.Look(to))
 		return true
 	}
 	curN := promptRequests(rep)
-	for _, c := range Undecided(rep) {
+	for _, c := range slices.Concat(Undecided(rep), Suspects(rep)) {
+		if c.Stuck == StuckDayToDay {
+			continue // more requests cannot narrow the day-to-day noise
+		}
 		id := TargetID{c.Target, c.Region}
 		extended := false
 		if c.Prompt != "" {
-			extended = add(id, c.Prompt, c.NCur)
+			extended = add(id, c.Prompt, curN[promptKey{id, c.Prompt}])
 		} else {
 			for _, p := range c.Prompts {
 				extended = add(id, p, curN[promptKey{id, p}]) || extended

@@ -138,7 +138,12 @@ func TestMoreRequests(t *testing.T) {
 		{"current too few for the statistic", with(func(c *Check) {
 			c.Stat = "p95"
 			c.NBase, c.NCur, c.Current, c.Ratio, c.Lo, c.Hi = 240, 40, 105, 1.05, 0.9, 1.1
-		}), 19},
+		}), 32}, // p95 needs 72 requests at 95%
+		// A day-to-day noise of 4% (5.7% between two days, ±11% at 95%)
+		// alone spans the 10% from +5% to +15%: no number of requests.
+		{"day-to-day noise", with(func(c *Check) {
+			c.NBase, c.NCur, c.Current, c.Ratio, c.Lo, c.Hi, c.DayNoise = 240, 60, 105, 1.05, 0.92, 1.20, 0.04
+		}), -1},
 		{"baseline too few for the statistic", with(func(c *Check) {
 			c.Stat = "p95"
 			c.NBase, c.NCur, c.Current, c.Ratio, c.Lo, c.Hi = 40, 240, 105, 1.05, 0.9, 1.1

@@ -177,12 +177,34 @@ type Gate struct {
 	Seed       int64   // bootstrap seed (default 1)
 	Checks     []Check // what is gated; defaults: ttft p50/p95, itl p50/p95
 	Overrides  []Override
-	// Aggregate enables the per-target aggregate check (default true).
+	// Aggregate pools each target's prompts into one check per gated
+	// metric × statistic, which decides the run (default true); the prompts'
+	// own checks then only fail it, adjusted for their number (Holm).
 	Aggregate bool
+	// DayToDay is the day-to-day noise the gate assumes when no history
+	// teaches it: σ of ln(a run's level) from one run to the next (default
+	// DefaultDayToDay). A baseline measured on another day differs from this
+	// run by √2 of it beside the requests' own noise.
+	DayToDay float64
+	// OnInconclusive is what a gated check left undecided after the last
+	// planned round does to the run: OnInconclusivePass, OnInconclusiveWarn
+	// (the default) or OnInconclusiveFail (as --strict).
+	OnInconclusive string
 	// MaxBaselineAge, when not 0, makes every report warn about a baseline
 	// blessed longer ago.
 	MaxBaselineAge time.Duration
 }
+
+// What an undecided gated check does to the run (gate.on_inconclusive).
+const (
+	OnInconclusivePass = "pass" // passes; the report says how many stayed undecided
+	OnInconclusiveWarn = "warn" // passes with a warning (a ::warning annotation in Actions)
+	OnInconclusiveFail = "fail" // fails (exit 1), as --strict
+)
+
+// DefaultDayToDay is the day-to-day noise assumed without a history: 1% (σ
+// of ln level per run). See the gate documentation for what it resolves.
+const DefaultDayToDay = 0.01
 
 // Check is one gated metric × statistic with its tolerance.
 type Check struct {

@@ -642,7 +642,7 @@ prompts:
 		},
 		Prompts: []Prompt{{ID: "p", Messages: []Message{{Role: "user", Content: "hi"}}, Line: 8}},
 		Run:     Run{Requests: 60, Warmup: 2, Concurrency: 1, Timeout: 60 * time.Second, Order: "interleave", Seed: 1},
-		Gate:    Gate{Confidence: 0.95, Resamples: 2000, Seed: 1, Aggregate: true, Checks: DefaultChecks()},
+		Gate:    DefaultGate(),
 	}
 	ignore := cmp.Options{cmpopts.IgnoreFields(Config{}, "Hash"), cmpopts.IgnoreFields(Prompt{}, "Hash")}
 	if diff := cmp.Diff(want, cfg, ignore); diff != "" {
@@ -702,7 +702,7 @@ gate:
 		Targets:  []Target{target, targetB},
 		Prompts:  []Prompt{{ID: "p", Messages: []Message{{Role: "user", Content: "hi", Name: "alice"}}, Line: 18}},
 		Run:      Run{Requests: 5, Warmup: 0, Concurrency: 4, Timeout: 90 * time.Second, Order: "shuffle", Seed: 7},
-		Gate: Gate{Confidence: 0.9, Resamples: 500, Seed: -3, Aggregate: false,
+		Gate: Gate{Confidence: 0.9, Resamples: 500, Seed: -3, Aggregate: false, DayToDay: DefaultDayToDay, OnInconclusive: OnInconclusiveWarn,
 			Checks: []Check{
 				{Metric: "total", Stat: "mean", Tolerance: Tolerance{Rel: 0.1, Floor: time.Second}},
 				{Metric: "ttft", Stat: "p99", Tolerance: Tolerance{Rel: 0.5}},
@@ -953,8 +953,7 @@ func TestExample(t *testing.T) {
 		t.Errorf("run = %+v, want %+v", got, want)
 	}
 	// The example spells the defaults out: it must agree with them.
-	want := Gate{Confidence: 0.95, Resamples: 2000, Seed: 1, Aggregate: true, Checks: DefaultChecks()}
-	if diff := cmp.Diff(want, cfg.Gate); diff != "" {
+	if diff := cmp.Diff(DefaultGate(), cfg.Gate); diff != "" {
 		t.Errorf("example gate differs from the defaults (-want +got):\n%s", diff)
 	}
 	ex := Example()
@@ -1007,5 +1006,35 @@ func TestToleranceJSON(t *testing.T) {
 	var tol Tolerance
 	if err := json.Unmarshal([]byte(`{"rel": "x"}`), &tol); err == nil {
 		t.Error(`{"rel": "x"} decoded without an error`)
+	}
+}
+
+// TestGateDecisionKeys: day_to_day and on_inconclusive read, default, and
+// refuse bad values naming the field and the fix.
+func TestGateDecisionKeys(t *testing.T) {
+	const head = "targets: [{name: t, base_url: sim, model: m}]\nprompts: [{id: p, messages: [{role: user, content: hi}]}]\n"
+	tests := []struct {
+		gate    string
+		day     float64
+		policy  string
+		wantErr string
+	}{
+		{"", DefaultDayToDay, OnInconclusiveWarn, ""},
+		{"gate: {day_to_day: 3%, on_inconclusive: fail}", 0.03, OnInconclusiveFail, ""},
+		{"gate: {day_to_day: 0%, on_inconclusive: pass}", 0, OnInconclusivePass, ""},
+		{"gate: {on_inconclusive: ignore}", 0, "", `gate.on_inconclusive: "ignore" is not one of pass, warn, fail`},
+		{"gate: {day_to_day: -1%}", 0, "", "gate.day_to_day: must be between 0% and 100%"},
+	}
+	for _, tt := range tests {
+		cfg, err := Parse([]byte(head+tt.gate+"\n"), "latgate.yaml", Options{Getenv: func(string) string { return "" }})
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%q: err %v, want %q", tt.gate, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || cfg.Gate.DayToDay != tt.day || cfg.Gate.OnInconclusive != tt.policy {
+			t.Errorf("%q: day_to_day %v, on_inconclusive %q, err %v; want %v, %q", tt.gate, cfg.Gate.DayToDay, cfg.Gate.OnInconclusive, err, tt.day, tt.policy)
+		}
 	}
 }

@@ -19,7 +19,7 @@ func (p *parser) gate(n *yaml.Node, prompts []Prompt) Gate {
 	if n == nil {
 		return g
 	}
-	m, ok := p.mapping(n, "gate", []string{"confidence", "resamples", "seed", "aggregate", "checks", "overrides", "max_baseline_age"})
+	m, ok := p.mapping(n, "gate", []string{"confidence", "resamples", "seed", "aggregate", "checks", "overrides", "max_baseline_age", "day_to_day", "on_inconclusive"})
 	if !ok {
 		return g
 	}
@@ -49,6 +49,25 @@ func (p *parser) gate(n *yaml.Node, prompts []Prompt) Gate {
 	if v := get(m, "aggregate"); v != nil {
 		if b, ok := p.boolean(v, "gate.aggregate"); ok {
 			g.Aggregate = b
+		}
+	}
+	if v := get(m, "day_to_day"); v != nil {
+		if x, ok := p.fraction(v, "gate.day_to_day", "2%"); ok {
+			if x < 0 || x > 1 {
+				p.fail(v, "gate.day_to_day", "must be between 0%% and 100%%: the σ of a run's level from day to day; e.g. day_to_day: 2%%")
+			} else {
+				g.DayToDay = x
+			}
+		}
+	}
+	if v := get(m, "on_inconclusive"); v != nil {
+		valid := []string{OnInconclusivePass, OnInconclusiveWarn, OnInconclusiveFail}
+		if s, ok := p.str(v, "gate.on_inconclusive", OnInconclusiveWarn); ok {
+			if !slices.Contains(valid, s) {
+				p.fail(v, "gate.on_inconclusive", "%q is not one of %s; e.g. on_inconclusive: warn", s, strings.Join(valid, ", "))
+			} else {
+				g.OnInconclusive = s
+			}
 		}
 	}
 	if v := get(m, "max_baseline_age"); v != nil {

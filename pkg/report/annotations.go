@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/latgate/latgate/pkg/compare"
+	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/results"
 )
 
@@ -15,22 +16,24 @@ import (
 const maxAnnotations = 10
 
 // Annotations writes GitHub workflow commands that annotate the run: an
-// ::error per regression and a ::warning per inconclusive check whose
-// interval straddles the tolerance or lacks data, and per report warning (which
-// also covers the statistics too few requests leave unresolved), worst first,
-// at most 10 of each; a final ::notice says how many more were left out.
-// locate maps a target and prompt (empty for an aggregate) to a file and line,
-// say of latgate.yaml; ("", 0) leaves the annotation unplaced.
-func Annotations(w io.Writer, rep compare.Report, locate func(target, prompt string) (file string, line int)) error {
+// ::error per regression and a ::warning per undecided gated check whose
+// interval straddles the tolerance or lacks data (none under
+// gate.on_inconclusive: pass; a pooled prompt check never holds the run, so
+// it is not annotated), and per report warning (which also covers the
+// statistics too few requests leave unresolved), worst first, at most 10 of
+// each; a final ::notice says how many more were left out. locate maps a
+// target and prompt (empty for a pooled check) to a file and line, say of
+// latgate.yaml; ("", 0) leaves the annotation unplaced.
+func Annotations(w io.Writer, rep compare.Report, opts Options, locate func(target, prompt string) (file string, line int)) error {
 	ew := &errWriter{w: w}
 	var errs, warns []string
 	for _, c := range ordered(rep) {
-		switch c.Verdict {
-		case compare.Regressed:
+		switch {
+		case c.Verdict == compare.Regressed:
 			errs = append(errs, command("error", c, locate, "latency regression: "+whereOf(c)))
-		case compare.Inconclusive:
+		case c.Verdict == compare.Inconclusive && !c.Diagnostic && opts.OnInconclusive != config.OnInconclusivePass:
 			if _, _, _, short := c.Shortfall(); !short {
-				warns = append(warns, command("warning", c, locate, "inconclusive: "+whereOf(c)))
+				warns = append(warns, command("warning", c, locate, "undecided: "+whereOf(c)))
 			}
 		}
 	}

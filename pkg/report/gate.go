@@ -34,13 +34,16 @@ func DescribeGate(g config.Gate) string {
 			checks = append(checks, fmt.Sprintf("%s %s (%s%%, %s)", c.Metric, c.Stat, pctOf(c.Tolerance.Rel), floor))
 		}
 	}
-	s := fmt.Sprintf("%s; %s%% intervals, %d resamples, seed %d", strings.Join(checks, ", "),
-		pctOf(g.Confidence), g.Resamples, g.Seed)
+	s := fmt.Sprintf("%s; %s%% intervals, day-to-day noise %s%% assumed without a history", strings.Join(checks, ", "),
+		pctOf(g.Confidence), pctOf(g.DayToDay))
 	if n := len(g.Overrides); n > 0 {
 		s += fmt.Sprintf("; %d per-prompt override(s)", n)
 	}
 	if g.Aggregate {
-		s += "; aggregate on"
+		s += "; prompts pooled per target"
+	}
+	if g.OnInconclusive != "" {
+		s += "; on_inconclusive " + g.OnInconclusive
 	}
 	return s
 }

@@ -18,9 +18,9 @@ import (
 // JUnit writes the comparison as JUnit XML: a <testsuites> root named
 // "latgate", one <testsuite> per target named "latgate.<target>" (with
 // "@region" when set) whose properties record the baseline, the results and
-// the bootstrap settings, and one <testcase> per check and aggregate, named
-// "<prompt> <metric> <stat>" ("all prompts (geomean) ttft p95" for an
-// aggregate), classname the suite's name. A regression is a <failure> whose
+// the gate's settings, and one <testcase> per check and pooled check, named
+// "<prompt> <metric> <stat>" ("all prompts (pooled) ttft p95" for a pooled
+// check), classname the suite's name. A regression is a <failure> whose
 // message is the one-line verdict, for example
 //
 //	ttft p95 +38% [95% CI +22%, +55%] > +15% tolerance (412 ms -> 569 ms)
@@ -218,7 +218,7 @@ func detail(c compare.Check, conf float64) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s\n", whereOf(c), c.Verdict)
 	if isAggregate(c) {
-		fmt.Fprintf(&b, "aggregate:  geometric mean over prompts %s\n", strings.Join(c.Prompts, ", "))
+		fmt.Fprintf(&b, "pooled:     prompts %s\n", strings.Join(c.Prompts, ", "))
 	}
 	if isLimit(c) {
 		fmt.Fprintf(&b, "limit:      %s %s (absolute: the current run alone, no baseline)\n", c.Stat, limitOf(c))

@@ -12,7 +12,7 @@ import (
 // Markdown and JUnit, and a failing limit's next step is not "bless".
 func TestLimitVerdicts(t *testing.T) {
 	mk := func(prompt string, cur, lo, hi float64) compare.Check {
-		c := compare.Check{Target: "t", Prompt: prompt, Metric: "ttft", Stat: "p95", Confidence: 0.95, NCur: 60, Max: 800,
+		c := compare.Check{Target: "t", Prompt: prompt, Metric: "ttft", Stat: "p95", Confidence: 0.95, NCur: 80, Max: 800,
 			Current: cur, Lo: lo, Hi: hi}
 		compare.DecideLimit(&c)
 		return c

@@ -72,7 +72,7 @@ func markdown(w io.Writer, rep compare.Report, opts Options, charts bool) error 
 			}
 			fmt.Fprintf(ew, "| %s | %s | %s → %s | %s | %s | %s | %s |%s\n",
 				prompt, mdEscape(checkOf(c)), value(c.Metric, c.Baseline, c.NBase), value(c.Metric, c.Current, c.NCur),
-				chg, interval(c), mdEscape(tolerance(c)), mdVerdict(c.Verdict, opts.Strict)+mdEscape(limitVerdict(c)), end)
+				chg, interval(c), mdEscape(tolerance(c)), mdVerdictOf(c, opts.Strict)+mdEscape(limitVerdict(c)), end)
 		}
 		for _, c := range rep.New {
 			if targetOf(c) == target {
@@ -81,6 +81,14 @@ func markdown(w io.Writer, rep compare.Report, opts Options, charts bool) error 
 			}
 		}
 		mdWhy(ew, target, all)
+	}
+	for _, line := range []string{decisionNote(rep), noiseNote(rep)} {
+		if line != "" {
+			fmt.Fprintf(ew, "\n%s\n", mdEscape(line))
+		}
+	}
+	if next := nextStep(rep, opts); next != "" {
+		fmt.Fprintf(ew, "\n%s\n", mdEscape(next))
 	}
 	mdChanges(ew, rep)
 	if len(rep.Warnings) > 0 {
@@ -125,6 +133,15 @@ func mdWhy(w io.Writer, target string, all []compare.Check) {
 	}
 }
 
+// mdVerdictOf is a check's verdict in a Markdown table cell: mdVerdict, and
+// for a pooled prompt check's inconclusive, that it does not hold the run.
+func mdVerdictOf(c compare.Check, strict bool) string {
+	if diagnostic(c) && c.Verdict == compare.Inconclusive {
+		return "➖ inconclusive (pooled)"
+	}
+	return mdVerdict(c.Verdict, strict)
+}
+
 // mdVerdict is the verdict in a Markdown table cell, with its icon.
 func mdVerdict(v compare.Verdict, strict bool) string {
 	switch {
@@ -143,13 +160,17 @@ func mdVerdict(v compare.Verdict, strict bool) string {
 // howToRead explains the columns and the decision rule in one paragraph.
 func howToRead(rep compare.Report) string {
 	conf := confPct(rep.Confidence)
-	return fmt.Sprintf("*change* is current ÷ baseline − 1 for the statistic; *%[1]s CI* is a %[1]s bootstrap "+
-		"confidence interval of that ratio (whole requests resampled %[2]d times). "+
+	return fmt.Sprintf("*change* is current ÷ baseline − 1 for the statistic (for p50 of a per-request metric, the "+
+		"Hodges–Lehmann shift of log latency); *%[1]s CI* is its distribution-free confidence interval (whole requests are the unit; "+
+		"in check's rounds each look's interval is wider, so that all looks hold together), with the day-to-day noise "+
+		"between the baseline's day and this run's added. "+
 		"A check *regressed* only when the whole interval lies above the tolerance, max(relative tolerance, floor ÷ baseline); "+
 		"it is *ok* when the interval rules that out, *improved* when the whole interval lies as far below, and "+
 		"*inconclusive* when the interval straddles the tolerance or a side has too few requests for the statistic "+
-		"(p95 needs ≥%[3]d, p99 ≥%[4]d).%[6]s *%[5]s* combines a target's prompts by the geometric mean of their ratios.",
-		conf, rep.Resamples, stats.Stat{P: 0.95}.Need(rep.Confidence), stats.Stat{P: 0.99}.Need(rep.Confidence), aggregateLabel, rateNote(rep))
+		"(p95 needs ≥%[2]d, p99 ≥%[3]d). *%[4]s* pools a target's prompts (weighted by their precision) and decides the run; "+
+		"a prompt's own check fails it only when beyond its tolerance after adjusting for all the target's prompt tests (Holm), "+
+		"and otherwise informs.%[5]s",
+		conf, stats.Stat{P: 0.95}.Need(rep.Confidence), stats.Stat{P: 0.99}.Need(rep.Confidence), aggregateLabel, rateNote(rep))
 }
 
 // rateNote explains the mirrored rule when the report gates tokens_per_s.

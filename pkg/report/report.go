@@ -7,6 +7,7 @@ import (
 
 	"github.com/latgate/latgate/internal/numfmt"
 	"github.com/latgate/latgate/pkg/compare"
+	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/results"
 )
 
@@ -28,9 +29,14 @@ type Options struct {
 	// leaves them 0.
 	Wall *Wall
 	// Rerun and Bless are the commands a failing run's last line offers as
-	// the next step: measure again, or accept the change as the new
-	// baseline. Empty: the step is described without a command.
+	// the next step: measure again (with a larger design, for undecided
+	// checks), or accept the change as the new baseline. Empty: the step is
+	// described without a command.
 	Rerun, Bless string
+	// OnInconclusive is gate.on_inconclusive: "pass" leaves undecided gated
+	// checks out of the annotations, "warn" (and "") warns about them,
+	// "fail" fails the run (set Strict too).
+	OnInconclusive string
 }
 
 // Wall holds a run's wall times in seconds: the whole run, each target
@@ -81,21 +87,54 @@ func (w *Wall) prompt(c compare.Check) float64 {
 	return w.Prompts[targetOf(c)][c.Prompt]
 }
 
-// aggregateLabel stands in the prompt column for a per-target aggregate.
-const aggregateLabel = "all prompts (geomean)"
+// aggregateLabel stands in the prompt column for a target's pooled check.
+const aggregateLabel = "all prompts (pooled)"
 
 // maxListed caps the regressions named in a verdict line.
 const maxListed = 2
 
 // ordered returns the checks and aggregates of rep in one list, worst first:
-// by verdict, then regressed, inconclusive and ok by decreasing ratio and
-// improved by increasing ratio (compare's order for each list); on ties a
-// per-prompt check comes before an aggregate.
+// regressions, then undecided gated checks, then the rest with a target's
+// pooled checks, which decide, before its prompts' (a diagnostic prompt
+// check's inconclusive among them); within each, compare's order: regressed,
+// inconclusive and ok by decreasing ratio, improved by increasing ratio.
 func ordered(rep compare.Report) []compare.Check {
-	all := slices.Concat(rep.Checks, rep.Aggregates)
-	slices.SortStableFunc(all, compare.WorstFirst)
+	all := slices.Concat(rep.Aggregates, rep.Checks)
+	slices.SortStableFunc(all, func(a, b compare.Check) int {
+		if d := rankOf(a) - rankOf(b); d != 0 {
+			return d
+		}
+		if d := boolRank(!isAggregate(a)) - boolRank(!isAggregate(b)); d != 0 {
+			return d // the pooled rows, which decide, first
+		}
+		return compare.WorstFirst(a, b)
+	})
 	return all
 }
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// rankOf orders verdicts for reports: regressed, gated inconclusive, then
+// ok, improved and a diagnostic's inconclusive together (compare's order
+// among them).
+func rankOf(c compare.Check) int {
+	switch {
+	case c.Verdict == compare.Regressed:
+		return 0
+	case c.Verdict == compare.Inconclusive && !c.Diagnostic:
+		return 1
+	}
+	return 2
+}
+
+// diagnostic reports whether c is a prompt check pooled into its target's
+// check whose verdict does not decide the run (only a regression would).
+func diagnostic(c compare.Check) bool { return c.Diagnostic && c.Verdict != compare.Regressed }
 
 // targets returns the target labels of cs in order of first appearance.
 func targets(cs []compare.Check) []string {
@@ -233,15 +272,25 @@ func value(metric string, v float64, n int) string {
 	return numfmt.Millis(v)
 }
 
-// tally counts a report's checks and aggregates by verdict.
+// tally counts a report's checks and aggregates by verdict; the pooled
+// prompt checks that do not decide the run apart (diag).
 type tally struct {
 	regressed, inconclusive []compare.Check
 	ok, improved            int
+	diag                    struct{ ok, inconclusive int }
 }
 
 func count(cs []compare.Check) tally {
 	var t tally
 	for _, c := range cs {
+		if diagnostic(c) {
+			if c.Verdict == compare.Inconclusive {
+				t.diag.inconclusive++
+			} else {
+				t.diag.ok++
+			}
+			continue
+		}
 		switch c.Verdict {
 		case compare.Regressed:
 			t.regressed = append(t.regressed, c)
@@ -256,7 +305,9 @@ func count(cs []compare.Check) tally {
 	return t
 }
 
-func (t tally) total() int { return len(t.regressed) + len(t.inconclusive) + t.ok + t.improved }
+func (t tally) total() int {
+	return len(t.regressed) + len(t.inconclusive) + t.ok + t.improved + t.diag.ok + t.diag.inconclusive
+}
 
 // outcome returns the gate's status word, PASS or FAIL with the strict note
 // when strictness alone fails it, and the one-line account that follows it:
@@ -288,7 +339,7 @@ func outcome(rep compare.Report, strict bool) (status, detail string) {
 	for _, g := range []struct {
 		cs        []compare.Check
 		one, many string
-	}{{inPrompts, "prompt regression", "prompt regressions"}, {inAggregates, "aggregate regression", "aggregate regressions"}} {
+	}{{inPrompts, "prompt regression", "prompt regressions"}, {inAggregates, "pooled regression", "pooled regressions"}} {
 		n := len(g.cs)
 		if n == 0 {
 			continue
@@ -308,7 +359,7 @@ func outcome(rep compare.Report, strict bool) (status, detail string) {
 	}
 	inc := ""
 	if n := len(t.inconclusive); n > 0 {
-		inc = fmt.Sprintf("%d inconclusive (%s)", n, strings.Join(inconclusiveWhy(t.inconclusive), ", "))
+		inc = fmt.Sprintf("%s undecided (%s)", plural(n, "gated check", "gated checks"), strings.Join(inconclusiveWhy(t.inconclusive), ", "))
 	}
 	if inc != "" && strict {
 		head = append(head, inc)
@@ -322,33 +373,97 @@ func outcome(rep compare.Report, strict bool) (status, detail string) {
 	if inc != "" && !strict {
 		rest = append(rest, inc)
 	}
-	parts := slices.DeleteFunc([]string{strings.Join(head, "; "), strings.Join(rest, ", ")}, func(s string) bool { return s == "" })
+	var diag []string
+	if t.diag.ok > 0 {
+		diag = append(diag, fmt.Sprintf("%d ok", t.diag.ok))
+	}
+	if t.diag.inconclusive > 0 {
+		diag = append(diag, fmt.Sprintf("%d inconclusive", t.diag.inconclusive))
+	}
+	pooled := ""
+	if len(diag) > 0 {
+		pooled = "pooled prompt checks: " + strings.Join(diag, ", ")
+	}
+	parts := slices.DeleteFunc([]string{strings.Join(head, "; "), strings.Join(rest, ", "), pooled}, func(s string) bool { return s == "" })
 	return status, strings.Join(parts, "; ")
 }
 
-// nextStep is the line a failing gate ends with: what to do now.
+// nextStep is the line a gate ends with when it failed or left gated
+// checks undecided: what to do now. Re-running a failed check until it
+// passes is an unplanned look, which voids the gate's error rates, so it is
+// never the advice: a slowdown is confirmed by comparing both sides in one
+// run (latgate ab) or by the nightly trend, and an undecided check is given
+// the requests it needs by a larger planned design (run.max_requests).
 func nextStep(rep compare.Report, opts Options) string {
-	if !rep.Verdict.Fails(opts.Strict) {
-		return ""
-	}
 	cmd := func(c, what string) string {
 		if c == "" {
 			return what
 		}
 		return what + ": " + c
 	}
-	if rep.Verdict != compare.Regressed {
-		return "next: measure more to decide the inconclusive checks (raise run.requests or run.max_requests), or " +
-			"drop --strict; " + cmd(opts.Rerun, "re-run")
+	undecided := compare.Undecided(rep)
+	if rep.Verdict == compare.Regressed {
+		if !slices.ContainsFunc(ordered(rep), func(c compare.Check) bool { return c.Verdict == compare.Regressed && !isLimit(c) }) {
+			// Only absolute limits failed: a new baseline would not change that.
+			return "next: the run is above an absolute limit (a gate check's max): raise that max in the config if the limit " +
+				"itself is wrong (blessing does not change a limit); else find the cause"
+		}
+		return "next: if the slowdown is not intended, find its cause (re-running until it passes is an unplanned look the gate's " +
+			"rates do not cover; to confirm it, compare both sides in one run: latgate ab); if it is intended (a new model, server or setting), " +
+			cmd(opts.Bless, "accept it as the new baseline") + " and commit the baseline"
 	}
-	if !slices.ContainsFunc(ordered(rep), func(c compare.Check) bool { return c.Verdict == compare.Regressed && !isLimit(c) }) {
-		// Only absolute limits failed: a new baseline would not change that.
-		return "next: the run is above an absolute limit (a gate check's max): find the cause and " + cmd(opts.Rerun, "re-run the check") +
-			"; if the limit itself is wrong, raise that max in the config (blessing does not change a limit)"
+	if len(undecided) == 0 {
+		if rep.Verdict.Fails(opts.Strict) {
+			return "next: the gate decided nothing (see the warnings), which fails under --strict or gate.on_inconclusive: fail"
+		}
+		return ""
 	}
-	return "next: if the slowdown is not intended, find its cause and " + cmd(opts.Rerun, "re-run the check") +
-		"; if it is intended (a new model, server or setting), " + cmd(opts.Bless, "accept it as the new baseline") +
-		" and commit the baseline"
+	word := "note"
+	if rep.Verdict.Fails(opts.Strict) {
+		word = "next"
+	}
+	what := undecidedTake(undecided)
+	policy := ""
+	switch {
+	case opts.Strict:
+	case opts.OnInconclusive == config.OnInconclusivePass:
+		policy = " (gate.on_inconclusive: pass)"
+	default:
+		policy = " (gate.on_inconclusive: warn passes it; fail, or --strict, fails it)"
+	}
+	return fmt.Sprintf("%s: %s stayed undecided after the planned rounds%s: %s", word,
+		plural(len(undecided), "gated check", "gated checks"), policy, what)
+}
+
+// undecidedTake says what would decide the undecided gated checks: the
+// most more requests per prompt one of them needs, and what more requests
+// cannot fix.
+func undecidedTake(cs []compare.Check) string {
+	most, day, base := 0, false, false
+	for _, c := range cs {
+		switch {
+		case c.Stuck == compare.StuckDayToDay:
+			day = true
+		case c.More < 0:
+			base = true
+		default:
+			most = max(most, c.More)
+		}
+	}
+	var out []string
+	if most > 0 {
+		out = append(out, fmt.Sprintf("about %d more requests per prompt would decide them (raise run.max_requests)", most))
+	}
+	if base {
+		out = append(out, "a baseline blessed with more requests (run.bless_requests)")
+	}
+	if day {
+		out = append(out, "for the day-to-day noise, no number of requests: compare both sides in one run (latgate ab) or watch the nightly trend")
+	}
+	if len(out) == 0 {
+		out = append(out, "more requests may decide them (raise run.max_requests)")
+	}
+	return strings.Join(out, "; ")
 }
 
 // inconclusiveWhy says briefly why checks are inconclusive: the sample sizes
@@ -398,7 +513,7 @@ func plural(n int, one, many string) string {
 
 // provenance says what was compared and how, for the head of a report.
 func provenance(rep compare.Report, opts Options) string {
-	how := fmt.Sprintf("%s bootstrap intervals, %d resamples, seed %d", confPct(rep.Confidence), rep.Resamples, rep.Seed)
+	how := fmt.Sprintf("%s intervals (distribution-free, whole requests; prompts pooled per target)", confPct(rep.Confidence))
 	if opts.Blessed != "" && opts.BaselinePath != "" {
 		opts.BaselinePath += ", " + opts.Blessed
 	}

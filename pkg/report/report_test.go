@@ -43,11 +43,11 @@ func TestGolden(t *testing.T) {
 		{"verdicts_changed.txt", func(w io.Writer) error { return Verdicts(w, changedReport(), fileOpts) }},
 		{"markdown_changed.md", func(w io.Writer) error { return Markdown(w, changedReport(), fileOpts) }},
 		{"junit_changed.xml", func(w io.Writer) error { return JUnit(w, changedReport(), fileOpts) }},
-		{"annotations.txt", func(w io.Writer) error { return Annotations(w, awkwardReport(), locate) }},
+		{"annotations.txt", func(w io.Writer) error { return Annotations(w, awkwardReport(), Options{}, locate) }},
 		{"verdicts_why.txt", func(w io.Writer) error { return Verdicts(w, whyReport(), fileOpts) }},
 		{"markdown_why.md", func(w io.Writer) error { return Markdown(w, whyReport(), fileOpts) }},
 		{"junit_why.xml", func(w io.Writer) error { return JUnit(w, whyReport(), fileOpts) }},
-		{"annotations_why.txt", func(w io.Writer) error { return Annotations(w, whyReport(), locate) }},
+		{"annotations_why.txt", func(w io.Writer) error { return Annotations(w, whyReport(), Options{}, locate) }},
 		{"blessdiff.txt", func(w io.Writer) error { return BlessDiff(w, blessChanges()) }},
 		{"blessdiff_empty.txt", func(w io.Writer) error { return BlessDiff(w, nil) }},
 		{"measure.txt", func(w io.Writer) error { return Measure(w, measureFile()) }},
@@ -351,7 +351,7 @@ func TestAnnotationsCap(t *testing.T) {
 	}
 	rep := newReport(checks, nil, "w1", "w2", "w3")
 	var buf bytes.Buffer
-	if err := Annotations(&buf, rep, nil); err != nil {
+	if err := Annotations(&buf, rep, Options{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	count := map[string]int{}
@@ -414,7 +414,7 @@ func TestWriteError(t *testing.T) {
 		"Markdown":      func(w io.Writer) error { return Markdown(w, failReport(), Options{}) },
 		"GitHubSummary": func(w io.Writer) error { return GitHubSummary(w, failReport(), Options{}) },
 		"JUnit":         func(w io.Writer) error { return JUnit(w, failReport(), Options{}) },
-		"Annotations":   func(w io.Writer) error { return Annotations(w, failReport(), locate) },
+		"Annotations":   func(w io.Writer) error { return Annotations(w, failReport(), Options{}, locate) },
 		"BlessDiff":     func(w io.Writer) error { return BlessDiff(w, blessChanges()) },
 		"Measure":       func(w io.Writer) error { return Measure(w, measureFile()) },
 	}
@@ -459,14 +459,15 @@ func TestChartPrompts(t *testing.T) {
 	}
 }
 
-// Prompt regressions are counted apart from the aggregates that combine
-// them, and a failing gate ends with the next step, commands included.
+// Prompt regressions are counted apart from the pooled checks that combine
+// them, and a failing gate ends with the next step, commands included: never
+// "re-run until it passes", an unplanned look.
 func TestOutcomeSplitsAggregates(t *testing.T) {
 	p := chk("t", "", "p0", results.TTFT, "p50", 100, 200, 1.8, 2.2, ttftP50, 100)
 	a := chk("t", "", "", results.TTFT, "p50", 100, 190, 1.7, 2.1, ttftP50, 100)
 	rep := newReport([]compare.Check{p}, []compare.Check{a})
 	_, detail := outcome(rep, false)
-	for _, want := range []string{"1 prompt regression (t/p0 ttft p50 +100%)", "1 aggregate regression ("} {
+	for _, want := range []string{"1 prompt regression (t/p0 ttft p50 +100%)", "1 pooled regression ("} {
 		if !strings.Contains(detail, want) {
 			t.Errorf("detail %q lacks %q", detail, want)
 		}
@@ -475,7 +476,7 @@ func TestOutcomeSplitsAggregates(t *testing.T) {
 	if err := Verdicts(&buf, rep, Options{Rerun: "latgate check --config c.yaml", Bless: "latgate bless --config c.yaml"}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"next: if the slowdown is not intended", "re-run the check: latgate check --config c.yaml", "accept it as the new baseline: latgate bless --config c.yaml"} {
+	for _, want := range []string{"next: if the slowdown is not intended", "to confirm it, compare both sides in one run: latgate ab", "accept it as the new baseline: latgate bless --config c.yaml"} {
 		if !strings.Contains(strings.Join(strings.Fields(buf.String()), " "), want) {
 			t.Errorf("output lacks %q:\n%s", want, buf.String())
 		}

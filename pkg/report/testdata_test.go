@@ -41,9 +41,37 @@ func agg(target, region string, prompts []string, metric, stat string, base, cur
 	return c
 }
 
-// newReport assembles a report with compare's bootstrap settings and the
-// worst verdict.
+// newReport assembles a report as compare makes one: every check carries
+// the assumed day-to-day noise of 1%; a target's prompt checks of a metric
+// and statistic it has a pooled check for are diagnostics; a prompt
+// regression is one adjusted for the target's prompt tests (its family);
+// and the verdict is compare's.
 func newReport(checks, aggs []compare.Check, warnings ...string) compare.Report {
+	family := map[string]int{}
+	for _, c := range checks {
+		if c.Max == 0 {
+			family[c.Target]++
+		}
+	}
+	pooled := func(c compare.Check) bool {
+		for _, a := range aggs {
+			if a.Target == c.Target && a.Region == c.Region && a.Metric == c.Metric && a.Stat == c.Stat {
+				return true
+			}
+		}
+		return false
+	}
+	for _, cs := range [][]compare.Check{checks, aggs} {
+		for i := range cs {
+			c := &cs[i]
+			c.DayNoise = 0.01
+			if c.Prompt != "" && c.Max == 0 {
+				c.Family = family[c.Target]
+				c.Diagnostic = pooled(*c)
+			}
+			c.Reason = c.Summary()
+		}
+	}
 	rep := compare.Report{Checks: checks, Aggregates: aggs, Warnings: warnings, Seed: 1, Resamples: 2000, Confidence: 0.95}
 	rep.Verdict = compare.Overall(checks, aggs)
 	return rep
@@ -83,7 +111,7 @@ func failReport() compare.Report {
 		agg(p, "", prompts, results.TTFT, "p50", 221.2, 218.6, 0.93, 1.05, ttftP50, 120),
 	}
 	return newReport(checks, aggs,
-		"ttft p95 for prompt greeting of target fallback (region eu) cannot be resolved with 40 requests: needs at least 59 (raise run.requests)",
+		"ttft p95 for prompt greeting of target fallback (region eu) cannot be resolved with 40 requests: needs at least 72 (raise run.requests)",
 		"prompt legacy of target fallback (region eu) is not in the current run: not compared")
 }
 
@@ -122,7 +150,7 @@ func passReport() compare.Report {
 		agg(p, "", prompts, results.TTFT, "p95", 371.8, 369.0, 0.94, 1.05, ttftP95, 40),
 	}
 	return newReport(checks, aggs,
-		"ttft p95 for prompts greeting, summarize, code-review cannot be resolved with 40 requests: needs at least 59 (raise run.requests)")
+		"ttft p95 for prompts greeting, summarize, code-review cannot be resolved with 40 requests: needs at least 72 (raise run.requests)")
 }
 
 // awkwardReport adds to failReport a regression of a prompt whose id has the

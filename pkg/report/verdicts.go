@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
@@ -63,6 +65,13 @@ func Verdicts(w io.Writer, rep compare.Report, opts Options) error {
 		if err := tableNotes(ew, rows, notes); err != nil {
 			return err
 		}
+		sep := "\n"
+		for _, line := range []string{decisionNote(rep), noiseNote(rep)} {
+			if line != "" {
+				fmt.Fprint(ew, sep+wrap(line, lineWidth, "  ")+"\n")
+				sep = ""
+			}
+		}
 	}
 	if len(rep.Changes) > 0 {
 		fmt.Fprintln(ew)
@@ -99,6 +108,10 @@ func verdictCell(c compare.Check, strict bool) string {
 		return fmt.Sprintf("%s, rules out > %s", w, numfmt.Pct(c.Hi))
 	case compare.Inconclusive:
 		switch {
+		case c.Diagnostic:
+			return w + " (pooled)"
+		case c.Stuck == compare.StuckDayToDay:
+			return w + ", day-to-day noise"
 		case c.More < 0:
 			return w + ", needs a bigger baseline"
 		case c.More > 0:
@@ -106,6 +119,99 @@ func verdictCell(c compare.Check, strict bool) string {
 		}
 	}
 	return w
+}
+
+// decisionNote says who decides, under the table of a report with pooled
+// checks: "decided per target by its pooled rows (all prompts); a prompt
+// fails the run only beyond its tolerance after adjusting for its target's
+// 8 prompt tests (Holm); "(pooled)" rows do not hold the run undecided".
+func decisionNote(rep compare.Report) string {
+	if len(rep.Aggregates) == 0 || !slices.ContainsFunc(rep.Checks, func(c compare.Check) bool { return c.Diagnostic }) {
+		return "" // nothing pooled into a deciding check (or a report of latgate ab)
+	}
+	fam := 0
+	for _, c := range rep.Checks {
+		fam = max(fam, c.Family)
+	}
+	adjusted := ""
+	if fam > 1 {
+		adjusted = fmt.Sprintf(" after adjusting for its target's %d prompt tests (Holm)", fam)
+	}
+	return fmt.Sprintf("decided per target by its %q rows; a prompt fails the run only beyond its tolerance%s; "+
+		"\"(pooled)\" rows do not hold the run undecided", aggregateLabel, adjusted)
+}
+
+// noiseNote says what day-to-day noise the intervals carry and where it
+// came from, and, when it is large, what one run cannot resolve:
+//
+//	day-to-day noise ±1% per run (assumed: no history of 20 runs to learn it from) widens each interval by ±2.8%
+//	day-to-day noise ±10% per run (ttft, from 24 runs of the history) widens each interval by up to ±28%: one run cannot
+//	tell a change within that of its tolerance from a bad day; compare both sides in one run (latgate ab) or watch the nightly trend
+func noiseNote(rep compare.Report) string {
+	type src struct {
+		sigma float64
+		runs  int
+	}
+	metrics := map[string]src{}
+	var order []string
+	widest := 0.0
+	for _, c := range slices.Concat(rep.Aggregates, rep.Checks) {
+		if isLimit(c) || c.NBase == 0 {
+			continue
+		}
+		if _, ok := metrics[c.Metric]; !ok {
+			order = append(order, c.Metric)
+		}
+		metrics[c.Metric] = src{c.DayNoise, c.DayRuns}
+		widest = max(widest, math.Expm1(dayHalfWidth(c)))
+	}
+	if len(order) == 0 || !slices.ContainsFunc(order, func(m string) bool { return metrics[m] != src{} }) {
+		return "" // none: an old report, or gate.day_to_day: 0 and no history
+	}
+	describe := func(n src, metric string) string {
+		switch {
+		case n.runs > 0 && metric != "":
+			return fmt.Sprintf("%s ±%s per run (from %d runs of the history)", metric, pctNum(n.sigma), n.runs)
+		case n.runs > 0:
+			return fmt.Sprintf("±%s per run (from %d runs of the history)", pctNum(n.sigma), n.runs)
+		case metric != "":
+			return fmt.Sprintf("%s ±%s per run (assumed)", metric, pctNum(n.sigma))
+		}
+		return fmt.Sprintf("±%s per run (assumed: no history of %d runs to learn it from)", pctNum(n.sigma), compare.MinDayRuns)
+	}
+	var parts []string
+	if !slices.ContainsFunc(order, func(m string) bool { return metrics[m] != metrics[order[0]] }) {
+		parts = append(parts, describe(metrics[order[0]], ""))
+	} else {
+		for _, m := range order {
+			parts = append(parts, describe(metrics[m], m))
+		}
+	}
+	line := fmt.Sprintf("day-to-day noise %s widens each interval by up to ±%s", strings.Join(parts, "; "), pctNum(widest))
+	if widest >= 0.10 {
+		line += ": one run cannot tell a change within that of its tolerance from a bad day; compare both sides in one run (latgate ab) or watch the nightly trend"
+	}
+	return line
+}
+
+// dayHalfWidth is the part of a check's interval half-width (log units, at
+// its level) the day-to-day noise accounts for: z·√2·σ.
+func dayHalfWidth(c compare.Check) float64 {
+	level := c.Level
+	if level == 0 {
+		level = c.Confidence
+	}
+	z := math.Sqrt2 * math.Erfinv(level)
+	return z * math.Sqrt2 * c.DayNoise
+}
+
+// pctNum formats a fraction as a short percentage: 0.014 → "1.4%", 0.1 → "10%".
+func pctNum(x float64) string {
+	v := 100 * x
+	if v < 10 && math.Abs(v-math.Round(v)) > 0.05 {
+		return fmt.Sprintf("%.1f%%", v)
+	}
+	return fmt.Sprintf("%.0f%%", v)
 }
 
 // limitVerdict is what follows the verdict word of a limit check, for

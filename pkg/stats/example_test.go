@@ -21,11 +21,11 @@ func ExampleParseStat() {
 	_, err := stats.ParseStat("median")
 	fmt.Println(err)
 	// Output:
-	// p50   127.5 ms, needs 5 requests
-	// p90   290.0 ms, needs 29 requests
-	// p95   345.0 ms, needs 59 requests
-	// p99   389.0 ms, needs 299 requests
-	// mean  177.5 ms, needs 5 requests
+	// p50   127.5 ms, needs 6 requests
+	// p90   290.0 ms, needs 36 requests
+	// p95   345.0 ms, needs 72 requests
+	// p99   389.0 ms, needs 368 requests
+	// mean  177.5 ms, needs 6 requests
 	// statistic "median" is not mean or pNN
 }
 

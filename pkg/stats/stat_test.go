@@ -14,11 +14,11 @@ func TestParseStat(t *testing.T) {
 		value float64 // Of(sorted)
 		need  int     // Need(0.95)
 	}{
-		{"p50", Stat{P: 0.5}, true, 3, 5},
-		{"p95", Stat{P: 0.95}, true, 8.8, 59},
-		{"p99", Stat{P: 0.99}, true, 9.76, 299},
-		{"p99.9", Stat{P: 0.999}, true, 9.976, 2995},
-		{"mean", Stat{Mean: true}, true, 4, 5},
+		{"p50", Stat{P: 0.5}, true, 3, 6},
+		{"p95", Stat{P: 0.95}, true, 8.8, 72},
+		{"p99", Stat{P: 0.99}, true, 9.76, 368},
+		{"p99.9", Stat{P: 0.999}, true, 9.976, 3688},
+		{"mean", Stat{Mean: true}, true, 4, 6},
 		{"p0", Stat{}, false, 0, 0},
 		{"p100", Stat{}, false, 0, 0},
 		{"pNaN", Stat{}, false, 0, 0},

@@ -1,0 +1,266 @@
+package compare
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/results"
+)
+
+// # The target decides
+//
+// A user's decision is per run, and a run gates many prompts × checks. So
+// the unit of decision is the target: for each gated check, its prompts'
+// changes (log ratios) are pooled into one estimate, weighted by what each
+// prompt contributes (the inverse of its sampling variance), with the
+// interval of the weighted mean: sampling half-widths combined as
+// √(Σ wⱼ² aⱼ²), plus the day-to-day noise, which all prompts of the run share,
+// once. That pooled check decides ok, inconclusive or regressed; its
+// threshold is the prompts' thresholds' weighted geometric mean.
+//
+// Pooling must not hide a prompt. Every prompt check stays a test: regressed
+// when its own change, with the same day-to-day noise, is beyond its
+// tolerance after adjusting for the number of prompt tests of the target
+// (Holm's step-down procedure over prompts × checks, each step at the
+// boundary of its look, so the family-wise rate holds over the looks too).
+// Its ok or inconclusive is then a diagnostic: it never holds the run
+// undecided, but check measures a prompt whose estimate is beyond its
+// tolerance again (Suspects). A prompt that cannot be pooled (a target with
+// one prompt, aggregate: false, a check on the difference scale, one side
+// unresolved) is decided alone and gates like a pooled check.
+//
+// Families: a pooled check's ok and regressed each hold at the gate's level
+// for that check (α/2 per side, over all looks); the prompt tests of a target
+// hold family-wise at α/2 (regressed, over all its prompts × checks and all
+// looks). A run with one target at the margin (every true change exactly at
+// its tolerance) is falsely called regressed at most (checks + 1) · α/2; the
+// calibration matrix measures the per-run rates on unchanged endpoints.
+
+// group is one target × check across prompts, with the check's own
+// tolerance and day-to-day noise.
+type group struct {
+	tol   config.Tolerance
+	noise DayNoise
+	jobs  []*job
+}
+
+// targetJobs holds one target's groups, one per gate check.
+type targetJobs struct {
+	groups []group
+}
+
+// decide pools each group (when aggregate is set and two prompts can be
+// pooled), marks the pooled prompt checks Diagnostic, runs the target's
+// Holm procedure over its prompt tests and settles every prompt check's
+// verdict. It returns the pooled checks.
+func (tj targetJobs) decide(aggregate bool, conf float64, d Design, est estimators) []Check {
+	var pooled []Check
+	for _, g := range tj.groups {
+		if !aggregate {
+			continue
+		}
+		if a, ok := g.pool(conf, d, est); ok {
+			pooled = append(pooled, a)
+		}
+	}
+	var tests []*job
+	for _, g := range tj.groups {
+		for _, j := range g.jobs {
+			if j.testable() {
+				tests = append(tests, j)
+			}
+		}
+	}
+	alpha := (1 - conf) / 2
+	rejected := holm(tests, alpha, d)
+	for _, j := range tests {
+		c := &j.check
+		c.Family = len(tests)
+		switch {
+		case rejected[j]:
+			c.Verdict = Regressed
+			c.More, c.Stuck = 0, ""
+		case c.Verdict == Regressed:
+			// Beyond its tolerance on its own interval, not after the family.
+			c.Verdict = Inconclusive
+			c.More, c.Stuck = 0, ""
+		}
+	}
+	for _, g := range tj.groups {
+		for _, j := range g.jobs {
+			j.check.Reason = j.check.Summary() // pooled or adjusted since Decide
+		}
+	}
+	return pooled
+}
+
+// testable reports whether a prompt check can be tested for a regression:
+// a finite interval of its change on either scale.
+func (j *job) testable() bool {
+	c := j.check
+	return c.Max == 0 && c.NBase > 0 && c.NCur > 0 && c.resolved() && (c.Lo != 0 || c.Hi != 0) &&
+		!math.IsInf(c.Lo, 0) && !math.IsInf(c.Hi, 0) && (c.Scale == ScaleDifference || c.Baseline > 0)
+}
+
+// zStat is a prompt test's statistic: how many standard errors of its lower
+// side (slowdown direction) its estimate lies beyond its threshold, with the
+// standard error read off its interval at the look's critical value.
+func (j *job) zStat() float64 {
+	c := j.check
+	z := critical(c.level())
+	if c.Scale == ScaleDifference {
+		mid := c.Current - c.Baseline
+		below := mid - c.Lo
+		if below <= 0 {
+			return math.Inf(1)
+		}
+		return (mid - c.Margin) / (below / z)
+	}
+	ratio, lo, _, tau := c.slowdown()
+	below := math.Log(ratio) - math.Log(lo)
+	if below <= 0 {
+		return math.Inf(1)
+	}
+	return (math.Log(ratio) - math.Log(tau)) / (below / z)
+}
+
+// holm runs Holm's step-down procedure over tests at family-wise one-sided
+// level alpha: in decreasing order of their statistic, the i-th of m is
+// rejected when it reaches the boundary of its look at level α/(m − i + 1),
+// and the procedure stops at the first that does not.
+func holm(tests []*job, alpha float64, d Design) map[*job]bool {
+	type t struct {
+		j *job
+		z float64
+	}
+	ts := make([]t, len(tests))
+	for i, j := range tests {
+		ts[i] = t{j, j.zStat()}
+	}
+	slices.SortStableFunc(ts, func(a, b t) int { return cmp.Compare(b.z, a.z) })
+	out := map[*job]bool{}
+	m := len(ts)
+	for i, x := range ts {
+		c := x.j.check
+		if x.z < d.Critical(alpha/float64(m-i), c.NBase, max(c.Look-1, 0)) {
+			break
+		}
+		out[x.j] = true
+	}
+	return out
+}
+
+// pool forms the group's pooled check from its poolable prompts (ratio
+// scale, finite sampling interval); ok is false with fewer than two.
+func (g group) pool(conf float64, d Design, est estimators) (Check, bool) {
+	var use []*job
+	for _, j := range g.jobs {
+		if j.poolable {
+			use = append(use, j)
+		}
+	}
+	if len(use) < 2 {
+		return Check{}, false
+	}
+	t := use[0].check
+	a := Check{
+		Target: t.Target, Region: t.Region, Metric: t.Metric, Stat: t.Stat,
+		Confidence: conf, Tolerance: g.tol, DayNoise: g.noise.Sigma, DayRuns: g.noise.Runs,
+	}
+	nb := use[0].check.NBase
+	for _, j := range use {
+		a.Prompts = append(a.Prompts, j.check.Prompt)
+		a.NBase += j.check.NBase
+		a.NCur += j.check.NCur
+		a.GapsBase += j.check.GapsBase
+		a.GapsCur += j.check.GapsCur
+		a.Look = max(a.Look, j.check.Look)
+		nb = min(nb, j.check.NBase)
+	}
+	if d.Sequential() {
+		// The pool has looked as often as its most-looked prompt, and its
+		// information is bounded by its smallest baseline.
+		a.Looks = len(d.Looks)
+		a.Level = d.Confidence(conf, nb, a.Look-1)
+	}
+	z := critical(a.level())
+	// Each prompt's change and sampling half-widths at the pool's level.
+	type part struct{ theta, below, above, w float64 }
+	parts := make([]part, len(use))
+	var wsum float64
+	for i, j := range use {
+		theta, below, above := j.change(z)
+		w := 1.0
+		if !est.equalWeights {
+			sd := (below + above) / (2 * z)
+			w = 1 / (sd * sd)
+		}
+		parts[i] = part{theta, below, above, w}
+		wsum += w
+	}
+	var theta, lb, lc, lt, vb, va float64
+	for i, j := range use {
+		p := &parts[i]
+		p.w /= wsum
+		j.check.Diagnostic, j.check.Weight = true, p.w
+		theta += p.w * p.theta
+		vb += p.w * p.w * p.below * p.below
+		va += p.w * p.w * p.above * p.above
+		lb += p.w * math.Log(j.check.Baseline)
+		lc += p.w * math.Log(j.check.Current)
+		lt += p.w * math.Log(j.check.Threshold)
+	}
+	sd := z * dayRatioSigma(g.noise.Sigma)
+	a.Baseline, a.Current, a.Threshold = math.Exp(lb), math.Exp(lc), math.Exp(lt)
+	a.Ratio = math.Exp(theta)
+	a.Lo, a.Hi = math.Exp(theta-math.Sqrt(vb+sd*sd)), math.Exp(theta+math.Sqrt(va+sd*sd))
+	if use[0].check.Estimator != "" && !slices.ContainsFunc(use, func(j *job) bool { return j.check.Estimator != use[0].check.Estimator }) {
+		a.Estimator = use[0].check.Estimator
+	}
+	a.decide()
+	return a, true
+}
+
+// change returns a poolable prompt check's estimated log change and its
+// sampling half-widths (no day-to-day noise) at critical value z.
+func (j *job) change(z float64) (theta, below, above float64) {
+	if hl, ok := j.hlShift(z); ok {
+		return hl[0], hl[1], hl[2]
+	}
+	ab, bb := j.sb.logWidths(j.base, z)
+	ac, bc := j.sc.logWidths(j.cur, z)
+	below, above = mover(ac, bc, ab, bb)
+	return math.Log(j.check.Current / j.check.Baseline), below, above
+}
+
+// noiseNote says what a check's day-to-day noise is and where it came
+// from: "day-to-day ±3% (24 runs)" or "day-to-day ±1% (assumed)".
+func noiseNote(n DayNoise) string {
+	from := "assumed"
+	if n.Runs > 0 {
+		from = fmt.Sprintf("from %d runs", n.Runs)
+	}
+	return fmt.Sprintf("day-to-day ±%s %s", pctNum(n.Sigma), from)
+}
+
+func pctNum(x float64) string {
+	v := 100 * x
+	if v < 10 && math.Abs(v-math.Round(v)) > 0.05 {
+		return fmt.Sprintf("%.1f%%", v)
+	}
+	return fmt.Sprintf("%.0f%%", v)
+}
+
+// metricsOf is the gated metrics of a gate, once each, in order.
+func metricsOf(g config.Gate) []string {
+	var out []string
+	for _, c := range g.Checks {
+		if !slices.Contains(out, c.Metric) && slices.Contains(results.GatedMetrics(), c.Metric) {
+			out = append(out, c.Metric)
+		}
+	}
+	return out
+}

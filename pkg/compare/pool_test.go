@@ -1,0 +1,332 @@
+package compare
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	gocmp "github.com/google/go-cmp/cmp"
+
+	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/results"
+	"github.com/latgate/latgate/pkg/stats"
+)
+
+// tenPrompts returns a baseline of 240 and a run of n requests for ten
+// prompts with TTFT lognormal σ 0.3 (the prompts' medians 100–550 ms),
+// prompt p00's TTFT multiplied by slow in the run.
+func tenPrompts(n int, slow float64) (Side, Side) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var bp, cp []results.Prompt
+	for j := range 10 {
+		p := profile{TTFTMedian: 100 + 50*float64(j), TTFTSigma: 0.3, ITLMedian: 8, ITLReqSigma: 0.1, ITLGapSigma: 0.2, Gaps: 16}
+		id := fmt.Sprintf("p%02d", j)
+		bp = append(bp, prompt(id, simSamples(rng, p, 240)))
+		if j == 0 {
+			p.TTFTScale = slow
+		}
+		cp = append(cp, prompt(id, simSamples(rng, p, n)))
+	}
+	return side(bp...), side(cp...)
+}
+
+// TestPoolingDoesNotHideAPrompt: one prompt of ten whose TTFT alone is +60%
+// barely moves the pooled check (ok), but its own test, adjusted for the 40
+// prompt tests of the target, fails the run and names it; every other
+// prompt passes.
+func TestPoolingDoesNotHideAPrompt(t *testing.T) {
+	base, cur := tenPrompts(150, 1.6)
+	rep := Compare(base, cur, config.DefaultGate())
+	if rep.Verdict != Regressed {
+		t.Fatalf("verdict %s, want regressed", rep.Verdict)
+	}
+	var regressed []string
+	for _, c := range rep.Checks {
+		if c.Verdict == Regressed {
+			regressed = append(regressed, c.Prompt+" "+c.Metric+" "+c.Stat)
+			if c.Family != 40 || !strings.Contains(c.Reason, "adjusted for 40 prompt tests (Holm)") {
+				t.Errorf("%s: family %d, reason %q; want 40 and the adjustment named", c.Prompt, c.Family, c.Reason)
+			}
+		}
+	}
+	if len(regressed) == 0 || !slices.ContainsFunc(regressed, func(s string) bool { return strings.HasPrefix(s, "p00 ttft") }) ||
+		slices.ContainsFunc(regressed, func(s string) bool { return !strings.HasPrefix(s, "p00 ") }) {
+		t.Errorf("regressed checks %v, want p00's ttft and nothing else", regressed)
+	}
+	for _, a := range rep.Aggregates {
+		if a.Verdict == Regressed {
+			t.Errorf("pooled %s %s regressed (%s): one prompt of ten should not move it past +20%%", a.Metric, a.Stat, a.Reason)
+		}
+	}
+}
+
+// TestHolmAdjusts: a prompt barely beyond its tolerance on its own interval
+// is not a regression after adjusting for its family; it is a suspect that
+// check measures again, and it does not hold the run undecided.
+func TestHolmAdjusts(t *testing.T) {
+	base, cur := tenPrompts(60, 1.34)
+	gate := config.DefaultGate()
+	gate.Checks = gate.Checks[:1] // ttft p50: ten tests
+	gate.Checks[0].Tolerance.Rel = 0.20
+	rep := Compare(base, cur, gate)
+	p00 := only(t, rep, "p00")
+	_, lo, _, tau := p00.slowdown()
+	if lo <= tau {
+		t.Fatalf("p00 %s: want its own interval above the tolerance for this test", p00.Reason)
+	}
+	if p00.Verdict != Inconclusive || !strings.Contains(p00.Reason, "not after adjusting for 10 prompt tests (Holm)") {
+		t.Errorf("p00: %s (%s), want inconclusive, not after adjusting", p00.Verdict, p00.Reason)
+	}
+	if rep.Verdict == Inconclusive || rep.Verdict == Regressed {
+		t.Errorf("run verdict %s: a diagnostic prompt check must not hold the run (pooled: %s)", rep.Verdict, rep.Aggregates[0].Reason)
+	}
+	if s := Suspects(rep); len(s) != 1 || s[0].Prompt != "p00" {
+		t.Errorf("suspects %v, want p00", s)
+	}
+	r, more := NextRound(rep, NewDesign(60, 150))
+	if !more || !slices.Equal(r.Prompts[TargetID{Name: "t"}], []string{"p00"}) {
+		t.Errorf("next round %+v %v, want p00 measured again", r, more)
+	}
+}
+
+// TestDifferenceScale: an itl baseline whose gaps are all 0 ms (chunks
+// coalesced into one socket read, or a tampered file) has no ratio; the
+// check is decided on current − baseline against the floor.
+func TestDifferenceScale(t *testing.T) {
+	gaps := func(n int, ms float64) []results.Sample {
+		out := make([]results.Sample, n)
+		for i := range out {
+			g := make([]float64, 20)
+			for k := range g {
+				g[k] = ms * (1 + 0.1*float64((i+k)%5))
+			}
+			out[i] = results.Sample{Seq: i + 1, TTFT: 50, Total: 100, OutputTokens: 21, ITL: g}
+		}
+		return out
+	}
+	gate := gateWith(config.Check{Metric: results.ITL, Stat: "p50", Tolerance: config.Tolerance{Rel: 0.15}})
+	for _, tt := range []struct {
+		name string
+		cur  float64
+		want Verdict
+	}{
+		{"3 ms now", 3, Regressed},
+		{"still 0 ms", 0, OK},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := only(t, Compare(side(prompt("a", gaps(60, 0))), side(prompt("a", gaps(60, tt.cur))), gate), "a")
+			if c.Verdict != tt.want || c.Scale != ScaleDifference || c.Margin != 0.25 {
+				t.Errorf("%s, scale %q, margin %v (%s); want %s on the difference against 0.25 ms", c.Verdict, c.Scale, c.Margin, c.Reason, tt.want)
+			}
+		})
+	}
+}
+
+// TestNextRoundOwnLook: each prompt is topped up to the look after its own,
+// never past the cap: the round of an undecided pooled check takes a prompt
+// at 60 to 90 and one at 120 to 150, and leaves one at 150 alone.
+func TestNextRoundOwnLook(t *testing.T) {
+	d := NewDesign(60, 150)
+	mk := func(id string, n int) Check {
+		return Check{Target: "t", Prompt: id, Metric: "ttft", Stat: "p50", NBase: 240, NCur: n, Baseline: 100, Current: 110,
+			Verdict: Inconclusive, Diagnostic: true}
+	}
+	rep := Report{Verdict: Inconclusive, Checks: []Check{mk("a", 60), mk("b", 120), mk("c", 150)},
+		Aggregates: []Check{{Target: "t", Prompts: []string{"a", "b", "c"}, Metric: "ttft", Stat: "p50", NBase: 720, NCur: 330,
+			Baseline: 100, Current: 110, Verdict: Inconclusive}}}
+	r, more := NextRound(rep, d)
+	want := map[string]int{"a": 90, "b": 150}
+	if !more || !gocmp.Equal(want, r.Requests[TargetID{Name: "t"}]) || r.To != 150 {
+		t.Errorf("round %+v, %v; want %v, to 150", r.Requests, more, want)
+	}
+	// Stuck on the day-to-day noise: more requests cannot decide it.
+	rep.Aggregates[0].Stuck = StuckDayToDay
+	if _, more := NextRound(rep, d); more {
+		t.Error("a check stuck on the day-to-day noise started a round")
+	}
+}
+
+// TestDayNoiseWidens: the day-to-day noise enters the interval once, in
+// quadrature: at ±5% per run (7.1% between two days) a change measured to
+// ±2% widens to about ±14.6% at 95%.
+func TestDayNoiseWidens(t *testing.T) {
+	base, cur := tenPrompts(150, 1)
+	gate := config.DefaultGate()
+	gate.Checks = gate.Checks[:1]
+	gate.DayToDay = 0
+	quiet := Compare(base, cur, gate).Aggregates[0]
+	gate.DayToDay = 0.05
+	noisy := Compare(base, cur, gate).Aggregates[0]
+	z := critical(0.95)
+	below := math.Log(quiet.Ratio) - math.Log(quiet.Lo)
+	want := math.Hypot(below, z*math.Sqrt2*0.05)
+	if got := math.Log(noisy.Ratio) - math.Log(noisy.Lo); math.Abs(got-want) > 1e-9 || noisy.DayNoise != 0.05 {
+		t.Errorf("lower half-width %.5f with day-to-day noise, want %.5f (%.5f without)", got, want, below)
+	}
+}
+
+// TestCannotGatePerCheck: the thin-baseline rule looks at each gated check's
+// own metric (#16 item 4): a baseline whose itl gaps were emptied cannot
+// gate an itl check however many requests it holds, and says which check.
+func TestCannotGatePerCheck(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	p := profile{TTFTMedian: 100, TTFTSigma: 0.3, ITLMedian: 8, ITLGapSigma: 0.2, Gaps: 16}
+	full := simSamples(rng, p, 240)
+	noITL := slices.Clone(full)
+	for i := range noITL {
+		noITL[i].ITL = nil
+	}
+	itlOnly := gateWith(config.Check{Metric: results.ITL, Stat: "p50", Tolerance: config.Tolerance{Rel: 0.15}},
+		config.Check{Metric: results.ITL, Stat: "p95", Tolerance: config.Tolerance{Rel: 0.25}})
+	tests := []struct {
+		name    string
+		samples []results.Sample
+		gate    config.Gate
+		want    []string
+	}{
+		{"full", full, itlOnly, nil},
+		{"itl emptied", noITL, itlOnly, []string{"targets[0].prompts[0] (t/a) has 0 requests with a token gap of itl, and itl p50 needs at least 10, itl p95 needs at least 10"}},
+		{"itl emptied, ttft gated only", noITL, gateWith(ttftP50), nil},
+		{"p95 on 60 requests", full[:60], gateWith(config.Check{Metric: results.TTFT, Stat: "p95", Tolerance: config.Tolerance{Rel: 0.3}}),
+			[]string{"targets[0].prompts[0] (t/a) has 60 requests with a value of ttft, and ttft p95 needs at least 72"}},
+		{"a limit needs no baseline", nil, gateWith(config.Check{Metric: results.TTFT, Stat: "p95", Max: time.Second, MaxOnly: true}), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := gocmp.Diff(tt.want, CannotGate(side(prompt("a", tt.samples)), tt.gate)); diff != "" {
+				t.Errorf("CannotGate (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestLearnDayNoise: the day-to-day noise is recovered from run levels whose
+// prompts differ in size, a step change in the history is not taken for
+// noise, and fewer than MinDayRuns runs teach nothing.
+func TestLearnDayNoise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	key := NoiseKey{Target: "t", Metric: results.TTFT}
+	runs := func(n int, sigma, step float64) []map[string]float64 {
+		var out []map[string]float64
+		for r := range n {
+			level := math.Exp(sigma * rng.NormFloat64())
+			if r >= n/2 {
+				level *= step
+			}
+			out = append(out, map[string]float64{"short": 100 * level, "long": 900 * level})
+		}
+		return out
+	}
+	var got []float64
+	for range 200 {
+		got = append(got, LearnDayNoise([]DayLevels{{Key: key, Runs: runs(40, 0.1, 1)}})[key].Sigma)
+	}
+	slices.Sort(got)
+	if med := got[len(got)/2]; math.Abs(med-0.1) > 0.01 {
+		t.Errorf("median estimate %.4f over 200 histories of 40 runs, want 0.10 ± 0.01", med)
+	}
+	if n := LearnDayNoise([]DayLevels{{Key: key, Runs: runs(40, 0.05, 2)}})[key]; n.Sigma > 0.08 || n.Runs != 40 {
+		t.Errorf("with a ×2 step: %+v, want σ ≈ 0.05 from 40 runs", n)
+	}
+	if n := LearnDayNoise([]DayLevels{{Key: key, Runs: runs(MinDayRuns-1, 0.1, 1)}}); len(n) != 0 {
+		t.Errorf("%d runs taught %v, want nothing", MinDayRuns-1, n)
+	}
+	if n := (Noise{}).For("t", "", results.TTFT, 0.02); n != (DayNoise{Sigma: 0.02}) {
+		t.Errorf("For without a learned value = %+v, want the assumed 0.02", n)
+	}
+}
+
+// TestHodgesLehmann checks the bisection against the definition on small
+// samples: the median of all pairwise differences and Moses' order
+// statistics.
+func TestHodgesLehmann(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 3))
+	for trial := range 50 {
+		n, m := 3+trial%7, 4+trial%11
+		lc, lb := make([]float64, n), make([]float64, m)
+		for i := range lc {
+			lc[i] = rng.NormFloat64()
+		}
+		for i := range lb {
+			lb[i] = rng.NormFloat64() + 0.3
+		}
+		slices.Sort(lc)
+		slices.Sort(lb)
+		var d []float64
+		for _, x := range lc {
+			for _, y := range lb {
+				d = append(d, x-y)
+			}
+		}
+		slices.Sort(d)
+		z := 1.0
+		shift, lo, hi, ok := hodgesLehmann(lc, lb, z)
+		N := len(d)
+		k := int(math.Floor(float64(N)/2 - z*math.Sqrt(float64(N)*float64(n+m+1)/12)))
+		if want := stats.Quantile(d, 0.5); math.Abs(shift-want) > 1e-9 {
+			t.Fatalf("trial %d: shift %v, want %v", trial, shift, want)
+		}
+		if k >= 1 && (!ok || math.Abs(lo-d[k-1]) > 1e-9 || math.Abs(hi-d[N-k]) > 1e-9) {
+			t.Fatalf("trial %d: Moses [%v, %v] %v, want [%v, %v]", trial, lo, hi, ok, d[k-1], d[N-k])
+		}
+	}
+}
+
+// TestIntervalCoverage: the intervals the gate decides with hold their
+// level per side. Over seeded pairs of runs of one unchanged endpoint
+// (lognormal σ 0.3 with 2% spikes ×4, 240 baseline requests), the upper end
+// of the 95% interval lies below the truth (ratio 1) — the "ok, rules out >
+// +X%" claim failing — in at most 2.5% of runs plus two standard errors, at
+// P50 and P90 with 60 current requests and P95 with 80 (it needs 72), and
+// the lower end above it as rarely.
+func TestIntervalCoverage(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("seeded simulation: skipped with -short and under the race detector")
+	}
+	const reps = 2000
+	p := profile{TTFTMedian: 200, TTFTSigma: 0.3, ITLMedian: 8, ITLReqSigma: 0.15, ITLGapSigma: 0.26, Gaps: 32}
+	limit := 100 * (0.025 + 2*math.Sqrt(0.025*0.975/reps))
+	for _, metric := range []string{results.TTFT, results.ITL} {
+		for _, stat := range []string{"p50", "p90", "p95"} {
+			for _, n := range []int{map[string]int{"p95": 80}[stat]} {
+				n = cmp.Or(n, 60)
+				var above, below int
+				gate := gateWith(config.Check{Metric: metric, Stat: stat, Tolerance: config.Tolerance{Rel: 10}})
+				gate.DayToDay = 0
+				for r := range reps {
+					rng := rand.New(rand.NewPCG(uint64(r), uint64(n)))
+					spiky := func(s []results.Sample) []results.Sample {
+						for i := range s {
+							if rng.Float64() < 0.02 {
+								s[i].TTFT *= 4
+							}
+							for k := range s[i].ITL {
+								if rng.Float64() < 0.02 {
+									s[i].ITL[k] *= 4
+								}
+							}
+						}
+						return s
+					}
+					c := only(t, Compare(side(prompt("a", spiky(simSamples(rng, p, 240)))), side(prompt("a", spiky(simSamples(rng, p, n)))), gate), "a")
+					if c.Hi > 0 && c.Hi < 1 {
+						below++
+					}
+					if c.Lo > 1 {
+						above++
+					}
+				}
+				hiMiss, loMiss := 100*float64(below)/reps, 100*float64(above)/reps
+				t.Logf("%s %s, %d vs 240 requests, %d runs: upper end below the truth %.2f%%, lower end above it %.2f%% (nominal 2.5%%)", metric, stat, n, reps, hiMiss, loMiss)
+				if hiMiss > limit || loMiss > limit {
+					t.Errorf("%s %s at %d: misses %.2f%% / %.2f%%, want ≤ %.2f%%", metric, stat, n, hiMiss, loMiss, limit)
+				}
+			}
+		}
+	}
+}
