@@ -15,7 +15,8 @@ import (
 // requests in flight cancelled, the run marked partial, a *GiveUpError
 // returned, exit 3) as soon as one of these holds:
 //
-//   - every warmup request failed (with at least one warmup request);
+//   - every warmup request failed (with at least one warmup request), none
+//     of them stopped at a Limit (results.ErrSlow: a cold start may be);
 //   - ConsecutiveFailures requests in a row failed with the same class
 //     (warmup included; a success or another class starts the count anew);
 //     every HTTP 429 answer counts, retried or not, so a 429 storm stops
@@ -63,6 +64,7 @@ type giveUp struct {
 	mu                 sync.Mutex
 	warmPlanned        int
 	warmDone, warmFail int
+	warmSlow           int // warmup requests stopped at a Limit
 	allowed            int // measured failures the budget allows
 	priorReq, priorErr int // of earlier rounds (spent)
 	measFail           int
@@ -108,9 +110,14 @@ func (g *giveUp) finished(fl *results.Failure, warmup bool) bool {
 	}
 	g.byClass[fl.Class]++
 	g.remember(*fl)
-	if warmup {
+	switch {
+	case warmup && fl.Class == results.ErrSlow:
+		// Slower than the baseline allows is not a dead endpoint: a cold
+		// start may pass the limit. A streak of them gives up below.
+		g.warmSlow++
+	case warmup:
 		g.warmFail++
-	} else {
+	default:
 		g.measFail++
 	}
 	// a final 429 was already counted by rateLimited, attempt by attempt
@@ -137,7 +144,7 @@ func (g *giveUp) finished(fl *results.Failure, warmup bool) bool {
 func (g *giveUp) warmupFailed() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.warmDone > 0 && g.warmFail == g.warmDone
+	return g.warmDone > 0 && g.warmFail+g.warmSlow == g.warmDone
 }
 
 // rateLimited records one HTTP 429 answer (before its retry, or the final

@@ -10,7 +10,8 @@ import (
 // TestGiveUp feeds request outcomes to a target's tracker and checks after
 // which one it gives up, and why. Events, one rune each: '.' a measured
 // success, 'T' a measured timeout, 'S' a measured HTTP 5xx, 'L' one HTTP 429
-// answer (retried or final); lower case the same in warmup ('o' a success).
+// answer (retried or final), 'W' a measured request stopped at its Limit
+// (slow); lower case the same in warmup ('o' a success).
 func TestGiveUp(t *testing.T) {
 	r := strings.Repeat
 	tests := []struct {
@@ -37,6 +38,11 @@ func TestGiveUp(t *testing.T) {
 		{"earlier rounds share the budget", 0, 20, 0.05, [2]int{120, 4}, "S.S.S.", 0, ""},
 		{"earlier rounds can leave none", 0, 20, 0.05, [2]int{120, 6}, ".S.S", 4, "max_error_rate allows 1 more (6 of 120 failed in earlier rounds, 20 planned in this one)"},
 		{"a 100% budget is never out of reach", 0, 10, 1, [2]int{}, "S.S.S.S.S.", 0, ""},
+		// A cold start may pass a Limit: slow warmups alone give nothing up,
+		// but they count in a streak of slow requests.
+		{"slow warmups are not a dead endpoint", 4, 100, 0.5, [2]int{}, "wwww", 0, ""},
+		{"slow warmups, then slow requests", 4, 100, 0.5, [2]int{}, "wwwwW", 5, "5 requests in a row failed with slow"},
+		{"a cold start, then fast", 4, 100, 0.5, [2]int{}, "wwww" + r(".", 10), 0, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,6 +61,8 @@ func TestGiveUp(t *testing.T) {
 					stop = g.rateLimited(results.Failure{Class: results.ErrRateLimit, Status: 429, Message: "HTTP 429: slow down"})
 				case 'T', 't':
 					stop = g.finished(&results.Failure{Class: results.ErrTimeout, Message: "timed out before the response headers"}, warm)
+				case 'W', 'w':
+					stop = g.finished(&results.Failure{Class: results.ErrSlow, Message: "timed out mid-stream after 0 chunks: still unfinished at 6s"}, warm)
 				case 'S', 's':
 					stop = g.finished(&results.Failure{Class: results.ErrServer, Status: 500, Message: "HTTP 500: boom"}, warm)
 				default:

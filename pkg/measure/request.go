@@ -41,6 +41,9 @@ type Endpoint struct {
 	// SecretHeaders are headers whose values came from the environment
 	// (sse.headers_env): sent with every request, redacted like the key.
 	SecretHeaders map[string]string
+	// Limits, by prompt id, stop a request sooner than run.timeout, and
+	// record it as results.ErrSlow (see Limit); nil for none.
+	Limits map[string]Limit
 }
 
 // NewEndpoint returns t ready to measure at url, its key and secret

@@ -306,15 +306,16 @@ func schedule(prompts, rounds int, order string, seed int64, measured bool) []jo
 // attempt and says how many retries it took.
 func (c *client) do(ctx context.Context, prompt int, opts Options, buf []byte, gu *giveUp) outcome {
 	first := time.Now()
+	timeout, lim := c.limit(opts, prompt)
 	for retry := 0; ; retry++ {
-		o := c.stream(ctx, prompt, opts.Run.Timeout, buf)
+		o := c.stream(ctx, prompt, timeout, buf)
 		limited := o.failure != nil && o.failure.Class == results.ErrRateLimit
 		wait, over := time.Duration(0), false
 		if limited && retry < opts.MaxRetries {
 			wait = retryWait(o.retryAfter, retry, opts.MaxRetryWait)
-			if left := opts.Run.Timeout - time.Since(first); opts.Run.Timeout > 0 && wait > left {
-				o.failure.Message += fmt.Sprintf(" (not retried: waiting %s for the retry would pass the request's %s budget, run.timeout)",
-					wait.Round(time.Millisecond), opts.Run.Timeout)
+			if left := timeout - time.Since(first); timeout > 0 && wait > left {
+				o.failure.Message += fmt.Sprintf(" (not retried: waiting %s for the retry would pass the request's %s budget, %s)",
+					wait.Round(time.Millisecond), timeout, lim.budget())
 				over = true
 			}
 		}
@@ -324,6 +325,7 @@ func (c *client) do(ctx context.Context, prompt int, opts Options, buf []byte, g
 			if o.failure != nil {
 				o.failure.Retries = retry
 			}
+			lim.mark(&o)
 			return o
 		}
 		t := time.NewTimer(wait)

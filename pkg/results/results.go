@@ -264,6 +264,7 @@ const (
 	ErrRateLimit = "rate_limit"   // 429 after retries
 	ErrServer    = "server"       // 5xx
 	ErrTimeout   = "timeout"      // per-request deadline hit
+	ErrSlow      = "slow"         // stopped at a limit far beyond the baseline (measure.Limit): evidence of a regression
 	ErrConnect   = "connect"      // refused, DNS, TLS, reset before a response
 	ErrTruncated = "truncated"    // stream ended before a finish_reason / [DONE]
 	ErrMalformed = "malformed"    // a frame that is not valid JSON / SSE
