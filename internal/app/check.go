@@ -81,6 +81,9 @@ func (a *App) Check(ctx context.Context, req CheckRequest) (err error) {
 	if f == nil {
 		return merr
 	}
+	if msg, ok := slowed(merr, f, baseSide, cfg.Run.Timeout); ok {
+		return a.checkSlowed(sink, cfg, req.Baseline, f, out, msg)
+	}
 	if err := a.reportMeasured(f, merr, out); err != nil {
 		return err
 	}

@@ -1,16 +1,25 @@
 package app
 
 import (
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
 
+	"github.com/latgate/latgate/internal/publish"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/measure"
+	"github.com/latgate/latgate/pkg/report"
 	"github.com/latgate/latgate/pkg/results"
 )
 
 // The traps of a first run (#23): a server that queued latgate's requests
-// (results.Queueing), a bless whose run drifted (compare.SelfDrift), and a
-// baseline an endpoint has outgrown (compare.Rebless).
+// (results.Queueing), a bless whose run drifted (compare.SelfDrift), a
+// baseline an endpoint has outgrown (compare.Rebless), and a server so slow
+// that its requests time out, which is a regression (compare.SlowLimits).
 
 // queueWarnings are the queueing warnings of f, one per target.
 func queueWarnings(f *results.File) []string {
@@ -72,4 +81,83 @@ func reblessWarning(rep compare.Report, blessCmd string) string {
 		return im.String()
 	}
 	return im.String() + ": " + blessCmd
+}
+
+// withLimits sets on each endpoint the SlowLimits of its prompts from the
+// baseline base (compare.SlowLimits); none without a baseline, where
+// run.timeout alone applies, as before.
+func withLimits(eps []measure.Endpoint, base compare.Side, timeout time.Duration) {
+	limits := compare.SlowLimits(base, timeout)
+	for i, ep := range eps {
+		ls := limits[compare.TargetID{Name: ep.Target.Name, Region: ep.Target.Region}]
+		if len(ls) == 0 {
+			continue
+		}
+		eps[i].Limits = map[string]measure.Limit{}
+		for id, l := range ls {
+			eps[i].Limits[id] = measure.Limit{After: l.After, Why: l.Why()}
+		}
+	}
+}
+
+// slowed says why a failed check is a regression of slowness: merr is the
+// measurement's failure (a give-up, or the error budget), and at least half
+// of the failed requests were stopped at their limit (compare.Slowed).
+// ok is false for any other failure, which stays a measurement failure.
+func slowed(merr error, f *results.File, base compare.Side, timeout time.Duration) (msg string, ok bool) {
+	byClass := map[string]int{}
+	var gu *measure.GiveUpError
+	stopped := "went over its error budget"
+	if errors.As(merr, &gu) {
+		maps.Copy(byClass, gu.ByClass)
+		stopped = fmt.Sprintf("stopped after %d of %d requests: %s", gu.Done, gu.Planned, gu.Reason)
+	} else {
+		var be *results.BudgetError
+		if !errors.As(merr, &be) {
+			return "", false
+		}
+		for _, t := range f.Targets {
+			for k, v := range t.ByClass {
+				byClass[k] += v
+			}
+		}
+	}
+	if !compare.Slowed(byClass) {
+		return "", false
+	}
+	var limits []string
+	for id, ls := range compare.SlowLimits(base, timeout) {
+		for p, l := range ls {
+			who := p
+			if len(f.Targets) > 1 {
+				who = results.Label(id.Name, id.Region) + "/" + p
+			}
+			limits = append(limits, fmt.Sprintf("%s %s", who, l.After.Round(10*time.Millisecond)))
+		}
+	}
+	slices.Sort(limits)
+	n := byClass[results.ErrSlow]
+	noun := "requests"
+	if n == 1 {
+		noun = "request"
+	}
+	return fmt.Sprintf("%d %s timed out at %d× the baseline's total P99 (%s): the endpoint answers far slower than its baseline, "+
+		"a regression, not a measurement failure (the run %s)", n, noun, compare.SlowFactor, strings.Join(limits, ", "), stopped), true
+}
+
+// checkSlowed ends a check whose requests were far slower than the baseline
+// allows: it prints what was measured, writes the partial results to out,
+// publishes the regression everywhere (publish.Slowed) and fails with exit 1.
+func (a *App) checkSlowed(sink *publish.Sink, cfg *config.Config, baseFlag string, f *results.File, out *publish.File, msg string) error {
+	if err := report.Measure(a.Out.Stdout, f); err != nil {
+		return err
+	}
+	outErr := writeResults(out, compare.Recorded{File: f})
+	next := "next: find why the endpoint is this much slower (a starved or swapping server, another model, a cold start) and re-run the check: latgate check --config " +
+		shellQuote(cfg.Path) + "; if it is meant to be this slow, bless again: " + blessCommandLine(cfg, baseFlag, "")
+	pubErr := sink.Publish(publish.Slowed(msg, next))
+	if err := outputErr(string(compare.Regressed), true, outErr, pubErr); err != nil {
+		return err
+	}
+	return ErrRegression
 }

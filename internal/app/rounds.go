@@ -26,6 +26,7 @@ func (a *App) measureSequential(ctx context.Context, cfg *config.Config, base co
 		return nil, compare.Report{}, err
 	}
 	defer stop() // one simulator for every round: its schedule runs on
+	withLimits(eps, base, cfg.Run.Timeout)
 	f, err := a.measureOn(ctx, cfg, eps, cfg.Prompts, cfg.Run, quiet, nil)
 	if err == nil {
 		err = budget(f)

@@ -128,7 +128,8 @@ func crashed(w io.Writer, r any, stack []byte, s *secrets) int {
 const exitCodesHelp = `EXIT CODES:
    0  pass: every check ok, improved, or inconclusive (without --strict);
       also check without a baseline file ("no baseline: nothing was gated")
-   1  latency regression (or inconclusive with --strict)
+   1  latency regression (or inconclusive with --strict); also requests so
+      slow the run stopped: timed out at 20x the baseline's total P99
    2  usage, config or baseline problem (nothing was overwritten): also a
       baseline with nothing in common with the config, any difference from
       it under --strict-baseline, no baseline under --require-baseline

@@ -3,10 +3,14 @@ package cli
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/latgate/latgate/pkg/results"
 )
 
 // firstRunConfig is a two-prompt config on the simulator spec for the
@@ -179,5 +183,58 @@ func TestCheckSuggestsBlessAfterImprovement(t *testing.T) {
 	if !regexp.MustCompile(`[46] of [46] checks improved \(-[0-9]+% to -[0-9]+%\) and none regressed`).MatchString(flat) ||
 		!strings.Contains(flat, "bless again: latgate bless --config") {
 		t.Errorf("check after a large improvement does not suggest blessing again:\n%s", stdout)
+	}
+}
+
+// TestSlownessIsARegression: the example config and baseline, checked
+// against the simulator slowed 200× at the default run.timeout (60 s): the
+// requests are stopped at 20× the baseline's total P99 (about 6 s), and
+// check fails with exit 1, not 3, saying so in every report, in well under
+// a minute (4 warmups × 60 s before). Without a baseline the same server
+// is today's measurement failure, judged by run.timeout.
+func TestSlownessIsARegression(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a few limits")
+	}
+	dir := t.TempDir()
+	junit, md := filepath.Join(dir, "junit.xml"), filepath.Join(dir, "report.md")
+	out := filepath.Join(dir, "results.json")
+	start := time.Now()
+	code, stdout, stderr := run(t, nil, "check", "--config", "../../examples/latgate.yaml", "--quiet",
+		"--base-url", "sim:default?slowdown=200", "--junit", junit, "--markdown", md, "--out", out)
+	elapsed := time.Since(start)
+	t.Logf("exit %d after %v", code, elapsed.Round(100*time.Millisecond))
+	if code != ExitRegression {
+		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if elapsed > time.Minute {
+		t.Errorf("took %v, want well under a minute (the default timeout is 60 s)", elapsed)
+	}
+	const why = "requests timed out at 20× the baseline's total P99"
+	if !strings.Contains(stdout, "FAIL: ") || !strings.Contains(stdout, why) || !strings.Contains(stdout, "next: find why the endpoint is this much slower") {
+		t.Errorf("stdout lacks the FAIL line with %q and a next step:\n%s", why, stdout)
+	}
+	if s := readText(t, md); !strings.Contains(s, "REGRESSED") || !strings.Contains(s, why) {
+		t.Errorf("Markdown report:\n%s", s)
+	}
+	if s := readText(t, junit); !strings.Contains(s, "<failure") || strings.Contains(s, "<error") {
+		t.Errorf("JUnit is not a failure (a regression):\n%s", s)
+	}
+	f, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.Partial || f.Targets[0].ByClass[results.ErrSlow] == 0 {
+		t.Errorf("results: partial %v, failures %v; want a partial run with slow requests", f.Partial, f.Targets[0].ByClass)
+	}
+
+	// No baseline: run.timeout alone, and a failure to measure is exit 3.
+	cfg := firstRunConfig(t, t.TempDir(), "fast?ttft=2s", 4, 4, 1)
+	if err := os.WriteFile(cfg, []byte(strings.Replace(readText(t, cfg), "concurrency: 1", "concurrency: 1\n  timeout: 200ms", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = run(t, nil, "check", "--config", cfg, "--quiet")
+	if code != ExitMeasurement || strings.Contains(stdout+stderr, "slow") {
+		t.Errorf("without a baseline: exit %d, want 3 with timeouts, not slow requests\n%s\n%s", code, stdout, stderr)
 	}
 }

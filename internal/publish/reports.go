@@ -52,6 +52,27 @@ func NoBaseline(notice string) Report {
 	}
 }
 
+// Slowed is the report of a check stopped because its requests were far
+// slower than the baseline allows (compare.Slowed): a regression, with no
+// verdict table since nothing was measured to the end. FAIL and the next
+// step on stdout, a failing JUnit testcase, Markdown, an ::error and
+// verdict=regressed.
+func Slowed(msg, next string) Report {
+	return Report{
+		Text: func(w io.Writer) error {
+			_, err := fmt.Fprintf(w, "\nFAIL: %s\n%s\n", msg, next)
+			return err
+		},
+		JUnit:    func(w io.Writer) error { return report.JUnitSlowed(w, msg) },
+		Markdown: func(w io.Writer) error { return report.MarkdownSlowed(w, msg, next) },
+		Summary:  func(w io.Writer) error { return report.MarkdownSlowed(w, msg, next) },
+		Annotations: func(w io.Writer) error {
+			return report.Command(w, "error", "latgate: latency regression", annotationText(msg))
+		},
+		Outputs: []Output{{"verdict", string(compare.Regressed)}},
+	}
+}
+
 // Trend is the report of the nightly analysis: the text report, JUnit,
 // Markdown with its charts (also the job summary), the HTML page,
 // annotations, and verdict= with the outputs that name an issue

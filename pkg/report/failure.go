@@ -25,6 +25,21 @@ func MarkdownFailure(w io.Writer, msg string) error {
 	return err
 }
 
+// JUnitSlowed writes a JUnit report for a run stopped because its
+// requests were far slower than the baseline allows: one testcase
+// "latgate" with a <failure> carrying msg (a regression, not an error).
+func JUnitSlowed(w io.Writer, msg string) error {
+	return junitSingle(w, junit.Testcase{Failure: &junit.Result{Message: msg, Type: "latgate.regression"}})
+}
+
+// MarkdownSlowed writes the Markdown report for a run stopped because its
+// requests were far slower than the baseline allows: the verdict
+// "regressed", why, and what to do next.
+func MarkdownSlowed(w io.Writer, msg, next string) error {
+	_, err := fmt.Fprintf(w, "## ❌ latgate: REGRESSED\n\n%s\n\n%s\n", sanitize.CodeBlock(msg), mdEscape(next))
+	return err
+}
+
 // JUnitNotice writes a JUnit report for a run that was measured but not
 // gated (no baseline): one testcase "latgate" <skipped> with msg, so the
 // report exists and says why nothing was checked.
