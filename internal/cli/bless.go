@@ -22,7 +22,7 @@ refused bless leaves the previous baseline byte-for-byte intact. bless
 refuses always a partial run, and a baseline that check would refuse: values
 no run can have, or a prompt with too few samples for any check to decide
 (an empty prompt after every request failed); and, unless --force, a run
-whose error rate is over a target's max_error_rate, or one that drifted 2x
+whose error rate is over a target's max_error_rate, or one that drifted 3x
 or more while it was measured (its second half against its first, by the
 gate's own checks: a cold start, a noisy neighbour, a deploy; a smaller
 drift the gate calls a change is a warning).

@@ -139,7 +139,7 @@ func TestBlessRefusesDrift(t *testing.T) {
 		t.Fatalf("bless of a drifted run: exit %d, want 2\n%s\n%s", code, stdout, stderr)
 	}
 	for _, want := range []string{
-		"refusing to bless: the run drifted while it was measured, by 2× or more",
+		"refusing to bless: the run drifted while it was measured, by 3× or more",
 		"p50 +", "in the first half →", "or pass --force to write it anyway (the baseline is unchanged)",
 	} {
 		if !strings.Contains(stderr, want) {
