@@ -133,7 +133,7 @@ func (a *App) checkUngated(ctx context.Context, sink *publish.Sink, cfg *config.
 
 // hasLimits reports whether some gate check has an absolute limit (max).
 func hasLimits(g config.Gate) bool {
-	return slices.ContainsFunc(g.Checks, func(c config.Check) bool { return c.Max > 0 })
+	return slices.ContainsFunc(g.Checks, func(c config.Check) bool { return c.Max > 0 || c.Min > 0 && !c.Off })
 }
 
 // checkLimitsOnly is check without a baseline when the gate has absolute

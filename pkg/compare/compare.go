@@ -148,6 +148,9 @@ type Check struct {
 	// baseline. Lo and Hi then bound the current statistic itself, in
 	// milliseconds, and Baseline, Ratio and Threshold are 0 (see DecideLimit).
 	Max float64 `json:"max_ms,omitempty"`
+	// Min, when positive, is the least share a share check allows (gate
+	// `min:`, see share.go): Lo and Hi then bound the current share.
+	Min float64 `json:"min,omitempty"`
 	// Why is, for a regression, what moved with it (see Explain); nil when
 	// it was not attributed.
 	Why *diagnose.Attribution `json:"why,omitempty"`
@@ -254,6 +257,7 @@ func CompareWith(base, cur Side, gate config.Gate, s Setup) Report {
 	for _, c := range gate.Checks {
 		sp, err := stats.ParseStat(c.Stat)
 		switch {
+		case results.IsShare(c.Metric): // shareChecks
 		case !slices.Contains(gatedMetrics, c.Metric):
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("check %s %s skipped: metric %q cannot be gated (use one of %s)", c.Metric, c.Stat, c.Metric, strings.Join(gatedMetrics, ", ")))
 		case err != nil:
@@ -322,6 +326,9 @@ func CompareWith(base, cur Side, gate config.Gate, s Setup) Report {
 	for _, j := range jobs {
 		rep.Checks = append(rep.Checks, j.check)
 	}
+	shares, shareWarns := shareChecks(base, cur, gate, d, conf) // share.go
+	rep.Checks = append(rep.Checks, shares...)
+	rep.Warnings = append(rep.Warnings, shareWarns...)
 	rep.Warnings = append(rep.Warnings, sampleWarnings(rep.Checks, len(base.Targets) > 1)...)
 	rep.Warnings = append(rep.Warnings, runWarnings(cur.Targets)...)
 	rep.Warnings = append(rep.Warnings, lostWarnings(rep.Checks)...)
@@ -513,6 +520,10 @@ func dayRatioSigma(sigma float64) float64 { return math.Sqrt2 * sigma }
 // can be built from hand-made checks by the same rule. A Stat that does not
 // parse can never be resolved: the check is inconclusive.
 func Decide(c *Check) {
+	if c.IsShare() {
+		DecideShare(c)
+		return
+	}
 	if c.Max > 0 {
 		DecideLimit(c)
 		return

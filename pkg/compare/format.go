@@ -16,6 +16,9 @@ import (
 //
 // It is derived from the other fields only; Compare stores it in Reason.
 func (c Check) Summary() string {
+	if c.IsShare() {
+		return c.shareSummary()
+	}
 	if c.Max > 0 {
 		return c.limitSummary()
 	}
@@ -105,7 +108,7 @@ func pctOrDash(r float64) string {
 // undecided: compare both in one run (latgate ab) or watch the nightly".
 func (c Check) Decider() string {
 	switch {
-	case c.More < 0 && c.Max > 0:
+	case c.More < 0 && (c.Max > 0 || c.Min > 0):
 		return "the statistic sits on the limit: more requests may not decide it"
 	case c.More < 0 && c.Stuck == StuckDayToDay:
 		return fmt.Sprintf("the day-to-day noise (±%s per run) keeps it undecided however many requests: compare both in one run (latgate ab) or watch the nightly trend", pctNum(c.DayNoise))

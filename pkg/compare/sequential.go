@@ -309,7 +309,7 @@ func normQuantile(p float64) float64 { return -math.Sqrt2 * math.Erfcinv(2*p) }
 func Undecided(rep Report) []Check {
 	var out []Check
 	for _, c := range slices.Concat(rep.Checks, rep.Aggregates) {
-		if c.Verdict == Inconclusive && !c.Diagnostic && c.NCur > 0 && (c.Max > 0 || c.NBase > 0 && (c.Baseline > 0 || c.Scale == ScaleDifference)) {
+		if c.Verdict == Inconclusive && !c.Diagnostic && c.NCur > 0 && (c.Max > 0 || c.Min > 0 || c.NBase > 0 && (c.Baseline > 0 || c.Scale == ScaleDifference || c.IsShare())) {
 			out = append(out, c)
 		}
 	}

@@ -218,7 +218,19 @@ type Check struct {
 	// MaxOnly marks a check that sets max and no tolerance: only the limit
 	// is gated, no comparison with the baseline.
 	MaxOnly bool
+	// Min is the least share a share metric (results.ShareMetrics:
+	// cache_hit_rate, slo_attainment, stream_integrity) may have, 0 for
+	// none (`min: 95%`); MinOnly marks a check with min and no tolerance.
+	// A share's Tolerance.Rel is in points of the share (10% = 0.10).
+	Min     float64
+	MinOnly bool
+	// Off turns off a share check latgate makes unasked (stream_integrity
+	// on every prompt, cache_hit_rate on warm ones).
+	Off bool
 }
+
+// IsShare reports whether the check is of a share metric (results.IsShare).
+func (c Check) IsShare() bool { return results.IsShare(c.Metric) }
 
 // Tolerance is how much slower is still fine: a relative change AND an absolute
 // floor. A change smaller than the floor is never a regression. A duration

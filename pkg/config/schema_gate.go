@@ -199,6 +199,11 @@ func (p *parser) rateFloor(n *yaml.Node, field string) (float64, bool) {
 var checkKeys = []string{"metric", "stat", "tolerance", "floor"}
 
 func (p *parser) check(n *yaml.Node, path string) (Check, bool) {
+	if n.Kind == yaml.MappingNode {
+		if mv := mappingValue(n, "metric"); mv != nil && mv.Kind == yaml.ScalarNode && results.IsShare(mv.Value) {
+			return p.shareCheck(n, path) // schema_shares.go
+		}
+	}
 	m, ok := p.mapping(n, path, append(slices.Clone(checkKeys), "max"))
 	if !ok {
 		return Check{}, false

@@ -15,6 +15,8 @@ import (
 // Kinds of cause, in the order a line names them (output tokens first for
 // the metrics of the decode: total, itl, tpot, tokens_per_s, max_stall).
 const (
+	KindBuffered     = "buffered"      // the stream arrives in one burst
+	KindOneChunk     = "one_chunk"     // the answer arrives in one event
 	KindCache        = "cache"         // the share of prompt tokens served from the cache
 	KindPromptTokens = "prompt_tokens" // the input's length
 	KindQueueing     = "queueing"      // the wait before the first byte
@@ -147,6 +149,7 @@ func Attribute(metric string, base, cur Side) Attribution {
 		}
 	}
 	own := metricShift(metric, base.Samples, cur.Samples)
+	add(integrityCause(base.Samples, cur.Samples))
 	add(cacheCause(base.Samples, cur.Samples))
 	add(tokensCause(KindPromptTokens, base.Samples, cur.Samples, func(s *results.Sample) int { return s.PromptTokens }))
 	if slices.Contains([]string{results.TTFT, results.TTFCT, results.Total}, metric) {

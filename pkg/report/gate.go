@@ -17,6 +17,10 @@ import (
 func DescribeGate(g config.Gate) string {
 	var checks []string
 	for _, c := range g.Checks {
+		if c.IsShare() {
+			checks = append(checks, describeShare(c))
+			continue
+		}
 		t := compare.Resolvable(c.Metric, c.Tolerance)
 		floor := fmt.Sprintf("floor %v", t.Floor)
 		if c.Tolerance.Floor < t.Floor {
@@ -50,3 +54,19 @@ func DescribeGate(g config.Gate) string {
 
 // pctOf formats a fraction as a percentage without float noise: 0.9 → "90".
 func pctOf(f float64) string { return strconv.FormatFloat(math.Round(f*1e6)/1e4, 'f', -1, 64) }
+
+// describeShare says what a share check holds: "slo_attainment (min 95%)",
+// "cache_hit_rate (-10 pts, min 80%)", "stream_integrity (off)".
+func describeShare(c config.Check) string {
+	var what []string
+	switch {
+	case c.Off:
+		what = append(what, "off")
+	case !c.MinOnly:
+		what = append(what, compare.Points(-c.Tolerance.Rel))
+	}
+	if c.Min > 0 {
+		what = append(what, "min "+compare.Percent(c.Min))
+	}
+	return c.Metric + " (" + strings.Join(what, ", ") + ")"
+}

@@ -172,6 +172,31 @@ func caseProperties(c compare.Check) *[]junit.Property {
 		{Name: "latgate.stat", Value: c.Stat},
 		{Name: "latgate.verdict", Value: string(c.Verdict)},
 	}
+	if c.IsShare() { // shares, not milliseconds; the interval is of points or of the share
+		if c.NBase > 0 {
+			props = append(props, junit.Property{Name: "latgate.baseline_share", Value: f(round4(c.Baseline))})
+		}
+		if c.NCur > 0 {
+			props = append(props, junit.Property{Name: "latgate.current_share", Value: f(round4(c.Current))})
+		}
+		if c.Lo != 0 || c.Hi != 0 {
+			props = append(props, junit.Property{Name: "latgate.ci_low", Value: f(round4(c.Lo))},
+				junit.Property{Name: "latgate.ci_high", Value: f(round4(c.Hi))},
+				junit.Property{Name: "latgate.confidence", Value: f(c.Confidence)})
+		}
+		if isFloor(c) {
+			props = append(props, junit.Property{Name: "latgate.min_share", Value: f(c.Min)})
+		} else {
+			props = append(props, junit.Property{Name: "latgate.tolerance_points", Value: f(round4(c.Tolerance.Rel))})
+		}
+		if line, ok := attribution(c); ok {
+			props = append(props, junit.Property{Name: "latgate.why", Value: line})
+		}
+		props = append(props,
+			junit.Property{Name: "latgate.n_baseline", Value: strconv.Itoa(c.NBase)},
+			junit.Property{Name: "latgate.n_current", Value: strconv.Itoa(c.NCur)})
+		return &props
+	}
 	if c.NBase > 0 {
 		props = append(props, junit.Property{Name: "latgate.baseline_ms", Value: f(round3(c.Baseline))})
 	}
@@ -220,14 +245,26 @@ func detail(c compare.Check, conf float64) string {
 	if isAggregate(c) {
 		fmt.Fprintf(&b, "pooled:     prompts %s\n", strings.Join(c.Prompts, ", "))
 	}
-	if isLimit(c) {
+	switch {
+	case isFloor(c):
+		fmt.Fprintf(&b, "limit:      min %s of requests (absolute: the current run alone, no baseline)\n", compare.Percent(c.Min))
+	case isLimit(c):
 		fmt.Fprintf(&b, "limit:      %s %s (absolute: the current run alone, no baseline)\n", c.Stat, limitOf(c))
-	} else {
+	default:
 		fmt.Fprintf(&b, "baseline:   %s\n", side(c.Baseline, c.NBase, c.GapsBase, c.Metric))
 	}
 	fmt.Fprintf(&b, "current:    %s\n", side(c.Current, c.NCur, c.GapsCur, c.Metric))
 	if c.Ratio > 0 {
 		fmt.Fprintf(&b, "change:     %s (ratio %.3f), %s CI %s\n", numfmt.Pct(c.Ratio), c.Ratio, confPct(conf), interval(c))
+	}
+	if c.IsShare() && (c.Lo != 0 || c.Hi != 0) {
+		what := "of current − baseline"
+		if isFloor(c) {
+			what = "of the share"
+		} else {
+			fmt.Fprintf(&b, "change:     %s, tolerance %s\n", change(c), tolerance(c))
+		}
+		fmt.Fprintf(&b, "interval:   %s CI %s %s\n", confPct(conf), interval(c), what)
 	}
 	if isLimit(c) && (c.Lo != 0 || c.Hi != 0) {
 		fmt.Fprintf(&b, "interval:   %s CI %s of %s\n", confPct(conf), interval(c), c.Stat)
@@ -245,7 +282,7 @@ func detail(c compare.Check, conf float64) string {
 		need = fmt.Sprintf("%d gaps and %d requests", c.Need, c.NeedRequests)
 	}
 	perSide := " per side"
-	if isLimit(c) {
+	if isLimit(c) || isFloor(c) {
 		perSide = ""
 	}
 	fmt.Fprintf(&b, "needs:      %s%s for %s\n", need, perSide, c.Stat)

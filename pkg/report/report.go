@@ -161,6 +161,12 @@ func promptOf(c compare.Check) string {
 // checkOf names the check: "ttft p95", and "ttft p95 max" for the limit
 // check of a gate check's max.
 func checkOf(c compare.Check) string {
+	switch {
+	case c.IsShare() && c.Min > 0:
+		return c.Metric + " min"
+	case c.IsShare():
+		return c.Metric
+	}
 	if isLimit(c) {
 		return c.Metric + " " + c.Stat + " max"
 	}
@@ -170,6 +176,10 @@ func checkOf(c compare.Check) string {
 // isLimit reports whether c is a limit check (gate max): the current
 // statistic against an absolute limit, no baseline.
 func isLimit(c compare.Check) bool { return c.Max > 0 }
+
+// isFloor reports whether c holds a share to a minimum (gate min:), the
+// mirror of a limit.
+func isFloor(c compare.Check) bool { return c.IsShare() && c.Min > 0 }
 
 // limitOf is the limit a limit check holds the statistic to: "max 800 ms".
 func limitOf(c compare.Check) string { return "max " + numfmt.Millis(c.Max) }
@@ -211,7 +221,12 @@ func attribution(c compare.Check) (string, bool) {
 }
 
 // hasData reports whether both sides have a value and the ratio is defined.
-func hasData(c compare.Check) bool { return c.NBase > 0 && c.NCur > 0 && c.Baseline > 0 }
+func hasData(c compare.Check) bool {
+	if c.IsShare() {
+		return c.NCur > 0 && (c.Min > 0 || c.NBase > 0)
+	}
+	return c.NBase > 0 && c.NCur > 0 && c.Baseline > 0
+}
 
 // confPct formats a confidence level as a percentage: 0.95 → "95%".
 func confPct(c float64) string { return fmt.Sprintf("%.4g%%", 100*c) }
@@ -220,6 +235,12 @@ func floorMS(c compare.Check) float64 { return float64(c.Tolerance.Floor) / 1e6 
 
 // change is the ratio as a percentage, "-" when undefined.
 func change(c compare.Check) string {
+	switch {
+	case c.IsShare() && c.Min <= 0 && c.NBase > 0 && c.NCur > 0:
+		return compare.Points(c.Current - c.Baseline)
+	case c.IsShare():
+		return "-"
+	}
 	if c.Ratio <= 0 {
 		return "-"
 	}
@@ -234,6 +255,9 @@ func interval(c compare.Check) string {
 	if isLimit(c) { // of the statistic itself
 		return "[" + c.LimitInterval() + "] ms"
 	}
+	if c.IsShare() {
+		return c.ShareInterval()
+	}
 	return c.Interval()
 }
 
@@ -245,6 +269,12 @@ func interval(c compare.Check) string {
 func tolerance(c compare.Check) string {
 	if isLimit(c) {
 		return limitOf(c)
+	}
+	switch {
+	case isFloor(c):
+		return "min " + compare.Percent(c.Min)
+	case c.IsShare():
+		return compare.Points(-c.Tolerance.Rel)
 	}
 	rel, floor, unit := numfmt.Pct(1+c.Tolerance.Rel), floorMS(c), "ms"
 	if results.HigherIsBetter(c.Metric) {
@@ -265,6 +295,9 @@ func tolerance(c compare.Check) string {
 func value(metric string, v float64, n int) string {
 	if n == 0 {
 		return "-"
+	}
+	if results.IsShare(metric) {
+		return compare.Percent(v)
 	}
 	if results.HigherIsBetter(metric) {
 		return compare.FormatValue(metric, v)
@@ -348,6 +381,10 @@ func outcome(rep compare.Report, strict bool) (status, detail string) {
 		for _, c := range g.cs[:min(n, maxListed)] {
 			if isLimit(c) {
 				names = append(names, fmt.Sprintf("%s %s > %s", whereOf(c), numfmt.Millis(c.Current), numfmt.Millis(c.Max)))
+				continue
+			}
+			if isFloor(c) {
+				names = append(names, fmt.Sprintf("%s %s < %s", whereOf(c), compare.Percent(c.Current), compare.Percent(c.Min)))
 				continue
 			}
 			names = append(names, whereOf(c)+" "+change(c))
@@ -475,7 +512,7 @@ func inconclusiveWhy(cs []compare.Check) []string {
 	for _, c := range cs {
 		_, need, unit, short := c.Shortfall()
 		switch {
-		case isLimit(c) && c.NCur > 0 && !short && (c.Lo != 0 || c.Hi != 0):
+		case (isLimit(c) || c.IsShare()) && hasData(c) && !short && (c.Lo != 0 || c.Hi != 0):
 			straddle++
 		case !hasData(c) && !(isLimit(c) && c.NCur > 0):
 			nodata++

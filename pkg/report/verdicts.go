@@ -100,6 +100,18 @@ func verdictCell(c compare.Check, strict bool) string {
 	if s := limitVerdict(c); s != "" {
 		return w + s
 	}
+	if c.IsShare() {
+		switch {
+		case isFloor(c) && c.Verdict == compare.OK:
+			return fmt.Sprintf("%s, ≥ %s ruled in", w, compare.Percent(c.Min))
+		case isFloor(c) && c.Verdict == compare.Regressed:
+			return fmt.Sprintf("%s, %s %s < min %s", w, compare.Percent(c.Current), c.ShareInterval(), compare.Percent(c.Min))
+		case c.Verdict == compare.OK:
+			return fmt.Sprintf("%s, rules out < %s", w, compare.Points(c.Lo))
+		case isFloor(c) && c.Verdict == compare.Inconclusive && c.More < 0:
+			return w + ", on the limit"
+		}
+	}
 	switch c.Verdict {
 	case compare.OK:
 		if results.HigherIsBetter(c.Metric) { // a rate: the bad direction is down

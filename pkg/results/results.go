@@ -147,7 +147,13 @@ type Prompt struct {
 	// WallMS is the wall time spent measuring the prompt: how long at least
 	// one of its requests (warmup included) was in flight, overlaps counted
 	// once (0 in files from before it, and in overall).
-	WallMS   float64        `json:"wall_ms,omitempty"`
+	WallMS float64 `json:"wall_ms,omitempty"`
+	// Cache is the prompt's cache mode (CacheWarm, CacheCold; "" as the
+	// endpoint does) and SLO its objective (nil: none): what the gate's
+	// cache_hit_rate and slo_attainment checks read. Both are absent from
+	// files written before latgate recorded them.
+	Cache    string         `json:"cache,omitempty"`
+	SLO      *SLO           `json:"slo,omitempty"`
 	Requests int            `json:"requests"`
 	Errors   int            `json:"errors"`
 	ByClass  map[string]int `json:"errors_by_class,omitempty"`

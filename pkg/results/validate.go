@@ -154,6 +154,19 @@ func (v *validator) prompt(path string, p Prompt) {
 		v.text(fp+".class", f.Class)
 		v.text(fp+".message", f.Message)
 	}
+	if p.Cache != "" && p.Cache != CacheWarm && p.Cache != CacheCold {
+		v.fail(path+".cache", "%q is not %s or %s", p.Cache, CacheWarm, CacheCold)
+	}
+	if o := p.SLO; o != nil {
+		for _, l := range []struct {
+			name string
+			ms   float64
+		}{{"ttfb_ms", o.TTFB}, {"ttft_ms", o.TTFT}, {"ttfct_ms", o.TTFCT}, {"itl_ms", o.ITL}, {"tpot_ms", o.TPOT}, {"total_ms", o.Total}, {"max_stall_ms", o.MaxStall}} {
+			if pr := durProblem(l.ms, false); pr != "" {
+				v.fail(path+".slo."+l.name, "%s", pr)
+			}
+		}
+	}
 	v.count(path+".requests", p.Requests, 0, MaxPromptRequests)
 	v.count(path+".errors", p.Errors, 0, MaxPromptRequests)
 	if p.Requests != len(p.Samples)+p.Errors {

@@ -178,6 +178,12 @@ type Profile struct {
 	// stream has been silent that long (before the first token, between
 	// tokens, before an error frame, during a stall).
 	KeepAlive time.Duration
+	// Buffer holds every event after the opening ones and flushes them
+	// together at the end of the stream, as a buffering proxy between a
+	// client and a model does: the headers come at once, every token at the
+	// end (TTFT ≈ total). The flush record stamps each token when the held
+	// events were flushed.
+	Buffer bool
 	// Usage sends the usage chunk (choices: []) before [DONE] when the request
 	// asks for it with stream_options.include_usage, and the usage object of
 	// non-streamed answers.

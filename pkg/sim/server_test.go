@@ -1057,3 +1057,44 @@ func TestSerial(t *testing.T) {
 		}
 	}
 }
+
+// TestBuffer: with buffer=true the role chunk still comes with the headers,
+// but every token arrives in one burst at the end, after the whole
+// schedule; the recorder stamps every token at that one flush; without it
+// the same schedule streams.
+func TestBuffer(t *testing.T) {
+	p, err := ParseSpec("fixed?ttft=20ms&itl=10ms&tokens=8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, buffer := range []bool{false, true} {
+		t.Run(fmt.Sprint("buffer=", buffer), func(t *testing.T) {
+			p.Buffer = buffer
+			r, c := startSim(t, p)
+			r.Server().Record(true)
+			ttfb, tokens := streamTimes(t, c, r.URL(), 8)
+			first, last := tokens[0], tokens[len(tokens)-1]
+			schedule := 20*time.Millisecond + 7*10*time.Millisecond
+			if buffer {
+				if first < schedule {
+					t.Errorf("first token at %v, before the schedule's end %v: not held", first, schedule)
+				}
+				if last-first > 5*time.Millisecond {
+					t.Errorf("tokens spread over %v: not one burst", last-first)
+				}
+			} else if last-first < 50*time.Millisecond {
+				t.Errorf("tokens spread over %v, want about 70ms: it should stream", last-first)
+			}
+			if ttfb <= 0 || ttfb > first/2 {
+				t.Errorf("role chunk at %v, first token at %v: the headers should come at once", ttfb, first)
+			}
+			recs := r.Server().Records()
+			if len(recs) != 1 || len(recs[0].Tokens) != 8 {
+				t.Fatalf("records %+v, want one of 8 tokens", recs)
+			}
+			if ts := recs[0].Tokens; buffer && !ts[0].Equal(ts[7]) {
+				t.Errorf("held tokens recorded at different flushes: %v .. %v", ts[0], ts[7])
+			}
+		})
+	}
+}

@@ -439,6 +439,11 @@ type stream struct {
 	buf       []byte // reused for every frame
 	// seqNo numbers the events of a Responses stream (sequence_number).
 	seqNo int
+	// hold (Profile.Buffer) keeps the events emitted in held, and the
+	// number of tokens among them in heldTokens, until release.
+	hold       bool
+	held       []byte
+	heldTokens int
 }
 
 const (
@@ -515,6 +520,10 @@ func (st *stream) stream(a *answer) {
 		st.rec.Header = st.last
 	}
 	st.keepAlive = st.s.p.KeepAlive
+	if st.s.p.Buffer {
+		st.hold = true
+		defer st.release()
+	}
 
 	midFault := a.fault == FaultCut || a.fault == FaultNoDone || a.fault == FaultStall ||
 		a.fault == FaultMalformed || a.fault == FaultErrorFrame || a.fault == FaultErrorString
@@ -535,7 +544,8 @@ func (st *stream) stream(a *answer) {
 			var err error
 			switch a.fault {
 			case FaultCut:
-				panic(http.ErrAbortHandler) // net/http drops the connection, logging nothing
+				st.hold, st.held = false, nil // what a proxy held dies with the connection
+				panic(http.ErrAbortHandler)   // net/http drops the connection, logging nothing
 			case FaultNoDone:
 				return
 			case FaultStall:
@@ -673,6 +683,14 @@ func appendUsage(b []byte, a *answer) []byte {
 // emit writes one frame (in two flushed halves for FaultSplit) and flushes;
 // for a token it records when the flush returned.
 func (st *stream) emit(frame []byte, token bool) error {
+	if st.hold {
+		st.held = append(st.held, frame...)
+		if token {
+			st.heldTokens++
+		}
+		st.last = time.Now() // a proxy keeps its upstream alive, not the client
+		return nil
+	}
 	if st.split && frame[0] != ':' {
 		h := len(frame) / 2
 		if _, err := st.w.Write(frame[:h]); err != nil {
@@ -694,6 +712,32 @@ func (st *stream) emit(frame []byte, token bool) error {
 		st.rec.Tokens = append(st.rec.Tokens, st.last)
 	}
 	return nil
+}
+
+// release writes and flushes the events held by Profile.Buffer at once,
+// and records every held token at that flush.
+func (st *stream) release() {
+	if !st.hold {
+		return
+	}
+	st.hold = false
+	held, n := st.held, st.heldTokens
+	st.held, st.heldTokens = nil, 0
+	if len(held) == 0 {
+		return
+	}
+	if _, err := st.w.Write(held); err != nil {
+		return
+	}
+	if st.rc.Flush() != nil {
+		return
+	}
+	st.last = time.Now()
+	if st.rec != nil {
+		for range n {
+			st.rec.Tokens = append(st.rec.Tokens, st.last)
+		}
+	}
 }
 
 // waitUntil waits until at (for ever when at is zero) or until the client

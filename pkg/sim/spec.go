@@ -102,6 +102,7 @@ func keys() []key {
 		{"tokens", "content tokens per answer", intArg(func(p *Profile) *int { return &p.Tokens }, maxTokens)},
 		{"role_chunk", "send a role-only chunk with the headers (bool)", boolArg(func(p *Profile) *bool { return &p.RoleChunk })},
 		{"header_delay", "delay before the response headers (duration)", durArg(func(p *Profile) *time.Duration { return &p.HeaderDelay.Median })},
+		{"buffer", "hold every event after the headers and flush them all at the end, as a buffering proxy does (bool)", boolArg(func(p *Profile) *bool { return &p.Buffer })},
 		{"keepalive", `": keep-alive" comment after this much silence, 0 = none`, durArg(func(p *Profile) *time.Duration { return &p.KeepAlive })},
 		{"reasoning", "reasoning chunks before the content", intArg(func(p *Profile) *int { return &p.Reasoning }, maxTokens)},
 		{"reasoning_field", "reasoning_content or reasoning", oneOf(func(p *Profile) *string { return &p.ReasoningField }, ReasoningContent, ReasoningPlain)},
