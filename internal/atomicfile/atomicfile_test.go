@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/latgate/latgate/internal/testkit"
 )
 
 func TestWriteFile(t *testing.T) {
@@ -35,7 +37,7 @@ func TestWriteFile(t *testing.T) {
 			if err := WriteFile(path, []byte("new\n"), tt.perm); err != nil {
 				t.Fatalf("WriteFile: %v", err)
 			}
-			if got := readString(t, path); got != "new\n" {
+			if got := testkit.ReadFile(t, path); got != "new\n" {
 				t.Errorf("content = %q, want %q", got, "new\n")
 			}
 			fi, err := os.Stat(path)
@@ -45,7 +47,7 @@ func TestWriteFile(t *testing.T) {
 			if got := fi.Mode().Perm(); got != tt.wantPerm {
 				t.Errorf("perm = %v, want %v", got, tt.wantPerm)
 			}
-			assertNoTemp(t, filepath.Dir(path))
+			testkit.AssertNoTemp(t, filepath.Dir(path))
 		})
 	}
 }
@@ -68,7 +70,7 @@ func TestWriteUsesTempInSameDir(t *testing.T) {
 	if _, err := os.Stat(path); err != nil {
 		t.Errorf("target missing after a write while it was absent before: %v", err)
 	}
-	assertNoTemp(t, dir)
+	testkit.AssertNoTemp(t, dir)
 }
 
 func TestWriteErrorKeepsOld(t *testing.T) {
@@ -94,10 +96,10 @@ func TestWriteErrorKeepsOld(t *testing.T) {
 			if !errors.Is(err, boom) {
 				t.Fatalf("Write error = %v, want it to wrap %v", err, boom)
 			}
-			if got := readString(t, path); got != "old content\n" {
+			if got := testkit.ReadFile(t, path); got != "old content\n" {
 				t.Errorf("old file changed to %q", got)
 			}
-			assertNoTemp(t, dir)
+			testkit.AssertNoTemp(t, dir)
 		})
 	}
 }
@@ -116,7 +118,7 @@ func TestWriteReadOnlyDir(t *testing.T) {
 	if err := WriteFile(path, []byte("new"), 0o644); err == nil {
 		t.Fatal("WriteFile into a read-only directory succeeded")
 	}
-	if got := readString(t, path); got != "old" {
+	if got := testkit.ReadFile(t, path); got != "old" {
 		t.Errorf("old file changed to %q", got)
 	}
 }
@@ -135,7 +137,7 @@ func TestWriteFollowsSymlink(t *testing.T) {
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 		t.Errorf("link replaced by a regular file (err %v)", err)
 	}
-	if got := readString(t, real); got != "new" {
+	if got := testkit.ReadFile(t, real); got != "new" {
 		t.Errorf("link target = %q, want %q", got, "new")
 	}
 }
@@ -169,26 +171,6 @@ func writeOld(t *testing.T, path, s string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
-	}
-}
-
-func readString(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-func assertNoTemp(t *testing.T, dir string) {
-	t.Helper()
-	left, err := filepath.Glob(filepath.Join(dir, ".*.tmp"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(left) > 0 {
-		t.Errorf("temporary files left behind: %q", left)
 	}
 }
 

@@ -212,6 +212,10 @@ Start with:  latgate check --config examples/latgate.yaml
 	}
 	for _, c := range cmd.Commands {
 		c.OnUsageError = cmd.OnUsageError // a short error, not the whole help
+		// No "latgate check help" subcommand (latgate help check and
+		// check --help remain): urfave/cli would share one such command
+		// among every App, and write to it (see helpflag.go).
+		c.HideHelpCommand = true
 	}
 	return cmd
 }

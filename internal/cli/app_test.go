@@ -10,6 +10,7 @@ import (
 )
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		args   []string
@@ -62,6 +63,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestExitCode(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		err  error
 		want int

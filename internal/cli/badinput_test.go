@@ -1,13 +1,14 @@
 package cli
 
 import (
-	"bytes"
 	"html"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/latgate/latgate/internal/testkit"
 )
 
 // goodConfig is the config the bad inputs are made from.
@@ -42,13 +43,14 @@ func edit(t *testing.T, old, new string) string {
 // file named by --out. (check's --junit and --markdown files become the
 // error report.)
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("blesses a baseline first")
 	}
 	// A good baseline to protect (and to compare with).
 	good := t.TempDir()
 	writeConfig(t, good, goodConfig)
-	writeFile(t, good, "q.json", `[{"role": "user", "content": "Summarize."}]`)
+	testkit.WriteFile(t, good, "q.json", `[{"role": "user", "content": "Summarize."}]`)
 	// 40 requests: a baseline every default check can be decided against.
 	if code, stdout, stderr := run(t, nil, "bless", "--config", filepath.Join(good, "latgate.yaml"), "--quiet", "--requests", "40"); code != ExitPass {
 		t.Fatalf("bless: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
@@ -58,7 +60,7 @@ func TestBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A results file measured with another text of prompt q.
-	writeFile(t, good, "q.json", `[{"role": "user", "content": "Summarize this."}]`)
+	testkit.WriteFile(t, good, "q.json", `[{"role": "user", "content": "Summarize this."}]`)
 	otherPath := filepath.Join(good, "other.json")
 	if code, _, stderr := run(t, nil, "measure", "--config", filepath.Join(good, "latgate.yaml"), "--quiet", "--out", otherPath); code != ExitPass {
 		t.Fatalf("measure: exit %d: %s", code, stderr)
@@ -154,18 +156,18 @@ func TestBadInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			writeFile(t, dir, "q.json", `[{"role": "user", "content": "Summarize."}]`)
-			writeFile(t, dir, "latgate.baseline.json", string(blessed))
-			writeFile(t, dir, "results.json", "previous results\n")
-			writeFile(t, dir, "junit.xml", "previous junit\n")
-			writeFile(t, dir, "report.md", "previous markdown\n")
+			testkit.WriteFile(t, dir, "q.json", `[{"role": "user", "content": "Summarize."}]`)
+			testkit.WriteFile(t, dir, "latgate.baseline.json", string(blessed))
+			testkit.WriteFile(t, dir, "results.json", "previous results\n")
+			testkit.WriteFile(t, dir, "junit.xml", "previous junit\n")
+			testkit.WriteFile(t, dir, "report.md", "previous markdown\n")
 			if tt.config != "" {
 				writeConfig(t, dir, tt.config)
 			}
 			for name, body := range tt.files {
-				writeFile(t, dir, name, body)
+				testkit.WriteFile(t, dir, name, body)
 			}
-			before := snapshot(t, dir)
+			before := testkit.Snapshot(t, dir)
 			commands := tt.commands
 			if commands == nil {
 				commands = []string{"check", "bless", "measure"}
@@ -195,8 +197,8 @@ func TestBadInput(t *testing.T) {
 					t.Errorf("%s measured before refusing:\n%s", command, stdout)
 				}
 			}
-			after := snapshot(t, dir)
-			for _, name := range changed(before, after) {
+			after := testkit.Snapshot(t, dir)
+			for _, name := range testkit.Changed(before, after) {
 				// check replaces the reports it was asked for with the
 				// error, so that CI shows why rather than a stale file.
 				if (name == "junit.xml" || name == "report.md") && slices.Contains(commands, "check") {
@@ -209,51 +211,4 @@ func TestBadInput(t *testing.T) {
 			}
 		})
 	}
-}
-
-func writeFile(t *testing.T, dir, name, body string) {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// snapshot reads every regular file in dir (not below).
-func snapshot(t *testing.T, dir string) map[string][]byte {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := map[string][]byte{}
-	for _, e := range entries {
-		if e.Type().IsRegular() {
-			data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-			if err != nil {
-				t.Fatal(err)
-			}
-			files[e.Name()] = data
-		}
-	}
-	return files
-}
-
-// changed lists the files that differ between two snapshots.
-func changed(before, after map[string][]byte) []string {
-	var out []string
-	for name, data := range before {
-		if now, ok := after[name]; !ok || !bytes.Equal(now, data) {
-			out = append(out, name)
-		}
-	}
-	for name := range after {
-		if _, ok := before[name]; !ok {
-			out = append(out, name)
-		}
-	}
-	return out
 }

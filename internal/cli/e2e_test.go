@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/latgate/latgate/internal/testkit"
 )
 
 // run runs latgate in-process and returns its exit code, stdout and stderr.
@@ -67,6 +69,7 @@ func writeConfig(t *testing.T, dir, body string) string {
 // JUnit failure naming the prompt and metric; an edited prompt is refused
 // under --strict-baseline (gated and labelled without it: prflow_test.go).
 func TestGateEndToEnd(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("measures for a few seconds")
 	}
@@ -155,3 +158,5 @@ func TestGateEndToEnd(t *testing.T) {
 		t.Errorf("check changed the baseline")
 	}
 }
+
+func TestMain(m *testing.M) { testkit.Main(m) }

@@ -118,6 +118,7 @@ func checkAccounting(t *testing.T, tg results.Target) {
 // and the results file; over it (every 2nd request) it exits 3 with the
 // breakdown by class on stderr. Failed requests are never samples.
 func TestSimFaults(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("measures the simulator for a few seconds")
 	}
@@ -201,6 +202,7 @@ func TestSimFaults(t *testing.T) {
 // TestManyKeepAlives: keep-alive comments do not count against go-openai's
 // limit of 300 consecutive non-data lines, which would fail the stream.
 func TestManyKeepAlives(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("streams for seconds")
 	}
@@ -246,6 +248,7 @@ func TestManyKeepAlives(t *testing.T) {
 // sample's times are the final attempt's, not the wait. A 429 that never
 // clears is a rate_limit failure after 3 retries, and over the budget.
 func TestRateLimitRetries(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("waits for Retry-After")
 	}
@@ -305,6 +308,7 @@ func TestRateLimitRetries(t *testing.T) {
 // TestAuthFailsFast: a 401 or 403 stops the run at once (not 40 refused
 // requests), exits 3, and names the environment variable that holds the key.
 func TestAuthFailsFast(t *testing.T) {
+	t.Parallel()
 	const conc = 2
 	for _, spec := range []string{"sim:fast?fault=401", "sim:fast?fault=403", "sim:fast?fault=echo_key", "sim:fast?require_key=right-key"} {
 		t.Run(spec, func(t *testing.T) {
@@ -429,6 +433,7 @@ func loopbackDNS(t *testing.T) {
 // how many requests failed and that they are not samples; over it, check
 // exits 3 with the breakdown, compares nothing and leaves the baseline alone.
 func TestCheckErrorBudget(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("measures the simulator")
 	}

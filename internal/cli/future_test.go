@@ -14,6 +14,7 @@ import (
 // overflowed the stack in check, compare, trend and bless; bless -b over
 // such a baseline wrote the new one and then crashed).
 func TestBaselineBlessedInTheFuture(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("measures")
 	}

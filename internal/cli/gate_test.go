@@ -10,6 +10,7 @@ import (
 // TestFailedCheckStillReports: a check that cannot decide leaves an errored
 // JUnit testcase and verdict=error for CI, never a stale or missing report.
 func TestFailedCheckStillReports(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := writeConfig(t, dir, gateConfig)
 	junit := filepath.Join(dir, "reports", "junit.xml")

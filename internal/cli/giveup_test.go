@@ -20,6 +20,7 @@ import (
 // gives up once every warmup request failed (two rounds of timeouts) and
 // exits 3 with every report written.
 func TestHungEndpointGivesUp(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("waits for timeouts")
 	}

@@ -11,6 +11,7 @@ import (
 // TestOutputNeverOverwritesBaseline: --out, --junit or --markdown naming the
 // baseline file is refused before anything runs; the baseline is untouched.
 func TestOutputNeverOverwritesBaseline(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := writeConfig(t, dir, gateConfig)
 	base := filepath.Join(dir, "latgate.baseline.json")
@@ -38,6 +39,7 @@ func TestOutputNeverOverwritesBaseline(t *testing.T) {
 // TestRunFlagsValidated: an override flag out of range is an error naming
 // the flag, never silently replaced by the config's value.
 func TestRunFlagsValidated(t *testing.T) {
+	t.Parallel()
 	cfg := writeConfig(t, t.TempDir(), gateConfig)
 	tests := []struct {
 		args []string
@@ -65,6 +67,7 @@ func TestRunFlagsValidated(t *testing.T) {
 // TestCompareHoldsSavedRunsToTheBudget: a results file whose run was over its
 // error budget is refused offline too (exit 3), as check refused it live.
 func TestCompareHoldsSavedRunsToTheBudget(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := writeConfig(t, dir, gateConfig)
 	if code, _, errs := run(t, nil, "bless", "--config", cfg, "--quiet", "--requests", "40", "--force"); code != ExitPass {

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/latgate/latgate/internal/testkit"
 )
 
 // Sentinels of TestHostileEndpoint: a key padded with white space (trimmed
@@ -79,6 +81,7 @@ func hostileServer(t *testing.T, auth *atomic.Bool) (*httptest.Server, func() []
 // terminal escapes. It greps every output: stdout, stderr, results, baseline,
 // JUnit, Markdown, job summary, step outputs, run history.
 func TestHostileEndpoint(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("measures for a few seconds")
 	}
@@ -108,7 +111,7 @@ func TestHostileEndpoint(t *testing.T) {
 	}
 	var auth atomic.Bool
 	srv, seen := hostileServer(t, &auth)
-	cfg := faultConfig(t, mkdir(t, inputs, "ok"), url(srv), 80, 4)
+	cfg := faultConfig(t, testkit.Mkdir(t, inputs, "ok"), url(srv), 80, 4)
 	base := filepath.Join(dir, "baseline.json")
 	history := filepath.Join(dir, "history.jsonl")
 	step("measure", ExitPass, "measure", "--config", cfg, "--quiet", "--out", filepath.Join(dir, "measure.json"), "--history", history)

@@ -8,30 +8,23 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/latgate/latgate/internal/testkit"
 	"github.com/latgate/latgate/internal/workflow"
 	"github.com/latgate/latgate/pkg/config"
 )
 
-func readText(t *testing.T, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
-}
-
 func TestInit(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	code, stdout, stderr := run(t, nil, "init", "--dir", dir)
 	if code != ExitPass {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	cfgPath, wfPath := filepath.Join(dir, "latgate.yaml"), filepath.Join(dir, ".github", "workflows", "latgate.yml")
-	if diff := cmp.Diff(string(config.Example()), readText(t, cfgPath)); diff != "" {
+	if diff := cmp.Diff(string(config.Example()), testkit.ReadFile(t, cfgPath)); diff != "" {
 		t.Errorf("latgate.yaml (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(string(workflow.Example()), readText(t, wfPath)); diff != "" {
+	if diff := cmp.Diff(string(workflow.Example()), testkit.ReadFile(t, wfPath)); diff != "" {
 		t.Errorf("workflow (-want +got):\n%s", diff)
 	}
 	for _, frag := range []string{"wrote " + cfgPath + " and " + wfPath, "Next steps:", "cd " + dir, "latgate bless", "latgate check", "no .git here"} {
@@ -42,6 +35,7 @@ func TestInit(t *testing.T) {
 }
 
 func TestInitRefusesToOverwrite(t *testing.T) {
+	t.Parallel()
 	const mine = "# my own\n"
 	tests := []struct {
 		name     string
@@ -68,7 +62,7 @@ func TestInitRefusesToOverwrite(t *testing.T) {
 			if !strings.Contains(stderr, "refusing to overwrite "+existing+": nothing was written") {
 				t.Errorf("stderr does not name %s:\n%s", existing, stderr)
 			}
-			if got := readText(t, existing); got != mine {
+			if got := testkit.ReadFile(t, existing); got != mine {
 				t.Errorf("%s was changed to:\n%s", tt.existing, got)
 			}
 			if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(tt.absent))); err == nil {
@@ -93,6 +87,7 @@ func TestInitRefusesToOverwrite(t *testing.T) {
 // TestInitConfigChecks: what init writes into an empty directory is a config
 // that bless and check run end to end against the built-in simulator.
 func TestInitConfigChecks(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("measures the simulator twice")
 	}

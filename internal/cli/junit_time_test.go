@@ -36,6 +36,7 @@ gate:
 // the sum of its requests' durations in the results file, at concurrency
 // 1), an aggregate's and the suite's the target's, the root's the run's.
 func TestJUnitTimesAreWallTimes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("measures the simulator")
 	}

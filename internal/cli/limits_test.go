@@ -34,6 +34,7 @@ gate:
 // against max 10ms fails (exit 1, JUnit failure naming the limit), against
 // 500ms passes; with a baseline the limit is gated beside it.
 func TestCheckLimits(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("measures on the simulator")
 	}

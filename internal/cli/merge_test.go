@@ -53,6 +53,7 @@ func regionsOf(t *testing.T, data []byte) []string {
 }
 
 func TestMergeCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	us, eu := filepath.Join(dir, "results-us.json"), filepath.Join(dir, "results-eu.json")
 	writeRunnerResults(t, us, nil)
@@ -112,6 +113,7 @@ func TestMergeCommand(t *testing.T) {
 // TestMergeOutMatchesStdout: --out writes the same bytes as stdout, which are
 // results.Write's encoding.
 func TestMergeOutMatchesStdout(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	us, eu := filepath.Join(dir, "us.json"), filepath.Join(dir, "eu.json")
 	writeRunnerResults(t, us, func(f *results.File) { f.Targets[0].Prompts[0].ID = "<html> & co" })
@@ -168,6 +170,7 @@ gate:
 // same config, their files are merged, blessed, and a later pair of runs,
 // merged the same way, gets one comparison covering both regions.
 func TestMergeRunnersOneComparison(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("measures the simulator")
 	}

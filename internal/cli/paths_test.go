@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/latgate/latgate/internal/testkit"
 )
 
 // pathsConfig is a config with a messages_file, on the simulator.
@@ -55,6 +57,7 @@ func pathsFixture(t *testing.T) (dir, cfg, msgs, base, res string) {
 // exit 2 before anything runs, and every input stays byte-identical; an
 // output that cannot be written is found before measuring.
 func TestOutputsNeverOverwriteInputs(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("measures")
 	}
@@ -92,7 +95,7 @@ func TestOutputsNeverOverwriteInputs(t *testing.T) {
 		{"merge -o input", []string{"merge", "-o", res, res}, "--out " + res + " is the input"},
 		{"merge -o hard link of input", []string{"merge", "-o", hard, base, res}, "is the input"},
 	}
-	before := snapshot(t, dir)
+	before := testkit.Snapshot(t, dir)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, stdout, stderr := run(t, map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": filepath.Join(dir, "summary.md")}, tt.args...)
@@ -102,7 +105,7 @@ func TestOutputsNeverOverwriteInputs(t *testing.T) {
 			if strings.Contains(stdout, "TTFT") {
 				t.Errorf("measured before refusing:\n%s", stdout)
 			}
-			after := snapshot(t, dir)
+			after := testkit.Snapshot(t, dir)
 			for name, data := range before {
 				if string(after[name]) != string(data) {
 					t.Errorf("%s changed", name)
@@ -120,18 +123,19 @@ func TestOutputsNeverOverwriteInputs(t *testing.T) {
 // TestSummaryNamingAnInputRefused: $GITHUB_STEP_SUMMARY or $GITHUB_OUTPUT
 // naming the config is refused too, and nothing is appended to it.
 func TestSummaryNamingAnInputRefused(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("measures")
 	}
 	dir, cfg, _, _, _ := pathsFixture(t)
-	before := snapshot(t, dir)
+	before := testkit.Snapshot(t, dir)
 	for _, v := range []string{"GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT"} {
 		code, _, stderr := run(t, map[string]string{"GITHUB_ACTIONS": "true", v: cfg}, "check", "-c", cfg)
 		if code != ExitUsage || !strings.Contains(stderr, "$"+v+" "+cfg+" is the config") {
 			t.Errorf("%s: exit %d, stderr %q", v, code, stderr)
 		}
 	}
-	after := snapshot(t, dir)
+	after := testkit.Snapshot(t, dir)
 	if string(after["latgate.yaml"]) != string(before["latgate.yaml"]) {
 		t.Errorf("the config changed")
 	}
@@ -142,6 +146,7 @@ func TestSummaryNamingAnInputRefused(t *testing.T) {
 // history trend and tune read (issue #16 item 1: they hung) is refused
 // at once with exit 2 naming it: never a hang.
 func TestInputsMustBeRegularFiles(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("measures")
 	}
@@ -199,20 +204,21 @@ func TestInputsMustBeRegularFiles(t *testing.T) {
 // UTF-8 is exit 2 naming the file and the byte offset, before measuring,
 // and nothing is written.
 func TestMessagesFileNotUTF8Refused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := writeConfig(t, dir, pathsConfig)
 	msgs := filepath.Join(dir, "msgs.json")
 	if err := os.WriteFile(msgs, []byte("[{\"role\":\"user\",\"content\":\"caf\xe9\"}]"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	before := snapshot(t, dir)
+	before := testkit.Snapshot(t, dir)
 	out := filepath.Join(dir, "out.json")
 	code, stdout, stderr := run(t, nil, "measure", "--config", cfg, "--quiet", "--out", out)
 	want := msgs + ": byte offset 30 (0xe9) is not UTF-8; save the file as UTF-8"
 	if code != ExitUsage || !strings.Contains(stderr, want) || stdout != "" {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 2 and %q", code, stdout, stderr, want)
 	}
-	after := snapshot(t, dir)
+	after := testkit.Snapshot(t, dir)
 	if len(after) != len(before) || string(after["msgs.json"]) != string(before["msgs.json"]) || string(after["latgate.yaml"]) != string(before["latgate.yaml"]) {
 		t.Errorf("files changed: before %d, after %d", len(before), len(after))
 	}

@@ -17,6 +17,7 @@ import (
 // fails naming the change, an edited prompt is compared and labelled, a new
 // prompt is reported without failing, and blessing names what it changes.
 func TestPullRequestFlow(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("measures for several seconds")
 	}

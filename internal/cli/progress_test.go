@@ -12,6 +12,7 @@ import (
 // TestProgressInCIOnATerminal runs measure with stderr said to be a
 // terminal but CI=true: the progress must be plain lines, with the figures.
 func TestProgressInCIOnATerminal(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "latgate.yaml")
 	if err := os.WriteFile(cfg, []byte(gateConfig), 0o644); err != nil {

@@ -31,6 +31,7 @@ gate:
 // down by a third) fails with exit 1, the report naming tokens_per_s and
 // printing tokens/s, not ms, with the drop as a negative change.
 func TestRateGateEndToEnd(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("measures for a few seconds")
 	}

@@ -1,11 +1,11 @@
 package cli
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/latgate/latgate/internal/testkit"
 	"github.com/latgate/latgate/pkg/results"
 )
 
@@ -15,6 +15,8 @@ import (
 // inconclusive; the results file holds every round's requests, numbered on.
 // A check decided at the first look takes no extra round.
 func TestCheckRounds(t *testing.T) {
+	// Not parallel: a 0% tolerance on a 50 ms TTFT is decided by the
+	// machine's timing; other tests' load would make it a regression.
 	if testing.Short() {
 		t.Skip("measures the simulator")
 	}
@@ -69,20 +71,11 @@ gate:
 	}
 
 	// A generous tolerance is decided at the first look: no round.
-	loose := writeConfig(t, t.TempDir(), strings.Replace(mustRead(t, cfg), "tolerance: 0%", "tolerance: 300%", 1))
+	loose := writeConfig(t, t.TempDir(), strings.Replace(testkit.ReadFile(t, cfg), "tolerance: 0%", "tolerance: 300%", 1))
 	code, stdout, stderr = run(t, nil, "check", "--config", loose, "--baseline", filepath.Join(dir, "latgate.baseline.json"))
 	if code != ExitPass || strings.Contains(stderr, "undecided") {
 		t.Errorf("loose check: exit %d, stderr %q; want 0 and no extra round\n%s", code, stderr, stdout)
 	}
-}
-
-func mustRead(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // statusLine returns the PASS/FAIL line of a verdict report.

@@ -15,6 +15,7 @@ import (
 // check, in the endpoint's own words and with the hint, not only as "http 3";
 // a 401 with the key variable unset says that it is empty.
 func TestEndpointWordsInReports(t *testing.T) {
+	t.Parallel()
 	const body = `model \"llama9\" not found, try pulling it first`
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/latgate/latgate/internal/testkit"
 	"github.com/latgate/latgate/pkg/results"
 )
 
@@ -128,6 +129,7 @@ func (o outputs) assertClean(t *testing.T) {
 // inside GitHub Actions) against endpoints that echo the key and the base
 // URL's credentials back, and greps every byte printed or written for them.
 func TestSecretsNeverLeak(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("measures for a few seconds")
 	}
@@ -159,7 +161,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 	}
 
 	// A working endpoint that sometimes echoes: measure, bless, check.
-	echo := faultConfig(t, mkdir(t, inputs, "echo"), withCreds(echoServer(t, false)), 60, 4)
+	echo := faultConfig(t, testkit.Mkdir(t, inputs, "echo"), withCreds(echoServer(t, false)), 60, 4)
 	hist := filepath.Join(dir, "history.jsonl")
 	histEnv := ghaEnv(sentinelKey)
 	histEnv["RUNNER_NAME"] = "runner " + sentinelKey // the environment is outside text too
@@ -175,7 +177,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 	}
 
 	// Endpoints that echo the credentials in a 401: fail fast, exit 3.
-	simCfg := faultConfig(t, mkdir(t, inputs, "sim"), "sim:fast", 60, 4)
+	simCfg := faultConfig(t, testkit.Mkdir(t, inputs, "sim"), "sim:fast", 60, 4)
 	simBase := filepath.Join(dir, "sim.baseline.json")
 	step("bless sim", ghaEnv(sentinelKey), ExitPass, "bless", "--config", simCfg, "--quiet", "--baseline", simBase)
 	for _, spec := range []string{"sim:fast?fault=echo_key", "sim:fast?require_key=another-key"} {
@@ -184,7 +186,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 			t.Errorf("check %s: stderr does not name $%s:\n%s", spec, keyEnv, stderr)
 		}
 	}
-	authEcho := faultConfig(t, mkdir(t, inputs, "authecho"), withCreds(echoServer(t, true)), 60, 4)
+	authEcho := faultConfig(t, testkit.Mkdir(t, inputs, "authecho"), withCreds(echoServer(t, true)), 60, 4)
 	step("measure 401 echo", ghaEnv(sentinelKey), ExitMeasurement, "measure", "--config", authEcho, "--quiet", "--out", filepath.Join(dir, "auth.json"))
 	// Without a key, net/http sends the URL's user:pass as Basic auth.
 	step("measure 401 echo, no key", ghaEnv(""), ExitMeasurement, "measure", "--config", authEcho, "--quiet", "--out", filepath.Join(dir, "nokey.json"))
@@ -200,7 +202,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 	refused := "http://" + sentinelUser + ":" + sentinelPass + "@" + ln.Addr().String() + "/v1"
 	ln.Close()
 	step("measure refused", ghaEnv(sentinelKey), ExitMeasurement, "measure", "--config", simCfg, "--quiet", "--base-url", refused)
-	bad := faultConfig(t, mkdir(t, inputs, "bad"), "ftp://"+sentinelUser+":"+sentinelPass+"@127.0.0.1/v1", 60, 4)
+	bad := faultConfig(t, testkit.Mkdir(t, inputs, "bad"), "ftp://"+sentinelUser+":"+sentinelPass+"@127.0.0.1/v1", 60, 4)
 	step("config error", ghaEnv(sentinelKey), ExitUsage, "check", "--config", bad)
 	step("flag error", ghaEnv(sentinelKey), ExitUsage, "measure", "--config", simCfg, "--base-url", "ftp://"+sentinelUser+":"+sentinelPass+"@127.0.0.1/v1")
 
@@ -211,13 +213,4 @@ func TestSecretsNeverLeak(t *testing.T) {
 		}
 	}
 	out.assertClean(t)
-}
-
-func mkdir(t *testing.T, parent, name string) string {
-	t.Helper()
-	d := filepath.Join(parent, name)
-	if err := os.MkdirAll(d, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return d
 }

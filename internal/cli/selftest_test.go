@@ -8,6 +8,7 @@ import (
 )
 
 func TestSelftestUsage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -34,6 +35,7 @@ func TestSelftestUsage(t *testing.T) {
 }
 
 func TestParseLevels(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in      string
 		want    []int

@@ -12,23 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latgate/latgate/internal/testkit"
 	"github.com/latgate/latgate/pkg/results"
 )
-
-// buildLatgate builds cmd/latgate into a temporary directory.
-func buildLatgate(t *testing.T) string {
-	t.Helper()
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to build latgate with")
-	}
-	bin := filepath.Join(t.TempDir(), "latgate")
-	cmd := exec.Command(gobin, "build", "-o", bin, "github.com/latgate/latgate/cmd/latgate")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // interrupt runs the latgate binary with args, sends sig once it has
 // reported progress (some requests are done, most are not), and returns its
@@ -94,10 +80,11 @@ func interrupt(t *testing.T, bin string, sig os.Signal, args ...string) (code in
 // the middle of a run: each exits 3, check and measure write the requests
 // done so far marked partial, and the baseline is never touched.
 func TestSignals(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds latgate and runs it")
 	}
-	bin := buildLatgate(t)
+	bin := testkit.Latgate(t)
 	dir := t.TempDir()
 	const requests = 60
 	cfg := faultConfig(t, dir, "sim:fast", requests, 8)
@@ -131,9 +118,7 @@ func TestSignals(t *testing.T) {
 				if err != nil || !bytes.Equal(now, blessed) {
 					t.Errorf("the baseline changed (%v)", err)
 				}
-				if tmp, _ := filepath.Glob(filepath.Join(dir, ".*.tmp")); len(tmp) > 0 {
-					t.Errorf("temporary files left: %v", tmp)
-				}
+				testkit.AssertNoTemp(t, dir)
 				if command == "bless" {
 					if !strings.Contains(stderr, "was not changed") {
 						t.Errorf("stderr does not say the baseline was not changed:\n%s", stderr)

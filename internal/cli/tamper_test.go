@@ -69,6 +69,7 @@ func at(v any, path ...any) any {
 // naming the JSON path of the problem, before measuring, and leaves the
 // file byte-identical.
 func TestTamperedBaselineRefused(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("measures")
 	}
@@ -166,6 +167,7 @@ func TestTamperedBaselineRefused(t *testing.T) {
 // file, and bless --force after every request failed, leave the good
 // baseline byte-identical and exit non-zero naming the problem.
 func TestBlessNeverWritesAnUngateableBaseline(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("measures")
 	}

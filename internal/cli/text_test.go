@@ -13,6 +13,7 @@ import (
 // bless and check exit 2 before any request, with the config line, and
 // print nothing raw.
 func TestBlessRefusesControlCharactersFirst(t *testing.T) {
+	t.Parallel()
 	url, requests, _ := countingSim(t)
 	dir := t.TempDir()
 	cfg := writeConfig(t, dir, "targets:\n  - name: a\n    base_url: \""+url+"\"\n    model: \"m\\n```\\n# heading\\e[31m\"\n"+

@@ -40,6 +40,7 @@ func countingSim(t *testing.T) (url string, requests, withKey *atomic.Int64) {
 // how to approve it, before any request is sent, by check, measure and
 // bless alike; the trusted endpoints, and an empty key, pass.
 func TestTrustedConfig(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("measures the simulator")
 	}
@@ -123,6 +124,7 @@ func TestTrustedConfig(t *testing.T) {
 // and the key empty, check measures nothing, passes and writes
 // verdict=skipped; with the key, or with only the simulator, it checks.
 func TestSkipWithoutKey(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("measures the simulator")
 	}

@@ -13,6 +13,7 @@ import (
 )
 
 func TestBuildFrom(t *testing.T) {
+	t.Parallel()
 	vcs := func(rev, modified string) []debug.BuildSetting {
 		return []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: rev},
 			{Key: "vcs.time", Value: "2026-11-30T10:00:00Z"}, {Key: "vcs.modified", Value: modified}}
@@ -63,6 +64,7 @@ func TestBuildFrom(t *testing.T) {
 // a copy of this module: go build stamps VCS information only where .git is
 // a directory (not in a `git worktree`, where .git is a file).
 func TestVersionStampedByGoBuild(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds latgate three times")
 	}
@@ -134,6 +136,7 @@ func TestVersionStampedByGoBuild(t *testing.T) {
 // binary, -buildvcs=false, a git worktree) cannot tell whether its tree was
 // modified, so it does not claim "false".
 func TestVersionUnstamped(t *testing.T) {
+	t.Parallel()
 	if readBuild().Revision != "" {
 		t.Skip("this test binary has VCS information")
 	}

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/latgate/latgate/internal/testkit"
 )
 
 // testStreams returns Streams on buffers inside GitHub Actions, with the
@@ -23,15 +25,6 @@ func testStreams(t *testing.T, dir string) (*Streams, *bytes.Buffer) {
 	s := New(Options{Stdout: &out, Stderr: io.Discard, Getenv: func(k string) string { return env[k] }})
 	t.Cleanup(s.Flush)
 	return s, &out
-}
-
-func read(t *testing.T, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
 }
 
 func text(s string) func(io.Writer) error {
@@ -63,10 +56,10 @@ func TestPublish(t *testing.T) {
 	s.Flush()
 	got := map[string]string{
 		"stdout":      out.String(),
-		"junit.xml":   read(t, filepath.Join(dir, "junit.xml")),
-		"report.md":   read(t, filepath.Join(dir, "report.md")),
-		"summary.md":  read(t, filepath.Join(dir, "summary.md")),
-		"output.txt":  read(t, filepath.Join(dir, "output.txt")),
+		"junit.xml":   testkit.ReadFile(t, filepath.Join(dir, "junit.xml")),
+		"report.md":   testkit.ReadFile(t, filepath.Join(dir, "report.md")),
+		"summary.md":  testkit.ReadFile(t, filepath.Join(dir, "summary.md")),
+		"output.txt":  testkit.ReadFile(t, filepath.Join(dir, "output.txt")),
 		"files count": fmt.Sprint(len(k.Files())),
 	}
 	want := map[string]string{
@@ -103,10 +96,10 @@ func TestPublishGoesOnAfterAFailure(t *testing.T) {
 			t.Errorf("error %v does not say %q", err, want)
 		}
 	}
-	if got := read(t, filepath.Join(dir, "report.md")); got != "md" {
+	if got := testkit.ReadFile(t, filepath.Join(dir, "report.md")); got != "md" {
 		t.Errorf("report.md = %q after a failed JUnit", got)
 	}
-	if got := read(t, filepath.Join(dir, "output.txt")); got != "verdict=regressed\n" {
+	if got := testkit.ReadFile(t, filepath.Join(dir, "output.txt")); got != "verdict=regressed\n" {
 		t.Errorf("step output %q after a failed JUnit", got)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/latgate/latgate/internal/testkit"
 )
 
 func TestWrite(t *testing.T) {
@@ -36,7 +38,7 @@ func TestWrite(t *testing.T) {
 	want = encodeFixture(t, func(f *File) { f.GitCommit = "fedcba" })
 	assertFile(t, path, want)
 	assertPerm(t, path, 0o600)
-	assertNoTemp(t, dir)
+	testkit.AssertNoTemp(t, dir)
 }
 
 func TestWriteFailureKeepsOld(t *testing.T) {
@@ -82,7 +84,7 @@ func TestWriteFailureKeepsOld(t *testing.T) {
 			}
 			t.Log(err)
 			assertFile(t, path, old)
-			assertNoTemp(t, dir)
+			testkit.AssertNoTemp(t, dir)
 		})
 	}
 }
@@ -235,16 +237,5 @@ func assertPerm(t *testing.T, path string, want os.FileMode) {
 	}
 	if got := fi.Mode().Perm(); got != want {
 		t.Errorf("%s has mode %v, want %v", path, got, want)
-	}
-}
-
-func assertNoTemp(t *testing.T, dir string) {
-	t.Helper()
-	left, err := filepath.Glob(filepath.Join(dir, ".*.tmp"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(left) > 0 {
-		t.Errorf("temporary files left behind: %q", left)
 	}
 }

@@ -6,11 +6,13 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/latgate/latgate/internal/testkit"
 )
 
 func FuzzParse(f *testing.F) {
 	dir := f.TempDir()
-	writeFile(f, filepath.Join(dir, "rag.json"), `{"messages": [{"role": "user", "content": "hi"}]}`)
+	testkit.WriteFile(f, dir, "rag.json", `{"messages": [{"role": "user", "content": "hi"}]}`)
 	for _, s := range []string{
 		string(Example()),
 		"targets: [{name: a, base_url: sim}]\nprompts: [{id: p, messages: [{role: user, content: hi}]}]\n",

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/latgate/latgate/internal/testkit"
 	"github.com/latgate/latgate/pkg/sim"
 )
 
@@ -64,21 +65,11 @@ func mustParse(t *testing.T, src []byte, path string, opts Options) *Config {
 	return cfg
 }
 
-func writeFile(t testing.TB, path, data string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestParseErrors(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "bad.json"), "[\n  {\"role\": \"user\",\n   \"content\": }\n]\n")
-	writeFile(t, filepath.Join(dir, "bot.json"), `{"messages": [{"role": "bot", "content": "hi"}]}`)
-	writeFile(t, filepath.Join(dir, "extra.json"), `[{"role": "user", "content": "hi", "tool_calls": []}]`)
+	testkit.WriteFile(t, dir, "bad.json", "[\n  {\"role\": \"user\",\n   \"content\": }\n]\n")
+	testkit.WriteFile(t, dir, "bot.json", `{"messages": [{"role": "bot", "content": "hi"}]}`)
+	testkit.WriteFile(t, dir, "extra.json", `[{"role": "user", "content": "hi", "tool_calls": []}]`)
 
 	tests := []struct {
 		name string
@@ -770,8 +761,8 @@ func TestBaseURLFromEnvironment(t *testing.T) {
 func TestMessagesFileRelativeToConfig(t *testing.T) {
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "ci", "latgate.yaml")
-	writeFile(t, filepath.Join(dir, "ci", "prompts", "rag.json"), `{"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Why?"}]}`)
-	writeFile(t, cfgPath, "targets: [{name: a, base_url: sim}]\nprompts:\n  - id: rag\n    messages_file: prompts/rag.json\n")
+	testkit.WriteFile(t, dir, filepath.Join("ci", "prompts", "rag.json"), `{"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Why?"}]}`)
+	testkit.WriteFile(t, dir, filepath.Join("ci", "latgate.yaml"), "targets: [{name: a, base_url: sim}]\nprompts:\n  - id: rag\n    messages_file: prompts/rag.json\n")
 	cfg, err := Load(cfgPath, Options{Getenv: noEnv, CheckSimSpec: checkSim})
 	if err != nil {
 		t.Fatalf("Load: %v", err)
@@ -794,8 +785,8 @@ func TestMessagesFileRelativeToConfig(t *testing.T) {
 func TestMessagesFileNotUTF8(t *testing.T) {
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "latgate.yaml")
-	writeFile(t, filepath.Join(dir, "m.json"), "[{\"role\": \"user\", \"content\": \"caf\xe9\"}]")
-	writeFile(t, cfgPath, "targets: [{name: a, base_url: sim}]\nprompts:\n  - id: p\n    messages_file: m.json\n")
+	testkit.WriteFile(t, dir, "m.json", "[{\"role\": \"user\", \"content\": \"caf\xe9\"}]")
+	testkit.WriteFile(t, dir, "latgate.yaml", "targets: [{name: a, base_url: sim}]\nprompts:\n  - id: p\n    messages_file: m.json\n")
 	_, err := Load(cfgPath, Options{Getenv: noEnv})
 	want := filepath.Join(dir, "m.json") + ": byte offset 33 (0xe9) is not UTF-8; save the file as UTF-8"
 	if err == nil || !strings.Contains(err.Error(), want) {
@@ -812,9 +803,9 @@ func TestLoadMissingFile(t *testing.T) {
 
 func TestPromptHash(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "array.json"), `[{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Say hi."}]`)
-	writeFile(t, filepath.Join(dir, "object.json"), "{\n  \"messages\": [\n    {\"content\": \"Be brief.\", \"role\": \"system\"},\n    {\"role\": \"user\", \"content\": \"Say hi.\"}\n  ]\n}\n")
-	writeFile(t, filepath.Join(dir, "changed.json"), `[{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Say hi!"}]`)
+	testkit.WriteFile(t, dir, "array.json", `[{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Say hi."}]`)
+	testkit.WriteFile(t, dir, "object.json", "{\n  \"messages\": [\n    {\"content\": \"Be brief.\", \"role\": \"system\"},\n    {\"role\": \"user\", \"content\": \"Say hi.\"}\n  ]\n}\n")
+	testkit.WriteFile(t, dir, "changed.json", `[{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Say hi!"}]`)
 	cfg := mustParse(t, y(`
 targets: [{name: a, base_url: sim}]
 prompts:

@@ -26,6 +26,7 @@ import (
 
 	"github.com/latgate/latgate/internal/app"
 	"github.com/latgate/latgate/internal/publish"
+	"github.com/latgate/latgate/internal/testkit"
 	"github.com/latgate/latgate/pkg/compare"
 )
 
@@ -62,19 +63,9 @@ type step struct {
 	WorkingDirectory string `yaml:"working-directory"`
 }
 
-// repoRoot is the repository, two directories up from this package.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return root
-}
-
 func loadAction(t *testing.T) *actionFile {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(repoRoot(t), "action.yml"))
+	data, err := os.ReadFile(filepath.Join(testkit.RepoRoot(t), "action.yml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +233,7 @@ func newRunner(t *testing.T, a *actionFile, workspace string) *runner {
 	t.Helper()
 	tmp := t.TempDir()
 	r := &runner{
-		t: t, action: a, repo: repoRoot(t), workspace: workspace, tmp: tmp,
+		t: t, action: a, repo: testkit.RepoRoot(t), workspace: workspace, tmp: tmp,
 		summary: filepath.Join(tmp, "step_summary.md"), pathFile: filepath.Join(tmp, "path"),
 		envFile: filepath.Join(tmp, "env"), runnerTemp: filepath.Join(tmp, "runner-temp"),
 		serverURL: "https://github.invalid", cacheDir: sharedCache(),

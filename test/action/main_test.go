@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/latgate/latgate/internal/testkit"
 )
 
 // The action builds latgate in its "Build latgate" step unless actions/cache
@@ -67,7 +69,7 @@ func latgateBin(t *testing.T) string {
 	shared.binOnce.Do(func() {
 		shared.bin = filepath.Join(shared.dir, "latgate")
 		build := exec.Command("go", "build", "-o", shared.bin, "./cmd/latgate")
-		build.Dir = repoRoot(t)
+		build.Dir = testkit.RepoRoot(t)
 		var out bytes.Buffer
 		build.Stdout, build.Stderr = &out, &out
 		shared.binErr, shared.binOut = build.Run(), out.Bytes()

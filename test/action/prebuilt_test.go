@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/latgate/latgate/internal/testkit"
 )
 
 var overhead = flag.Bool("overhead", false, "TestActionOverhead: measure and print the action's own overhead")
@@ -29,7 +31,7 @@ const actionRepo = "latgate/latgate"
 func releaseServer(t *testing.T, version string, tags []string, tamper map[string]bool) (srv *httptest.Server, requests func(tag string) []string) {
 	t.Helper()
 	dir := t.TempDir()
-	cmd := exec.Command("bash", filepath.Join(repoRoot(t), "scripts", "release.sh"), version, dir)
+	cmd := exec.Command("bash", filepath.Join(testkit.RepoRoot(t), "scripts", "release.sh"), version, dir)
 	cmd.Env = append(os.Environ(), "RELEASE_TARGETS="+runtime.GOOS+"/"+runtime.GOARCH)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("release.sh: %v\n%s", err, out)

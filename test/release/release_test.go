@@ -15,22 +15,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
-)
 
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return root
-}
+	"github.com/latgate/latgate/internal/testkit"
+)
 
 // release runs the script for targets into a new directory.
 func release(t *testing.T, version, targets string) (string, []byte, error) {
 	t.Helper()
 	out := t.TempDir()
-	cmd := exec.Command("bash", filepath.Join(repoRoot(t), "scripts", "release.sh"), version, out)
+	cmd := exec.Command("bash", filepath.Join(testkit.RepoRoot(t), "scripts", "release.sh"), version, out)
 	cmd.Env = append(os.Environ(), "RELEASE_TARGETS="+targets)
 	log, err := cmd.CombinedOutput()
 	return out, log, err

@@ -1,0 +1,160 @@
+// Package testkit holds the helpers latgate's tests share, instead of a copy
+// in every package: files written and read in one line, the repository's
+// root, the check that no atomic write left a temporary file, a snapshot of
+// a directory, and the latgate binary built once per test binary.
+//
+// Every helper takes a testing.TB, calls t.Helper, and fails the test on an
+// error it cannot recover from.
+package testkit
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+)
+
+// WriteFile writes body to dir/name, creating its directory, and returns
+// the path.
+func WriteFile(t testing.TB, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// ReadFile returns the content of path.
+func ReadFile(t testing.TB, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// Mkdir makes dir parent/name (and its parents) and returns it.
+func Mkdir(t testing.TB, parent, name string) string {
+	t.Helper()
+	d := filepath.Join(parent, name)
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// RepoRoot is the root of the latgate repository (the directory of go.mod),
+// found from this file's place in it, whatever the test's directory.
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		t.Fatal("testkit: no caller information")
+	}
+	root := filepath.Join(filepath.Dir(file), "..", "..")
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatalf("testkit: %s is not the repository root: %v", root, err)
+	}
+	return root
+}
+
+// AssertNoTemp fails the test when dir holds a temporary file of an atomic
+// write (".NAME-*.tmp"): a write that failed or was interrupted must leave
+// none behind.
+func AssertNoTemp(t testing.TB, dir string) {
+	t.Helper()
+	left, err := filepath.Glob(filepath.Join(dir, ".*.tmp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) > 0 {
+		t.Errorf("temporary files left behind: %q", left)
+	}
+}
+
+// Snapshot reads every regular file in dir (not below), by name.
+func Snapshot(t testing.TB, dir string) map[string][]byte {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	for _, e := range entries {
+		if e.Type().IsRegular() {
+			data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[e.Name()] = data
+		}
+	}
+	return files
+}
+
+// Changed lists the files that differ between two snapshots: changed,
+// created or removed.
+func Changed(before, after map[string][]byte) []string {
+	var out []string
+	for name, data := range before {
+		if now, ok := after[name]; !ok || !bytes.Equal(now, data) {
+			out = append(out, name)
+		}
+	}
+	for name := range after {
+		if _, ok := before[name]; !ok {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+var latgate struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
+	out  []byte
+}
+
+// Latgate builds cmd/latgate once per test binary (the first test that asks
+// waits for it; the others share it) and returns its path. It skips the
+// test when there is no go command. Call Cleanup from TestMain to remove it.
+func Latgate(t testing.TB) string {
+	t.Helper()
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to build latgate with")
+	}
+	latgate.once.Do(func() {
+		if latgate.dir, latgate.err = os.MkdirTemp("", "latgate-testkit-"); latgate.err != nil {
+			return
+		}
+		latgate.bin = filepath.Join(latgate.dir, "latgate")
+		cmd := exec.Command(gobin, "build", "-o", latgate.bin, "github.com/latgate/latgate/cmd/latgate")
+		cmd.Dir = RepoRoot(t)
+		latgate.out, latgate.err = cmd.CombinedOutput()
+	})
+	if latgate.err != nil {
+		t.Fatalf("go build: %v\n%s", latgate.err, latgate.out)
+	}
+	return latgate.bin
+}
+
+// Main runs the tests of a package that uses Latgate and removes the
+// binary afterwards: func TestMain(m *testing.M) { testkit.Main(m) }.
+func Main(m *testing.M) {
+	code := m.Run()
+	if latgate.dir != "" {
+		os.RemoveAll(latgate.dir)
+	}
+	os.Exit(code)
+}
