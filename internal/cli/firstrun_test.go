@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latgate/latgate/internal/testkit"
 	"github.com/latgate/latgate/pkg/results"
 )
 
@@ -101,8 +102,8 @@ func TestQueueingOnTheWire(t *testing.T) {
 		if _, _, ok := queueFigures(t, stdout); !ok {
 			t.Errorf("check's report has no queueing warning:\n%s", stdout)
 		}
-		if _, _, ok := queueFigures(t, readText(t, md)); !ok {
-			t.Errorf("check's Markdown has no queueing warning:\n%s", readText(t, md))
+		if _, _, ok := queueFigures(t, testkit.ReadFile(t, md)); !ok {
+			t.Errorf("check's Markdown has no queueing warning:\n%s", testkit.ReadFile(t, md))
 		}
 	})
 	t.Run("parallel", func(t *testing.T) {
@@ -214,10 +215,10 @@ func TestSlownessIsARegression(t *testing.T) {
 	if !strings.Contains(stdout, "FAIL: ") || !strings.Contains(stdout, why) || !strings.Contains(stdout, "next: find why the endpoint is this much slower") {
 		t.Errorf("stdout lacks the FAIL line with %q and a next step:\n%s", why, stdout)
 	}
-	if s := readText(t, md); !strings.Contains(s, "REGRESSED") || !strings.Contains(s, why) {
+	if s := testkit.ReadFile(t, md); !strings.Contains(s, "REGRESSED") || !strings.Contains(s, why) {
 		t.Errorf("Markdown report:\n%s", s)
 	}
-	if s := readText(t, junit); !strings.Contains(s, "<failure") || strings.Contains(s, "<error") {
+	if s := testkit.ReadFile(t, junit); !strings.Contains(s, "<failure") || strings.Contains(s, "<error") {
 		t.Errorf("JUnit is not a failure (a regression):\n%s", s)
 	}
 	f, err := results.Read(out)
@@ -230,7 +231,7 @@ func TestSlownessIsARegression(t *testing.T) {
 
 	// No baseline: run.timeout alone, and a failure to measure is exit 3.
 	cfg := firstRunConfig(t, t.TempDir(), "fast?ttft=2s", 4, 4, 1)
-	if err := os.WriteFile(cfg, []byte(strings.Replace(readText(t, cfg), "concurrency: 1", "concurrency: 1\n  timeout: 200ms", 1)), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte(strings.Replace(testkit.ReadFile(t, cfg), "concurrency: 1", "concurrency: 1\n  timeout: 200ms", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, stdout, stderr = run(t, nil, "check", "--config", cfg, "--quiet")
