@@ -208,6 +208,7 @@ func abCheck(c *Check, bd *blockData, spec stats.Stat, resamples int, seed int64
 	}
 	Decide(c)
 	c.More = abMore(*c, 1)
+	c.Reason = c.Summary() // with ab's estimate of what would decide it
 	if !ok || !(c.Ratio > 0) {
 		return abPart{}, false
 	}
@@ -323,6 +324,7 @@ func (g abGroup) pool(conf float64, d Design) (Check, bool) {
 	a.Lo, a.Hi = math.Exp(theta-z*math.Sqrt(vb)), math.Exp(theta+z*math.Sqrt(va))
 	Decide(&a)
 	a.More = abMore(a, len(g.parts))
+	a.Reason = a.Summary()
 	return a, true
 }
 
