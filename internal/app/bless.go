@@ -194,18 +194,13 @@ func blessWording(m compare.Mismatch) string {
 
 // blessable refuses results that must not become a baseline: a partial
 // run, always; a run over its error budget (compare.OverBudget), unless
-// forced. It warns of the checks the baseline will be too thin to decide
-// (compare.Unresolved); too few samples for any check is CannotGate's rule,
-// which no --force overrides (refuseUngateable).
+// forced. Too few samples for a check is compare.CannotGate's rule, which no
+// --force overrides (refuseUngateable).
 func (a *App) blessable(cfg *config.Config, f *results.File, force bool) error {
 	if f.Partial {
 		return UsageError(fmt.Errorf("refusing to bless a partial run (%s): the baseline is unchanged", f.PartialReason))
 	}
-	s := side(f.Run, f.Targets)
-	for _, n := range compare.Unresolved(s, cfg.Gate) {
-		a.Out.Warn("%s (bless more requests: run.bless_requests, or --requests N)", n)
-	}
-	problems := compare.OverBudget(s, cfg.Targets)
+	problems := compare.OverBudget(side(f.Run, f.Targets), cfg.Targets)
 	if len(problems) == 0 {
 		return nil
 	}
