@@ -32,7 +32,7 @@ delay P95 under 1 ms. CI runners differ: run it where you gate.
 
 With --config it also prints, for each gated check, the smallest change two
 runs of run.requests requests can tell apart from latgate's own noise at the
-gate's confidence (a bootstrap of whole requests, as the gate does), and
+gate's confidence (a bootstrap of whole requests: the gate's unit), and
 flags floors under that noise and request counts too small for the
 statistic. Your endpoint's own spread adds to this noise: it is the floor
 under which no tolerance means anything on this machine.

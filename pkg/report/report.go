@@ -240,11 +240,22 @@ func change(c compare.Check) string {
 		return compare.Points(c.Current - c.Baseline)
 	case c.IsShare():
 		return "-"
+	case c.Scale == compare.ScaleDifference:
+		return signedMS(c.Current - c.Baseline)
 	}
 	if c.Ratio <= 0 {
 		return "-"
 	}
 	return numfmt.Pct(c.Ratio)
+}
+
+// signedMS formats a difference in ms with its sign: "+3.12 ms", "-0.07 ms".
+func signedMS(ms float64) string {
+	s := numfmt.Millis(ms)
+	if ms >= 0 {
+		s = "+" + s
+	}
+	return s
 }
 
 // interval is the interval of the ratio as percentages, "-" when undefined.
@@ -257,6 +268,9 @@ func interval(c compare.Check) string {
 	}
 	if c.IsShare() {
 		return c.ShareInterval()
+	}
+	if c.Scale == compare.ScaleDifference { // of current − baseline, in ms
+		return "[" + strings.TrimSuffix(signedMS(c.Lo), " ms") + ", " + signedMS(c.Hi) + "]"
 	}
 	return c.Interval()
 }

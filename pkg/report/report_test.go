@@ -542,3 +542,28 @@ func TestTuneNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestDifferenceScaleRendering: a check decided on current − baseline (a
+// side's interval reaches 0 ms) reads in ms, not as a ratio.
+func TestDifferenceScaleRendering(t *testing.T) {
+	mk := func(base, cur, lo, hi float64) compare.Check {
+		c := compare.Check{Target: "t", Prompt: "p", Metric: results.ITL, Stat: "p50", Baseline: base, Current: cur,
+			Lo: lo, Hi: hi, Confidence: 0.95, Tolerance: itlP50, NBase: 60, NCur: 60, GapsBase: 2400, GapsCur: 2400,
+			Scale: compare.ScaleDifference, Margin: 0.25}
+		compare.Decide(&c)
+		return c
+	}
+	up, same := mk(0, 3, 2.5, 3.5), mk(0.07, 0, -0.08, -0.05)
+	var buf bytes.Buffer
+	if err := Verdicts(&buf, newReport([]compare.Check{up, same}, nil), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"+3.00 ms  [+2.50, +3.50 ms]", "REGRESSED", "-0.07 ms  [-0.08, -0.05 ms]", "ok, rules out > -0.05 ms"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, buf.String())
+		}
+	}
+	if strings.Contains(buf.String(), "-105%") || strings.Contains(buf.String(), "+250%") {
+		t.Errorf("a difference read as a ratio:\n%s", buf.String())
+	}
+}

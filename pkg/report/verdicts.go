@@ -114,6 +114,9 @@ func verdictCell(c compare.Check, strict bool) string {
 	}
 	switch c.Verdict {
 	case compare.OK:
+		if c.Scale == compare.ScaleDifference {
+			return fmt.Sprintf("%s, rules out > %s", w, signedMS(c.Hi))
+		}
 		if results.HigherIsBetter(c.Metric) { // a rate: the bad direction is down
 			return fmt.Sprintf("%s, rules out < %s", w, numfmt.Pct(c.Lo))
 		}
