@@ -139,10 +139,11 @@ func (a *App) AB(ctx context.Context, req ABRequest) (err error) {
 	rep.Warnings = append(rep.Warnings, pl.notes...)
 	outErr := writeAB(out, compare.RecordedAB{Schema: compare.SchemaAB, Base: files[0], Candidate: files[1], Comparison: &rep})
 	info := report.AB{Base: pl.cfg[0].Path, Candidate: pl.cfg[1].Path, Blocks: maxRequests(files[1]), Seed: run.Seed}
-	opts := report.Options{Strict: req.Strict, BaselinePath: pl.cfg[0].Path, Results: pl.cfg[1].Path, Wall: report.WallOf(files[1]),
+	strict := strictGate(req.Strict, gate)
+	opts := report.Options{Strict: strict, OnInconclusive: gate.OnInconclusive, BaselinePath: pl.cfg[0].Path, Results: pl.cfg[1].Path, Wall: report.WallOf(files[1]),
 		Rerun: abCommandLine(req, pl), Bless: "latgate bless --config " + shellQuote(pl.cfg[1].Path)}
 	pubErr := sink.Publish(publish.AB(rep, info, opts, locator(pl.cfg[1])))
-	return gateOutcome(rep, req.Strict, outErr, pubErr)
+	return gateOutcome(rep, strict, outErr, pubErr)
 }
 
 // planAB loads the two configs (once when they are one file) and pairs

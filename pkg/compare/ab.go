@@ -58,7 +58,7 @@ func CompareAB(base, cand Side, gate config.Gate, d Design) Report {
 	checks, warnings := abChecks(gate)
 	rep.Warnings = append(rep.Warnings, warnings...)
 
-	var pooled []abGroup
+	var targets [][]abGroup // per target pair, one group per gate check
 	for i := range min(len(base.Targets), len(cand.Targets)) {
 		bt, ct := base.Targets[i], cand.Targets[i]
 		bp := make(map[string]results.Prompt, len(bt.Prompts))
@@ -88,21 +88,19 @@ func CompareAB(base, cand Side, gate config.Gate, d Design) Report {
 				}
 				key := strings.Join([]string{"ab", ct.Name, ct.Region, cp.ID, pc.c.Metric, pc.c.Stat}, "\x00")
 				part, ok := abCheck(&c, bd, pc.spec, rep.Resamples, gate.Seed, key, d)
-				rep.Checks = append(rep.Checks, c)
 				groups[ci].tol = Resolvable(pc.c.Metric, pc.c.Tolerance)
+				groups[ci].all = append(groups[ci].all, len(rep.Checks))
 				if ok {
+					part.at = len(rep.Checks)
 					groups[ci].parts = append(groups[ci].parts, part)
 				}
+				rep.Checks = append(rep.Checks, c)
 			}
 		}
-		pooled = append(pooled, groups...)
+		targets = append(targets, groups)
 	}
-	if gate.Aggregate {
-		for _, g := range pooled {
-			if a, ok := g.pool(conf, d); ok {
-				rep.Aggregates = append(rep.Aggregates, a)
-			}
-		}
+	for _, groups := range targets {
+		rep.Aggregates = append(rep.Aggregates, abDecideTarget(rep.Checks, groups, gate.Aggregate, conf, d)...)
 	}
 	if hasMax(checks) {
 		// The limits gate the candidate alone: the gate's own one-sample
@@ -268,17 +266,73 @@ func abPairedP50(metric string, spec stats.Stat) bool {
 // abCritical is the normal critical value of a two-sided level.
 func abCritical(level float64) float64 { return normQuantile(1 - (1-level)/2) }
 
-// abPart is one prompt of a pooled A/B check: its check, its log change and
-// the lower and upper half-widths of its interval in standard errors.
+// abPart is one prompt of a pooled A/B check: its check (at index at of
+// the report's checks), its log change and the lower and upper half-widths
+// of its interval in standard errors.
 type abPart struct {
 	c                   Check
+	at                  int
 	theta, below, above float64
 }
 
-// abGroup is one target × check of an A/B run across prompts.
+// abGroup is one target × check of an A/B run across prompts: the indices
+// of its prompt checks in the report, and those that can be pooled.
 type abGroup struct {
 	tol   config.Tolerance
+	all   []int
 	parts []abPart
+}
+
+// abDecideTarget settles one target's verdicts as the gate does (see
+// targetJobs.decide): each check's prompts are pooled into the check that
+// decides (when aggregate is set and two can be pooled), whose prompt checks
+// become Diagnostic, and every prompt check stays a test for a regression,
+// adjusted for the target's prompt tests by Holm's procedure at the looks'
+// boundaries. It updates checks in place and returns the pooled checks.
+func abDecideTarget(checks []Check, groups []abGroup, aggregate bool, conf float64, d Design) []Check {
+	var pooled []Check
+	for _, g := range groups {
+		if !aggregate {
+			continue
+		}
+		a, w, ok := g.pool(conf, d)
+		if !ok {
+			continue
+		}
+		pooled = append(pooled, a)
+		for i, p := range g.parts {
+			checks[p.at].Diagnostic, checks[p.at].Weight = true, w[i]
+		}
+	}
+	// Holm over the target's testable prompt checks. The design's
+	// boundaries are read for both sides growing together (oneSample).
+	var tests []*job
+	var at []int
+	for _, g := range groups {
+		for _, k := range g.all {
+			c := checks[k]
+			c.NBase = oneSample
+			j := &job{check: c}
+			if c := checks[k]; j.testable() && c.NBase > 0 {
+				tests = append(tests, j)
+				at = append(at, k)
+			}
+		}
+	}
+	rejected := holm(tests, (1-conf)/2, d)
+	for i, j := range tests {
+		c := &checks[at[i]]
+		c.Family = len(tests)
+		switch {
+		case rejected[j]:
+			c.Verdict, c.More = Regressed, 0
+		case c.Verdict == Regressed:
+			c.Verdict = Inconclusive // beyond its tolerance alone, not after the family
+			c.More = abMore(*c, 1)
+		}
+		c.Reason = c.Summary()
+	}
+	return pooled
 }
 
 // pool combines the group's prompts into one check, as the gate pools a
@@ -287,9 +341,9 @@ type abGroup struct {
 // √(Σ wⱼ² aⱼ²) at the pooled look's critical value, and no day-to-day term
 // (both sides were measured together). ok is false with fewer than two
 // prompts.
-func (g abGroup) pool(conf float64, d Design) (Check, bool) {
+func (g abGroup) pool(conf float64, d Design) (Check, []float64, bool) {
 	if len(g.parts) < 2 {
-		return Check{}, false
+		return Check{}, nil, false
 	}
 	t := g.parts[0].c
 	a := Check{Target: t.Target, Region: t.Region, Metric: t.Metric, Stat: t.Stat, Confidence: conf, Tolerance: g.tol}
@@ -325,7 +379,7 @@ func (g abGroup) pool(conf float64, d Design) (Check, bool) {
 	Decide(&a)
 	a.More = abMore(a, len(g.parts))
 	a.Reason = a.Summary()
-	return a, true
+	return a, w, true
 }
 
 // abRenamed is base with each target named as the candidate target it is

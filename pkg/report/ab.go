@@ -144,6 +144,9 @@ func ABVerdicts(w io.Writer, rep compare.Report, ab AB, opts Options) error {
 		if err := table(ew, rows); err != nil {
 			return err
 		}
+		if note := decisionNote(rep); note != "" { // no day-to-day term: both sides measured together
+			fmt.Fprint(ew, "\n"+wrap(note, lineWidth, "  ")+"\n")
+		}
 	}
 	if lines := Faster(rep); len(lines) > 0 {
 		fmt.Fprintln(ew, "\nfaster, by check (the side of no change the whole interval lies on):")
@@ -174,7 +177,7 @@ func ABVerdicts(w io.Writer, rep compare.Report, ab AB, opts Options) error {
 // abVerdictCell is the verdict column of an A/B table: check's, with what
 // would decide an inconclusive check in blocks (one request of each side).
 func abVerdictCell(c compare.Check, strict bool) string {
-	if c.Verdict != compare.Inconclusive || isLimit(c) {
+	if c.Verdict != compare.Inconclusive || isLimit(c) || c.Diagnostic {
 		return verdictCell(c, strict)
 	}
 	w := verdictWord(c.Verdict, strict)
@@ -241,6 +244,9 @@ func ABMarkdown(w io.Writer, rep compare.Report, ab AB, opts Options) error {
 				prompt, mdEscape(checkOf(c)), base, value(c.Metric, c.Current, c.NCur),
 				chg, interval(c), mdEscape(tolerance(c)), mdVerdict(c.Verdict, opts.Strict)+mdEscape(limitVerdict(c)), end)
 		}
+	}
+	if note := decisionNote(rep); note != "" {
+		fmt.Fprintf(ew, "\n%s\n", mdEscape(note))
 	}
 	if len(rep.Changes) > 0 {
 		fmt.Fprint(ew, "\n### What differs, base → candidate\n\n")

@@ -142,7 +142,7 @@ func verdictCell(c compare.Check, strict bool) string {
 // 8 prompt tests (Holm); "(pooled)" rows do not hold the run undecided".
 func decisionNote(rep compare.Report) string {
 	if len(rep.Aggregates) == 0 || !slices.ContainsFunc(rep.Checks, func(c compare.Check) bool { return c.Diagnostic }) {
-		return "" // nothing pooled into a deciding check (or a report of latgate ab)
+		return "" // nothing pooled into a deciding check
 	}
 	fam := 0
 	for _, c := range rep.Checks {
