@@ -161,3 +161,24 @@ func (a *App) checkSlowed(sink *publish.Sink, cfg *config.Config, baseFlag strin
 	}
 	return ErrRegression
 }
+
+// configOrder is the order the reports list their rows in: the targets and
+// prompts as the run measured them (the config's order), the checks as the
+// gate lists them.
+func configOrder(f *results.File, gate config.Gate) *report.Order {
+	o := &report.Order{}
+	for _, t := range f.Targets {
+		o.Targets = append(o.Targets, t.Label())
+		for _, p := range t.Prompts {
+			if !slices.Contains(o.Prompts, p.ID) {
+				o.Prompts = append(o.Prompts, p.ID)
+			}
+		}
+	}
+	for _, c := range gate.Checks {
+		if k := c.Metric + " " + c.Stat; !slices.Contains(o.Checks, k) {
+			o.Checks = append(o.Checks, k)
+		}
+	}
+	return o
+}

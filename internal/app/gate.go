@@ -146,7 +146,8 @@ func (g gated) explain(rep *compare.Report) {
 // compare, when the saved run was measured, so the same files give the
 // same report); and returns how the report heads and ends it.
 func (g gated) reportOptions(rep *compare.Report) report.Options {
-	opts := report.Options{Strict: g.strict, Results: "this run", Wall: report.WallOf(g.f), OnInconclusive: g.gate.OnInconclusive}
+	opts := report.Options{Strict: g.strict, Results: "this run", Wall: report.WallOf(g.f), OnInconclusive: g.gate.OnInconclusive,
+		Order: configOrder(g.f, g.gate)}
 	if g.from != "" {
 		opts.Results = g.from
 	}

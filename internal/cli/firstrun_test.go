@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/latgate/latgate/internal/testkit"
 	"github.com/latgate/latgate/pkg/results"
@@ -129,11 +132,15 @@ func TestBlessRefusesDrift(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measures for a few seconds")
 	}
-	const fast = "fast?ttft=10ms&ttft_sigma=0.1&itl=2ms&itl_sigma=0.1&tokens=4"
-	// 2 warmup requests, then 2 × 40 measured at concurrency 1: the
-	// simulator's request 43 is the first of the second half.
+	const fast = "fast?ttft=40ms&ttft_sigma=0.1&itl=5ms&itl_sigma=0.1&tokens=4"
+	// 2 warmup requests, then 2 × 30 measured at concurrency 1: the
+	// simulator's request 33 is the first of the second half, and every
+	// delay from it on is 5×. Delays of tens of milliseconds keep the step
+	// beyond the 3× bless refuses on a loaded machine too (its late timers
+	// add milliseconds to both halves alike).
+	const slowStep = fast + "&slow_after=32&slow_x=5"
 	dir := t.TempDir()
-	cfg := firstRunConfig(t, dir, fast+"&slow_after=42&slow_x=5", 20, 40, 1)
+	cfg := firstRunConfig(t, dir, slowStep, 20, 30, 1)
 	basePath := dir + "/latgate.baseline.json"
 	code, stdout, stderr := run(t, nil, "bless", "--config", cfg, "--quiet")
 	if code != ExitUsage {
@@ -155,7 +162,7 @@ func TestBlessRefusesDrift(t *testing.T) {
 		t.Fatalf("bless --force: exit %d, want 0 with a drift warning\n%s\n%s", code, stdout, stderr)
 	}
 
-	steady := firstRunConfig(t, t.TempDir(), fast, 20, 40, 1)
+	steady := firstRunConfig(t, t.TempDir(), fast, 20, 30, 1)
 	code, stdout, stderr = run(t, nil, "bless", "--config", steady, "--quiet")
 	if code != ExitPass || strings.Contains(stderr, "drifted") {
 		t.Errorf("bless of a steady run: exit %d, want 0 without a drift warning\n%s\n%s", code, stdout, stderr)
@@ -181,7 +188,7 @@ func TestCheckSuggestsBlessAfterImprovement(t *testing.T) {
 		t.Fatalf("check: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	flat := strings.Join(strings.Fields(stdout), " ") // the report wraps its warnings
-	if !regexp.MustCompile(`[46] of [46] checks improved \(-[0-9]+% to -[0-9]+%\) and none regressed`).MatchString(flat) ||
+	if !regexp.MustCompile(`[0-9] of [0-9] checks improved \(-[0-9]+%( to -[0-9]+%)?\) and none regressed`).MatchString(flat) ||
 		!strings.Contains(flat, "bless again: latgate bless --config") {
 		t.Errorf("check after a large improvement does not suggest blessing again:\n%s", stdout)
 	}
@@ -237,5 +244,40 @@ func TestSlownessIsARegression(t *testing.T) {
 	code, stdout, stderr = run(t, nil, "check", "--config", cfg, "--quiet")
 	if code != ExitMeasurement || strings.Contains(stdout+stderr, "slow") {
 		t.Errorf("without a baseline: exit %d, want 3 with timeouts, not slow requests\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// TestExampleCheckFits100Columns: the README's first command, check on the
+// example config at the defaults, prints nothing wider than 100 columns,
+// rows in the config's order (the pooled rows, then greeting, then
+// summarize, each with its checks in the gate's order).
+func TestExampleCheckFits100Columns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures the simulator for about 15 s")
+	}
+	code, stdout, stderr := run(t, nil, "check", "--config", "../../examples/latgate.yaml", "--quiet")
+	if code != ExitPass {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for i, line := range strings.Split(stdout, "\n") {
+		if n := utf8.RuneCountInString(line); n > 100 {
+			t.Errorf("line %d: %d columns, want ≤ 100: %s", i+1, n, line)
+		}
+	}
+	var order []string
+	for _, line := range strings.Split(stdout, "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) > 3 && f[0] == "all" && f[1] == "prompts":
+			order = append(order, "all "+f[2]+" "+f[3])
+		case len(f) > 2 && (f[0] == "greeting" || f[0] == "summarize") && (f[1] == "ttft" || f[1] == "itl"):
+			order = append(order, f[0]+" "+f[1]+" "+f[2])
+		}
+	}
+	want := []string{"all ttft p50", "all ttft p90", "all itl p50", "all itl p95",
+		"greeting ttft p50", "greeting ttft p90", "greeting itl p50", "greeting itl p95",
+		"summarize ttft p50", "summarize ttft p90", "summarize itl p50", "summarize itl p95"}
+	if diff := cmp.Diff(want, order); diff != "" {
+		t.Errorf("rows not in the config's order (-want +got):\n%s\n%s", diff, stdout)
 	}
 }

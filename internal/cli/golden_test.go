@@ -3,7 +3,9 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -12,7 +14,8 @@ import (
 
 // TestCompareGolden pins the whole user-visible output of `latgate compare`
 // on saved files: stdout, JUnit and Markdown. compare is deterministic (a
-// seeded bootstrap), so the same files must give the same bytes, every run.
+// seeded bootstrap), so the same files must give the same bytes, every run;
+// and its text keeps to 100 columns, as at the defaults.
 //
 // The inputs in testdata/compare were made with:
 //
@@ -40,6 +43,11 @@ func TestCompareGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		return string(b)
+	}
+	for i, line := range strings.Split(stdout, "\n") {
+		if n := utf8.RuneCountInString(line); n > 100 {
+			t.Errorf("stdout line %d: %d columns, want ≤ 100: %s", i+1, n, line)
+		}
 	}
 	for name, got := range map[string]string{
 		"stdout.golden":    stdout,

@@ -17,6 +17,16 @@ func Pct(r float64) string {
 	return fmt.Sprintf("%+.0f%%", v)
 }
 
+// Pct1 formats a ratio as a signed percent change with one decimal:
+// 1.203 → "+20.3%".
+func Pct1(r float64) string {
+	v := math.Round((r-1)*1000) / 10
+	if v == 0 {
+		v = 0 // no "-0.0%"
+	}
+	return fmt.Sprintf("%+.1f%%", v)
+}
+
 // PctBeside formats r like Pct, but with one decimal when r and ref differ
 // yet round to the same whole percent, so an interval bound just past the
 // tolerance never prints as equal to it: "+25.4%" beside a "+25%" tolerance.

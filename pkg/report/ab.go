@@ -144,7 +144,7 @@ func ABVerdicts(w io.Writer, rep compare.Report, ab AB, opts Options) error {
 		if err := table(ew, rows); err != nil {
 			return err
 		}
-		if note := decisionNote(rep); note != "" { // no day-to-day term: both sides measured together
+		if note := decisionNote(rep, aggregateLabel); note != "" { // no day-to-day term: both sides measured together
 			fmt.Fprint(ew, "\n"+wrap(note, lineWidth, "  ")+"\n")
 		}
 	}
@@ -245,7 +245,7 @@ func ABMarkdown(w io.Writer, rep compare.Report, ab AB, opts Options) error {
 				chg, interval(c), mdEscape(tolerance(c)), mdVerdict(c.Verdict, opts.Strict)+mdEscape(limitVerdict(c)), end)
 		}
 	}
-	if note := decisionNote(rep); note != "" {
+	if note := decisionNote(rep, aggregateLabel); note != "" {
 		fmt.Fprintf(ew, "\n%s\n", mdEscape(note))
 	}
 	if len(rep.Changes) > 0 {

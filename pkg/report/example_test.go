@@ -23,13 +23,15 @@ func ExampleVerdicts() {
 		fmt.Println(err)
 	}
 	// Output:
-	// comparing with baseline latgate.baseline.json: 95% intervals (distribution-free, whole requests; prompts pooled per target)
+	// comparing with baseline latgate.baseline.json: 95% intervals (distribution-free, whole requests;
+	//   prompts pooled per target)
 	//
-	// target  prompt    check     baseline   current  change        95% CI  tolerance  verdict
-	// api     greeting  ttft p50    400 ms →  480 ms    +20%  [+12%, +29%]  +10%       REGRESSED
+	// prompt    check     baseline   current  change       95% CI  allows  verdict
+	// greeting  ttft p50    400 ms →  480 ms    +20% [+12%, +29%]    +10%  REGRESSED
 	//
 	// FAIL: 1 prompt regression (api/greeting ttft p50 +20%)
-	// next: if the slowdown is not intended, find its cause (re-running until it passes is an unplanned look the gate's rates
-	//       do not cover; to confirm it, compare both sides in one run: latgate ab); if it is intended (a new model, server or
-	//       setting), accept it as the new baseline and commit the baseline
+	// next: if the slowdown is not intended, find its cause (re-running until it passes is an unplanned
+	//       look the gate's rates do not cover; to confirm it, compare both sides in one run: latgate ab);
+	//       if it is intended (a new model, server or setting), accept it as the new baseline and commit
+	//       the baseline
 }

@@ -18,7 +18,8 @@ import (
 )
 
 // Markdown writes the comparison for a pull-request comment: a heading with
-// the gate's status, the outcome line, a table per target (worst first), the
+// the gate's status, the outcome line, a table per target (in the config's
+// order, opts.Order; worst first without one), the
 // warnings and a short note on how to read the intervals.
 func Markdown(w io.Writer, rep compare.Report, opts Options) error {
 	return markdown(w, rep, opts, false)
@@ -42,7 +43,7 @@ func markdown(w io.Writer, rep compare.Report, opts Options, charts bool) error 
 	fmt.Fprintf(ew, "## %s latgate: %s\n\n%s\n\n", icon, status, mdEscape(withChanges(detail, rep)))
 	fmt.Fprintf(ew, "<sub>%s</sub>\n", mdEscape(provenance(rep, opts)))
 
-	all := ordered(rep)
+	all := inOrder(rep, opts)
 	lab := labelled(rep)
 	for _, target := range targets(append(all, rep.New...)) {
 		fmt.Fprintf(ew, "\n### %s\n\n", mdEscape(target))
@@ -82,7 +83,7 @@ func markdown(w io.Writer, rep compare.Report, opts Options, charts bool) error 
 		}
 		mdWhy(ew, target, all)
 	}
-	for _, line := range []string{decisionNote(rep), noiseNote(rep)} {
+	for _, line := range []string{decisionNote(rep, aggregateLabel), noiseNote(rep)} {
 		if line != "" {
 			fmt.Fprintf(ew, "\n%s\n", mdEscape(line))
 		}

@@ -28,7 +28,7 @@ func Measure(w io.Writer, f *results.File) error {
 			name += " [" + t.Region + "]"
 		}
 		fmt.Fprintf(ew, "target %s: model %s at %s (%s per prompt, concurrency %d)\n",
-			name, t.Model, t.BaseURL, plural(f.Run.Requests, "request", "requests"), f.Run.Concurrency)
+			name, t.Model, t.BaseURL, perPrompt(t, f.Run), f.Run.Concurrency)
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "prompt\tn\tTTFT p50\tTTFT p95\tITL p50\tITL p95\ttotal p50\ttotal p95\ttok/s p50\terrors\t")
 		rows := append(append([]results.Prompt{}, t.Prompts...), t.Overall)
@@ -52,12 +52,43 @@ func Measure(w io.Writer, f *results.File) error {
 	return ew.err
 }
 
+// requestRange is the fewest and most requests a prompt of t was measured
+// with (check's rounds measure some prompts more); run.requests when no
+// prompt counts any (an empty run, or a file from before).
+func requestRange(t results.Target, run results.Run) (lo, hi int) {
+	for _, p := range t.Prompts {
+		if p.Requests == 0 {
+			continue
+		}
+		if lo == 0 || p.Requests < lo {
+			lo = p.Requests
+		}
+		hi = max(hi, p.Requests)
+	}
+	if hi == 0 {
+		return run.Requests, run.Requests
+	}
+	return lo, hi
+}
+
+// perPrompt says how many requests each prompt was measured with: "60
+// requests", or "60–120 requests" after check's extra rounds.
+func perPrompt(t results.Target, run results.Run) string {
+	lo, hi := requestRange(t, run)
+	if lo == hi {
+		return plural(lo, "request", "requests")
+	}
+	return fmt.Sprintf("%d–%d requests", lo, hi)
+}
+
 // notes states what the numbers cannot say: unresolvable percentiles, token
 // counts that came from chunks, retries and errors.
 func notes(t results.Target, run results.Run) []string {
 	var out []string
-	if need := (stats.Stat{P: 0.95}).Need(0.95); run.Requests > 0 && run.Requests < need {
-		out = append(out, fmt.Sprintf("per-prompt TTFT p95 from %d requests is not resolvable (needs %d for a distribution-free bound): read it as a rough value, or raise run.requests", run.Requests, need))
+	if lo, _ := requestRange(t, run); lo > 0 {
+		if need := (stats.Stat{P: 0.95}).Need(0.95); lo < need {
+			out = append(out, fmt.Sprintf("per-prompt TTFT p95 from %d requests is not resolvable (needs %d for a distribution-free bound): read it as a rough value, or raise run.requests", lo, need))
+		}
 	}
 	chunks := 0
 	for _, p := range t.Prompts {

@@ -37,6 +37,8 @@ type Options struct {
 	// checks out of the annotations, "warn" (and "") warns about them,
 	// "fail" fails the run (set Strict too).
 	OnInconclusive string
+	// Order lists the rows in the config's order; nil: worst first.
+	Order *Order
 }
 
 // Wall holds a run's wall times in seconds: the whole run, each target
@@ -89,6 +91,10 @@ func (w *Wall) prompt(c compare.Check) float64 {
 
 // aggregateLabel stands in the prompt column for a target's pooled check.
 const aggregateLabel = "all prompts (pooled)"
+
+// textAggregateLabel is aggregateLabel in the text table, which keeps to
+// 100 columns (the decision note under it says the rows pool).
+const textAggregateLabel = "all prompts"
 
 // maxListed caps the regressions named in a verdict line.
 const maxListed = 2
@@ -246,7 +252,7 @@ func change(c compare.Check) string {
 	if c.Ratio <= 0 {
 		return "-"
 	}
-	return numfmt.Pct(c.Ratio)
+	return rowPct(c, c.Ratio)
 }
 
 // signedMS formats a difference in ms with its sign: "+3.12 ms", "-0.07 ms".
@@ -272,14 +278,15 @@ func interval(c compare.Check) string {
 	if c.Scale == compare.ScaleDifference { // of current − baseline, in ms
 		return "[" + strings.TrimSuffix(signedMS(c.Lo), " ms") + ", " + signedMS(c.Hi) + "]"
 	}
-	return c.Interval()
+	return "[" + rowPct(c, c.Lo) + ", " + rowPct(c, c.Hi) + "]"
 }
 
 // tolerance says in words what a check allows: "+20% or 1 ms, whichever
 // is larger"; when the floor is the larger, what it is at this baseline:
 // "+20% or 20 ms (+49%), whichever is larger". For tokens_per_s, the drop:
 // "-13%", "-13% or 10 tokens/s (-20%), whichever is larger". An absolute
-// limit is its max.
+// limit is its max. The Markdown and JUnit reports carry it; the text
+// table has the threshold alone (threshold).
 func tolerance(c compare.Check) string {
 	if isLimit(c) {
 		return limitOf(c)
@@ -290,18 +297,38 @@ func tolerance(c compare.Check) string {
 	case c.IsShare():
 		return compare.Points(-c.Tolerance.Rel)
 	}
-	rel, floor, unit := numfmt.Pct(1+c.Tolerance.Rel), floorMS(c), "ms"
+	rel, floor, unit := rowPct(c, 1+c.Tolerance.Rel), floorMS(c), "ms"
 	if results.HigherIsBetter(c.Metric) {
-		rel, floor, unit = numfmt.Pct(1/(1+c.Tolerance.Rel)), c.Tolerance.FloorRate, "tokens/s"
+		rel, floor, unit = rowPct(c, 1/(1+c.Tolerance.Rel)), c.Tolerance.FloorRate, "tokens/s"
 	}
 	if floor <= 0 {
 		return rel
 	}
 	f := fmt.Sprintf("%g %s", floor, unit)
 	if _, _, sets := c.FloorSets(); sets && c.Threshold > 0 {
-		f += " (" + numfmt.Pct(c.Threshold) + ")"
+		f += " (" + rowPct(c, c.Threshold) + ")"
 	}
 	return rel + " or " + f + ", whichever is larger"
+}
+
+// threshold is the text table's tolerance: the change the check allows at
+// this baseline, whichever of the relative tolerance and the floor is the
+// larger ("+20%", "+48%" for a 2 ms floor on a 4.16 ms ITL; a drop for
+// tokens_per_s), or the limit of a max check.
+func threshold(c compare.Check) string {
+	switch {
+	case isLimit(c):
+		return limitOf(c)
+	case c.IsShare(): // points of a share, or its minimum: short already
+		return tolerance(c)
+	case c.Scale == compare.ScaleDifference: // decided on current − baseline, in ms
+		return signedMS(c.Margin)
+	case c.Threshold > 0:
+		return rowPct(c, c.Threshold)
+	case results.HigherIsBetter(c.Metric):
+		return rowPct(c, 1/(1+c.Tolerance.Rel))
+	}
+	return rowPct(c, 1+c.Tolerance.Rel)
 }
 
 // value formats one side's statistic of metric in its unit (ms, or

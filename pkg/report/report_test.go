@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/latgate/latgate/internal/golden"
 	"github.com/latgate/latgate/pkg/compare"
@@ -19,7 +21,10 @@ import (
 )
 
 func TestGolden(t *testing.T) {
-	fileOpts := Options{BaselinePath: "latgate.baseline.json", Results: "results.json"}
+	// The config's order, as check and compare pass it (the rows follow it).
+	order := &Order{Targets: []string{"primary", "fallback@eu"}, Prompts: []string{"greeting", "summarize", "code-review", "faq", "legacy"},
+		Checks: []string{"ttft p50", "ttft p95", "itl p50", "itl p95"}}
+	fileOpts := Options{BaselinePath: "latgate.baseline.json", Results: "results.json", Order: order}
 	strict := fileOpts
 	strict.Strict = true
 	tests := []struct {
@@ -27,7 +32,7 @@ func TestGolden(t *testing.T) {
 		write func(io.Writer) error
 	}{
 		{"verdicts_fail.txt", func(w io.Writer) error { return Verdicts(w, failReport(), fileOpts) }},
-		{"verdicts_pass.txt", func(w io.Writer) error { return Verdicts(w, passReport(), Options{}) }},
+		{"verdicts_pass.txt", func(w io.Writer) error { return Verdicts(w, passReport(), Options{Order: order}) }},
 		{"verdicts_strict.txt", func(w io.Writer) error { return Verdicts(w, passReport(), strict) }},
 		{"verdicts_empty.txt", func(w io.Writer) error {
 			return Verdicts(w, newReport(nil, nil, "nothing was compared: no check applies to a target and prompt present in both runs"), Options{})
@@ -106,7 +111,7 @@ func TestOutcomeStatus(t *testing.T) {
 			// The status line comes last, or, when the gate fails, just
 			// before the next step.
 			_, tail, _ := strings.Cut(buf.String(), "\n\n"+tt.want+": ")
-			next, failing := strings.CutPrefix(tail[strings.Index(tail, "\n")+1:], "next: ")
+			_, next, failing := strings.Cut(tail, "\nnext: ")
 			switch {
 			case tail == "":
 				t.Errorf("no line starts with %q:\n%s", tt.want+": ", buf.String())
@@ -558,12 +563,29 @@ func TestDifferenceScaleRendering(t *testing.T) {
 	if err := Verdicts(&buf, newReport([]compare.Check{up, same}, nil), Options{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"+3.00 ms  [+2.50, +3.50 ms]", "REGRESSED", "-0.07 ms  [-0.08, -0.05 ms]", "ok, rules out > -0.05 ms"} {
+	for _, want := range []string{"+3.00 ms", "[+2.50, +3.50 ms]", "REGRESSED", "-0.07 ms", "[-0.08, -0.05 ms]", "+0.25 ms  ok"} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, buf.String())
 		}
 	}
 	if strings.Contains(buf.String(), "-105%") || strings.Contains(buf.String(), "+250%") {
 		t.Errorf("a difference read as a ratio:\n%s", buf.String())
+	}
+}
+
+// TestGoldenWidth: the text a person reads at the defaults (one target, no
+// labels) keeps to 100 columns, benchstat-like: the verdict tables, the
+// measurement table and every line of prose under them.
+func TestGoldenWidth(t *testing.T) {
+	for _, name := range []string{"verdicts_pass.txt", "verdicts_strict.txt", "verdicts_empty.txt", "measure.txt"} {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if n := utf8.RuneCountInString(line); n > lineWidth {
+				t.Errorf("%s:%d: %d columns, want ≤ %d: %s", name, i+1, n, lineWidth, line)
+			}
+		}
 	}
 }

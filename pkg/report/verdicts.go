@@ -11,49 +11,72 @@ import (
 
 	"github.com/latgate/latgate/internal/numfmt"
 	"github.com/latgate/latgate/pkg/compare"
-	"github.com/latgate/latgate/pkg/results"
 )
 
-// Verdicts writes the verdict table of `check` and `compare`: what was
-// compared, one row per check and per-target aggregate, worst first, the
+// Verdicts writes the verdict table of `check` and `compare`, benchstat
+// style and at most 100 columns at the defaults: what was compared, one row
+// per check and per-target aggregate in the config's order (opts.Order),
+// each with the statistic before → after, the change and its interval, the
+// change the check allows at this baseline (its tolerance or its floor,
+// whichever is the larger), and the verdict; then the
 // warnings, and one final line with the gate's outcome, for example
 //
 //	FAIL: 2 regressions (primary/greeting ttft p95 +38%, …); 8 ok, 1 inconclusive (…)
 //
-// Under opts.Strict an inconclusive check fails the gate and the line says so.
+// The target is a column only when there are several. The tolerance in
+// words ("+20% or 20 ms, whichever is larger") is in the Markdown and JUnit
+// reports. Under opts.Strict an inconclusive check fails the gate and the
+// line says so.
 func Verdicts(w io.Writer, rep compare.Report, opts Options) error {
 	ew := &errWriter{w: w}
-	fmt.Fprintln(ew, provenance(rep, opts))
-	if all := ordered(rep); len(all) > 0 || len(rep.New) > 0 {
+	fmt.Fprintln(ew, wrap(provenance(rep, opts), lineWidth, "  "))
+	if all := inOrder(rep, opts); len(all) > 0 || len(rep.New) > 0 {
 		fmt.Fprintln(ew)
 		lab := labelled(rep)
-		rows := [][]string{{"target", "prompt", "check", "baseline", "current", "change", confPct(rep.Confidence) + " CI", "tolerance", "verdict"}}
-		if lab {
-			rows[0] = append(rows[0], "changed since baseline")
+		multi := len(targets(append(slices.Clone(all), rep.New...))) > 1
+		lead := func(c compare.Check, prompt string) []string {
+			if multi {
+				return []string{targetOf(c), prompt}
+			}
+			return []string{prompt}
 		}
+		head := append(lead(compare.Check{}, "prompt"), "check", "baseline", "current", "change", confPct(rep.Confidence)+" CI", "allows", "verdict")
+		if multi {
+			head[0] = "target"
+		}
+		if lab {
+			head = append(head, "changed since baseline")
+		}
+		rows := [][]string{head}
 		for _, c := range all {
-			r := []string{targetOf(c), promptOf(c), checkOf(c),
+			prompt := promptOf(c)
+			if isAggregate(c) {
+				prompt = textAggregateLabel
+			}
+			r := append(lead(c, prompt), checkOf(c),
 				value(c.Metric, c.Baseline, c.NBase), value(c.Metric, c.Current, c.NCur),
-				change(c), interval(c), tolerance(c), verdictCell(c, opts.Strict)}
+				change(c), interval(c), threshold(c), verdictCell(c, opts.Strict))
 			if lab {
 				r = append(r, labels(c))
 			}
 			rows = append(rows, r)
 		}
 		for _, c := range rep.New {
-			rows = append(rows, []string{targetOf(c), c.Prompt, checkOf(c), "-", value(c.Metric, c.Current, c.NCur),
-				"-", "-", "-", newWord, labels(c)})
+			rows = append(rows, append(lead(c, c.Prompt), checkOf(c), "-", value(c.Metric, c.Current, c.NCur),
+				"-", "-", "-", newWord, labels(c)))
 		}
-		for _, col := range []int{3, 4, 5, 6} {
+		k := len(lead(compare.Check{}, "")) + 1 // the baseline column
+		for _, col := range []int{k, k + 1, k + 2, k + 3, k + 4} {
 			alignRight(rows, col)
 		}
-		// baseline and current share a column, their arrows aligned.
+		// baseline and current share a column, their arrows aligned, and
+		// so do the change and its interval.
 		for i, r := range rows {
 			sep := " → "
 			if i == 0 {
 				sep = "   "
 			}
-			rows[i] = append(append(r[:3:3], r[3]+sep+r[4]), r[5:]...)
+			rows[i] = append(append(r[:k:k], r[k]+sep+r[k+1], r[k+2]+" "+r[k+3]), r[k+4:]...)
 		}
 		// A regression's attribution is a line of its own under its row.
 		notes := map[int]string{}
@@ -66,7 +89,7 @@ func Verdicts(w io.Writer, rep compare.Report, opts Options) error {
 			return err
 		}
 		sep := "\n"
-		for _, line := range []string{decisionNote(rep), noiseNote(rep)} {
+		for _, line := range []string{decisionNote(rep, textAggregateLabel), noiseNote(rep)} {
 			if line != "" {
 				fmt.Fprint(ew, sep+wrap(line, lineWidth, "  ")+"\n")
 				sep = ""
@@ -86,15 +109,17 @@ func Verdicts(w io.Writer, rep compare.Report, opts Options) error {
 		}
 	}
 	status, detail := outcome(rep, opts.Strict)
-	fmt.Fprintf(ew, "\n%s: %s\n", status, withChanges(detail, rep))
+	fmt.Fprintln(ew, "\n"+wrap(status+": "+withChanges(detail, rep), lineWidth, "      "))
 	if next := nextStep(rep, opts); next != "" {
 		fmt.Fprintln(ew, wrap(next, lineWidth, "      "))
 	}
 	return ew.err
 }
 
-// verdictCell is the verdict column: the word, and for ok what it ruled
-// out, for inconclusive what would decide it.
+// verdictCell is the verdict column: the word, and for inconclusive what
+// would decide it, short ("~40 more" requests per prompt; a "thin baseline"
+// no number of requests decides: bless with more); an ok check's interval
+// says what it ruled out.
 func verdictCell(c compare.Check, strict bool) string {
 	w := verdictWord(c.Verdict, strict)
 	if s := limitVerdict(c); s != "" {
@@ -106,41 +131,31 @@ func verdictCell(c compare.Check, strict bool) string {
 			return fmt.Sprintf("%s, ≥ %s ruled in", w, compare.Percent(c.Min))
 		case isFloor(c) && c.Verdict == compare.Regressed:
 			return fmt.Sprintf("%s, %s %s < min %s", w, compare.Percent(c.Current), c.ShareInterval(), compare.Percent(c.Min))
-		case c.Verdict == compare.OK:
-			return fmt.Sprintf("%s, rules out < %s", w, compare.Points(c.Lo))
 		case isFloor(c) && c.Verdict == compare.Inconclusive && c.More < 0:
 			return w + ", on the limit"
 		}
 	}
-	switch c.Verdict {
-	case compare.OK:
-		if c.Scale == compare.ScaleDifference {
-			return fmt.Sprintf("%s, rules out > %s", w, signedMS(c.Hi))
-		}
-		if results.HigherIsBetter(c.Metric) { // a rate: the bad direction is down
-			return fmt.Sprintf("%s, rules out < %s", w, numfmt.Pct(c.Lo))
-		}
-		return fmt.Sprintf("%s, rules out > %s", w, numfmt.Pct(c.Hi))
-	case compare.Inconclusive:
+	if c.Verdict == compare.Inconclusive {
 		switch {
 		case c.Diagnostic:
 			return w + " (pooled)"
 		case c.Stuck == compare.StuckDayToDay:
-			return w + ", day-to-day noise"
+			return w + ": day-to-day noise"
 		case c.More < 0:
-			return w + ", needs a bigger baseline"
+			return w + ": thin baseline"
 		case c.More > 0:
-			return fmt.Sprintf("%s, ~%d more requests", w, c.More)
+			return fmt.Sprintf("%s: ~%d more", w, c.More)
 		}
 	}
 	return w
 }
 
 // decisionNote says who decides, under the table of a report with pooled
-// checks: "decided per target by its pooled rows (all prompts); a prompt
-// fails the run only beyond its tolerance after adjusting for its target's
-// 8 prompt tests (Holm); "(pooled)" rows do not hold the run undecided".
-func decisionNote(rep compare.Report) string {
+// checks, their rows named label: `decided per target by its "all prompts"
+// rows, all its prompts' requests pooled; a prompt fails the run only
+// beyond its tolerance after adjusting for its target's 8 prompt tests
+// (Holm); "(pooled)" prompt rows do not hold the run undecided`.
+func decisionNote(rep compare.Report, label string) string {
 	if len(rep.Aggregates) == 0 || !slices.ContainsFunc(rep.Checks, func(c compare.Check) bool { return c.Diagnostic }) {
 		return "" // nothing pooled into a deciding check
 	}
@@ -152,8 +167,8 @@ func decisionNote(rep compare.Report) string {
 	if fam > 1 {
 		adjusted = fmt.Sprintf(" after adjusting for its target's %d prompt tests (Holm)", fam)
 	}
-	return fmt.Sprintf("decided per target by its %q rows; a prompt fails the run only beyond its tolerance%s; "+
-		"\"(pooled)\" rows do not hold the run undecided", aggregateLabel, adjusted)
+	return fmt.Sprintf("decided per target by its %q rows, all its prompts' requests pooled; a prompt fails the run only beyond its tolerance%s; "+
+		"\"(pooled)\" prompt rows do not hold the run undecided", label, adjusted)
 }
 
 // noiseNote says what day-to-day noise the intervals carry and where it
@@ -258,7 +273,7 @@ func verdictWord(v compare.Verdict, strict bool) string {
 }
 
 // lineWidth is the width the text output keeps prose to.
-const lineWidth = 120
+const lineWidth = 100
 
 // wrap breaks s at spaces into lines of at most width runes where it can,
 // indenting the continuation lines.
