@@ -147,7 +147,7 @@ func (g gated) explain(rep *compare.Report) {
 // same report); and returns how the report heads and ends it.
 func (g gated) reportOptions(rep *compare.Report) report.Options {
 	opts := report.Options{Strict: g.strict, Results: "this run", Wall: report.WallOf(g.f), OnInconclusive: g.gate.OnInconclusive,
-		Order: configOrder(g.f, g.gate)}
+		Order: configOrder(g.f, g.gate), TargetNotes: report.NotesOf(g.f)}
 	if g.from != "" {
 		opts.Results = g.from
 	}

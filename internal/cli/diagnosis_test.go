@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/latgate/latgate/pkg/results"
 )
 
 // blessed writes body as the config in a temp dir, blesses it, and returns
@@ -86,5 +90,128 @@ run: {requests: 20, warmup: 1, concurrency: 4}
 	code, out, errs = run(t, nil, "check", "--config", cfg, "--quiet")
 	if code == ExitUsage || code == ExitMeasurement || strings.Contains(out, "stream_integrity") {
 		t.Errorf("unbuffered: exit %d, want a verdict and no stream_integrity row\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+}
+
+// cacheConfig is a target on a caching simulator whose TTFT pays 100 µs
+// per prompt token not served from the cache, and prompts with a system
+// prompt of about 2,000 tokens: warm, cold, and one as the endpoint does.
+func cacheConfig(spec string, extra string) string {
+	system := strings.Repeat("You are a careful assistant who answers briefly. ", 160) // 7,840 bytes: 1,960 tokens
+	return fmt.Sprintf(`targets:
+  - {name: sim, base_url: %q, model: sim, max_tokens: 8}
+prompts:
+  - id: faq
+    cache: warm
+    messages:
+      - {role: system, content: %q}
+      - {role: user, content: "What are your opening hours?"}
+  - id: fresh
+    cache: cold
+    messages:
+      - {role: system, content: %q}
+      - {role: user, content: "What are your opening hours?"}
+run: {requests: 20, warmup: 0, concurrency: 2}
+%s`, spec, system, system, extra)
+}
+
+// TestCacheModes (#22): on a caching server, every measured request of a
+// warm prompt hits the cache (it was primed, with run.warmup 0 too) and
+// none of a cold prompt does (its nonce opens the prompt).
+func TestCacheModes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures the simulator")
+	}
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, cacheConfig("sim:fast?cache=on&prefill=20us", ""))
+	out := filepath.Join(dir, "results.json")
+	code, stdout, stderr := run(t, nil, "measure", "--config", cfg, "--quiet", "--out", out)
+	if code != ExitPass {
+		t.Fatalf("measure: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	// Warm and cold TTFT side by side, with the share each had cached.
+	flat := strings.Join(strings.Fields(stdout), " ") // as wrapped or not
+	if !regexp.MustCompile(`note: prompt cache: TTFT p50 warm [\d.]+ ms \(faq; 9\d(\.\d)?% of prompt tokens cached\), cold [\d.]+ ms \(fresh; 0%\): a miss costs \+\d+%`).MatchString(flat) {
+		t.Errorf("no warm and cold TTFT side by side:\n%s", stdout)
+	}
+	f, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range f.Targets[0].Prompts {
+		hits := 0
+		for _, s := range p.Samples {
+			if s.CachedTokens > 0 {
+				hits++
+			}
+		}
+		want := map[string]int{"faq": len(p.Samples), "fresh": 0}[p.ID]
+		if len(p.Samples) != 20 || hits != want {
+			t.Errorf("prompt %s (cache %s): %d of %d samples hit the cache, want %d", p.ID, p.Cache, hits, len(p.Samples), want)
+		}
+		if p.ID == "faq" && p.Cache != results.CacheWarm || p.ID == "fresh" && p.Cache != results.CacheCold {
+			t.Errorf("prompt %s records cache %q", p.ID, p.Cache)
+		}
+	}
+}
+
+// TestCacheStopsHitting (#22): a server that stops caching (cache=off)
+// fails cache_hit_rate on the warm prompt, and the TTFT regression it
+// causes is attributed to the cache.
+func TestCacheStopsHitting(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures the simulator")
+	}
+	cfg := blessed(t, cacheConfig("sim:default?cache=on&prefill=100us", ""))
+	code, out, errs := run(t, nil, "check", "--config", cfg, "--quiet", "--base-url", "sim:default?cache=off&prefill=100us")
+	if code != ExitRegression {
+		t.Fatalf("check exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	if !regexp.MustCompile(`faq\s+cache_hit_rate\s+9\d(\.\d)?% → +0%\s+-\d+ pts.*REGRESSED`).MatchString(out) {
+		t.Errorf("no regressed cache_hit_rate row for faq:\n%s", out)
+	}
+	if strings.Contains(out, "fresh     cache_hit_rate") {
+		t.Errorf("a cold prompt got a cache_hit_rate check:\n%s", out)
+	}
+	const cause = "cache stopped hitting: 99% → 0% of prompt tokens cached"
+	if why := whyOf(t, out, `faq\s+ttft p50.*REGRESSED`); !strings.HasPrefix(why, cause) {
+		t.Errorf("faq ttft p50 why = %q, want %q first\n%s", why, cause, out)
+	}
+}
+
+// TestLongerPromptAttributed (#22): an edited prompt twice as long makes a
+// prefilling server slower, and the regression is attributed to the
+// prompt's tokens.
+func TestLongerPromptAttributed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures the simulator")
+	}
+	text := strings.Repeat("Summarize the following notes for a busy reader. ", 40) // 2,000 bytes: 500 tokens
+	body := func(content string) string {
+		return fmt.Sprintf(`targets:
+  - {name: sim, base_url: "sim:default?prefill=400us", model: sim, max_tokens: 8}
+prompts:
+  - id: notes
+    messages: [{role: user, content: %q}]
+run: {requests: 20, warmup: 1, concurrency: 2}
+`, content)
+	}
+	cfg := blessed(t, body(text))
+	writeConfig(t, filepath.Dir(cfg), body(text+text))
+	code, out, errs := run(t, nil, "check", "--config", cfg, "--quiet")
+	if code != ExitRegression {
+		t.Fatalf("check exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	why := whyOf(t, out, `notes\s+ttft p50.*REGRESSED`)
+	m := regexp.MustCompile(`^input got longer: (\d+) → (\d+) prompt tokens`).FindStringSubmatch(why)
+	var from, to int
+	if m != nil {
+		from, _ = strconv.Atoi(m[1])
+		to, _ = strconv.Atoi(m[2])
+	}
+	// About 500 tokens to about 1,000, as the simulator counts them (4 bytes
+	// a token, the JSON string's quotes included).
+	if m == nil || from < 450 || from > 550 || to < 2*from-3 || to > 2*from+3 {
+		t.Errorf("notes ttft p50 why = %q, want the prompt tokens first, about doubled\n%s", why, out)
 	}
 }

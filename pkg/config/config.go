@@ -56,6 +56,8 @@ type Target struct {
 	API string
 	// SSE describes the stream of an APISSE target; nil for the others.
 	SSE *SSE
+	// SLO is the objective of the target's prompts that set none.
+	SLO *SLO
 }
 
 // IsSim reports whether the target is the built-in simulator.
@@ -104,6 +106,13 @@ type Prompt struct {
 	// API's default), "auto", "required", "none" or the name of one tool.
 	Tools      []Tool
 	ToolChoice string
+	// Cache is the prompt's cache mode: results.CacheWarm (prime the
+	// provider's prompt cache, then measure, expecting hits),
+	// results.CacheCold (a nonce opens every request's prompt, so none
+	// hits), or "" (as the endpoint does). It is part of Hash.
+	Cache string
+	// SLO is the prompt's objective (nil: its target's, see SLOFor).
+	SLO *SLO
 }
 
 // Run holds the run settings.

@@ -34,8 +34,20 @@ func hashMessages(msgs []Message) string {
 // and its tools and tool choice when it has any (so a prompt without tools
 // hashes as its messages always did).
 func hashPrompt(pr Prompt) string {
-	if len(pr.Tools) == 0 && pr.ToolChoice == "" {
+	if len(pr.Tools) == 0 && pr.ToolChoice == "" && pr.Cache == "" {
 		return hashMessages(pr.Messages)
+	}
+	if pr.Cache != "" { // a cold prompt is not the warm one: it measures another TTFT
+		msgs := pr.Messages
+		if msgs == nil {
+			msgs = []Message{}
+		}
+		return shortHash(struct {
+			Messages   []Message `json:"messages"`
+			Tools      []Tool    `json:"tools,omitempty"`
+			ToolChoice string    `json:"tool_choice,omitempty"`
+			Cache      string    `json:"cache"`
+		}{msgs, pr.Tools, pr.ToolChoice, pr.Cache})
 	}
 	msgs := pr.Messages
 	if msgs == nil {

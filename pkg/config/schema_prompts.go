@@ -13,13 +13,14 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/latgate/latgate/internal/inputfile"
+	"github.com/latgate/latgate/pkg/results"
 )
 
 // This file holds the prompts section of latgate.yaml: inline messages and
 // messages files.
 
 var (
-	promptKeys  = []string{"id", "messages", "messages_file", "tools", "tool_choice"}
+	promptKeys  = []string{"id", "messages", "messages_file", "tools", "tool_choice", "cache", "slo"}
 	messageKeys = []string{"role", "content", "name", "cache"}
 )
 
@@ -82,6 +83,16 @@ func (p *parser) prompt(n *yaml.Node, path string) (Prompt, bool) {
 		}
 	}
 	p.tools(m, path, &pr) // schema_tools.go
+	if v := get(m, "cache"); v != nil {
+		if s, ok := p.str(v, path+".cache", "warm"); ok {
+			if s != results.CacheWarm && s != results.CacheCold {
+				p.fail(v, path+".cache", "%q is not warm or cold; warm primes the provider's prompt cache and expects hits, cold makes every request miss it (a nonce opens the prompt); leave cache out to measure the cache as it comes", s)
+			} else {
+				pr.Cache = s
+			}
+		}
+	}
+	pr.SLO = p.slo(m, path) // schema_slo.go
 	pr.Hash = hashPrompt(pr)
 	return pr, true
 }

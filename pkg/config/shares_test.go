@@ -68,3 +68,55 @@ gate:
 		})
 	}
 }
+
+// TestCacheAndSLO: a prompt's cache mode and SLO, a target's SLO for the
+// prompts that set none; the cache mode is part of the prompt's hash.
+func TestCacheAndSLO(t *testing.T) {
+	cfg := mustParse(t, y(`
+targets: [{name: a, base_url: sim, slo: {ttft: 800ms}}]
+prompts:
+  - {id: p, cache: warm, slo: {ttft: 500ms, itl: 50ms}, messages: [{role: user, content: hi}]}
+  - {id: q, cache: cold, messages: [{role: user, content: hi}]}
+  - {id: r, messages: [{role: user, content: hi}]}
+`), filepath.Join(t.TempDir(), "latgate.yaml"), Options{})
+	p, q, r := cfg.Prompts[0], cfg.Prompts[1], cfg.Prompts[2]
+	if p.Cache != "warm" || q.Cache != "cold" || r.Cache != "" {
+		t.Errorf("cache modes %q %q %q", p.Cache, q.Cache, r.Cache)
+	}
+	if p.Hash == q.Hash || q.Hash == r.Hash || p.Hash == r.Hash {
+		t.Errorf("hashes %s %s %s: the cache mode must change a prompt's hash", p.Hash, q.Hash, r.Hash)
+	}
+	if got := SLOFor(cfg.Targets[0], p).String(); got != "ttft ≤ 500ms, itl ≤ 50ms" {
+		t.Errorf("prompt SLO %q", got)
+	}
+	if got := SLOFor(cfg.Targets[0], q).String(); got != "ttft ≤ 800ms" {
+		t.Errorf("target SLO %q", got)
+	}
+}
+
+func TestCacheAndSLOErrors(t *testing.T) {
+	for _, tt := range []struct {
+		name, prompt string
+		want         []string
+	}{
+		{"cache", `{id: p, cache: hot, messages: [{role: user, content: hi}]}`, []string{":3: prompts[0].cache:", `"hot" is not warm or cold`}},
+		{"slo key", `{id: p, slo: {latency: 1s}, messages: [{role: user, content: hi}]}`, []string{":3:", "latency"}},
+		{"slo unit", `{id: p, slo: {ttft: 500}, messages: [{role: user, content: hi}]}`, []string{":3: prompts[0].slo.ttft:", "unit"}},
+		{"slo zero", `{id: p, slo: {ttft: 0s}, messages: [{role: user, content: hi}]}`, []string{":3: prompts[0].slo.ttft:", "must be > 0"}},
+		{"slo empty", `{id: p, slo: {}, messages: [{role: user, content: hi}]}`, []string{":3: prompts[0].slo:", "sets no limit", "slo: {ttft: 500ms, itl: 50ms}"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			_, err := Parse(y("\ntargets: [{name: a, base_url: sim}]\nprompts:\n  - "+tt.prompt+"\n"), filepath.Join(dir, "latgate.yaml"), Options{Getenv: noEnv, CheckSimSpec: checkSim})
+			if err == nil {
+				t.Fatal("Parse succeeded, want an error")
+			}
+			msg := strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), "")
+			for _, w := range tt.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error does not contain %q:\n%s", w, msg)
+				}
+			}
+		})
+	}
+}

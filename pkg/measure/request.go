@@ -91,6 +91,9 @@ type attempt struct {
 	retryAfter        string
 	contentType       string
 	body              io.ReadCloser
+	// nonce: the request is of a cold prompt, whose body gets a fresh
+	// nonce (cache.go).
+	nonce bool
 
 	// net/http may finish a dial started for this request on its own
 	// goroutine after the request got another (idle) connection: the dial
@@ -133,6 +136,11 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 	}
 	for k, v := range d.headers {
 		req.Header.Set(k, v)
+	}
+	if a != nil && a.nonce {
+		if err := nonce(req); err != nil {
+			return nil, err
+		}
 	}
 	if len(d.patch) > 0 && req.Body != nil {
 		body, err := io.ReadAll(req.Body)
@@ -210,6 +218,8 @@ type client struct {
 	// stamping and classification are the client's, shared by every API.
 	proto protocol
 	doer  *doer
+	// cold marks the prompts whose requests carry a nonce (cache.go).
+	cold []bool
 	// redact holds every form of the credentials this client sends: all
 	// text from the endpoint passes through it (sanitize.Field) before it
 	// is stored in an outcome.
@@ -230,6 +240,7 @@ func newClient(ep Endpoint, hc *http.Client, prompts []config.Prompt) (*client, 
 		secrets = append(secrets, sanitize.Credentials(v, "")...)
 	}
 	c := &client{ep: ep, doer: d, redact: sanitize.NewRedactor(secrets...)}
+	prompts, c.cold = withNonces(prompts)
 	c.proto, err = newProtocol(ep, strings.TrimRight(base, "/"), d, prompts)
 	if err != nil {
 		return nil, fmt.Errorf("target %q: %w", ep.Name, err)
@@ -268,7 +279,7 @@ type outcome struct {
 func (c *client) stream(ctx context.Context, i int, timeout time.Duration, buf []byte) outcome {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	a := &attempt{}
+	a := &attempt{nonce: i < len(c.cold) && c.cold[i]}
 	ctx = context.WithValue(httptrace.WithClientTrace(ctx, a.trace()), reqKey{}, a)
 	closer, err := c.proto.send(ctx, c, i)
 	if err != nil {

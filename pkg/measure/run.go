@@ -163,7 +163,8 @@ func runTarget(ctx context.Context, ep Endpoint, opts Options, runStart time.Tim
 	}
 	warm := schedule(len(opts.Prompts), opts.Run.Warmup, opts.Run.Order, opts.Run.Seed, false)
 	meas := schedule(len(opts.Prompts), opts.Run.Requests, opts.Run.Order, opts.Run.Seed, true)
-	total := len(warm) + len(meas)
+	prime := primeJobs(opts.Prompts, opts.Run.Warmup) // warm prompts' cache, when no warmup primes it
+	total := len(prime) + len(warm) + len(meas)
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -171,7 +172,7 @@ func runTarget(ctx context.Context, ep Endpoint, opts Options, runStart time.Tim
 		done    atomic.Int64
 		authErr atomic.Pointer[AuthError]
 	)
-	gu := newGiveUp(len(warm), len(meas), ep.MaxErrorRate)
+	gu := newGiveUp(len(prime)+len(warm), len(meas), ep.MaxErrorRate)
 	if opts.Before != nil {
 		for _, bt := range opts.Before.Targets {
 			if bt.Name == ep.Name && bt.Region == ep.Region {
@@ -242,6 +243,7 @@ func runTarget(ctx context.Context, ep Endpoint, opts Options, runStart time.Tim
 	}
 	warm, solo := soloRound(warm, len(opts.Prompts), conc)
 	probe := make([]*outcome, len(opts.Prompts))
+	exec(prime, false, conc, nil)
 	exec(warm, false, conc, nil)
 	if ctx.Err() == nil {
 		exec(solo, false, soloWorkers(gu, conc), probe)
@@ -387,7 +389,11 @@ func Describe(t config.Target, prompts []config.Prompt) results.Target {
 		rt.BaseURL = t.BaseURL
 	}
 	for i, p := range prompts {
-		rt.Prompts[i] = results.Prompt{ID: p.ID, Hash: p.Hash}
+		rt.Prompts[i] = results.Prompt{ID: p.ID, Hash: p.Hash, Cache: p.Cache}
+		if o := config.SLOFor(t, p); o != nil {
+			r := o.Results()
+			rt.Prompts[i].SLO = &r
+		}
 	}
 	return rt
 }

@@ -47,6 +47,9 @@ func markdown(w io.Writer, rep compare.Report, opts Options, charts bool) error 
 	lab := labelled(rep)
 	for _, target := range targets(append(all, rep.New...)) {
 		fmt.Fprintf(ew, "\n### %s\n\n", mdEscape(target))
+		for _, n := range opts.TargetNotes[target] {
+			fmt.Fprintf(ew, "%s\n\n", mdEscape(n))
+		}
 		if charts {
 			writeChart(ew, target, rep.Checks)
 		}

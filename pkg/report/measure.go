@@ -85,6 +85,9 @@ func perPrompt(t results.Target, run results.Run) string {
 // counts that came from chunks, retries and errors.
 func notes(t results.Target, run results.Run) []string {
 	var out []string
+	if line := CacheLine(t); line != "" {
+		out = append(out, line)
+	}
 	if lo, _ := requestRange(t, run); lo > 0 {
 		if need := (stats.Stat{P: 0.95}).Need(0.95); lo < need {
 			out = append(out, fmt.Sprintf("per-prompt TTFT p95 from %d requests is not resolvable (needs %d for a distribution-free bound): read it as a rough value, or raise run.requests", lo, need))

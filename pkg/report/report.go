@@ -28,6 +28,9 @@ type Options struct {
 	// Wall holds the wall times behind the JUnit time attributes; nil
 	// leaves them 0.
 	Wall *Wall
+	// TargetNotes are lines a report shows under a target's heading (keyed
+	// "name" or "name@region"): CacheLine's warm and cold TTFT.
+	TargetNotes map[string][]string
 	// Rerun and Bless are the commands a failing run's last line offers as
 	// the next step: measure again (with a larger design, for undecided
 	// checks), or accept the change as the new baseline. Empty: the step is
@@ -47,6 +50,18 @@ type Wall struct {
 	Run     float64
 	Targets map[string]float64
 	Prompts map[string]map[string]float64
+}
+
+// NotesOf reads the notes a report shows per target from a results file:
+// the warm and cold TTFT of targets that measured both (CacheLine).
+func NotesOf(f *results.File) map[string][]string {
+	out := map[string][]string{}
+	for _, t := range f.Targets {
+		if line := CacheLine(t); line != "" {
+			out[t.Label()] = append(out[t.Label()], line)
+		}
+	}
+	return out
 }
 
 // WallOf reads the wall times of a results file: the run from its start and

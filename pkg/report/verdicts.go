@@ -186,7 +186,7 @@ func noiseNote(rep compare.Report) string {
 	var order []string
 	widest := 0.0
 	for _, c := range slices.Concat(rep.Aggregates, rep.Checks) {
-		if isLimit(c) || c.NBase == 0 {
+		if isLimit(c) || c.NBase == 0 || c.IsShare() { // a share's interval carries no day-to-day noise
 			continue
 		}
 		if _, ok := metrics[c.Metric]; !ok {

@@ -189,8 +189,14 @@ type Profile struct {
 	// non-streamed answers.
 	Usage bool
 	// CachedTokens is reported as usage.prompt_tokens_details.cached_tokens
-	// (at most the prompt tokens).
+	// (at most the prompt tokens) when Cache is "".
 	CachedTokens int
+	// Cache is the prompt cache (cache.go): "" reports CachedTokens, "on"
+	// keeps a prefix cache of the prompts seen, "off" caches nothing.
+	Cache string
+	// Prefill is the time each prompt token not served from the cache adds
+	// to the TTFT (0: none, the TTFT is the profile's alone).
+	Prefill time.Duration
 	// Slowdown multiplies every delay (0 means 1).
 	Slowdown float64
 	// TTFTFactor multiplies the TTFT only (0 means 1).
@@ -316,6 +322,8 @@ func (p Profile) Validate() error {
 		"style: %q is not %s or %s", p.Style, StyleOpenAI, StyleOllama)
 	check(p.KeepAlive == 0 || p.KeepAlive >= time.Millisecond, "keepalive: %v is under 1ms", p.KeepAlive)
 	check(p.CachedTokens >= 0, "cached_tokens: negative %d", p.CachedTokens)
+	check(slices.Contains([]string{CacheFixed, CacheOn, CacheOff}, p.Cache), "cache: %q is not on or off", p.Cache)
+	check(p.Prefill >= 0 && p.Prefill <= time.Second, "prefill: %v outside [0, 1s] per token", p.Prefill)
 	check(p.Slowdown >= 0 && !math.IsInf(p.Slowdown, 0), "slowdown: %v is not a finite factor ≥ 0", p.Slowdown)
 	check(p.TTFTFactor >= 0 && !math.IsInf(p.TTFTFactor, 0), "ttft_factor: %v is not a finite factor ≥ 0", p.TTFTFactor)
 	check(p.Spin >= 0, "spin: negative %v", p.Spin)

@@ -26,6 +26,9 @@ type Record struct {
 	// Level is the level the request was planned at (Profile.Level: 1
 	// without level jumps).
 	Level float64
+	// PromptTokens and Cached are the prompt's tokens and those of them
+	// served from the prompt cache (reported in the usage).
+	PromptTokens, Cached int
 	// Plan is the request's schedule, offsets from Start.
 	Plan Plan
 	// Header is when the headers (and the role chunk) were flushed; zero when
@@ -54,6 +57,8 @@ type Server struct {
 	// cache breakpoint: the first request with a prefix writes the cache,
 	// later ones read it (bounded by maxCaches).
 	caches map[string]struct{}
+	// blocks holds the prefix hashes of the prompt cache (cache.go).
+	blocks map[uint64]struct{}
 
 	// slot, when the profile is Serial, is held by the one chat request
 	// being served.
@@ -84,6 +89,7 @@ func New(p Profile) *Server {
 		done:        make(chan struct{}),
 		models:      map[string]struct{}{"sim": {}},
 		caches:      map[string]struct{}{},
+		blocks:      map[uint64]struct{}{},
 		contentHead: `"content":`,
 		reasonHead:  `"` + p.reasoningField() + `":`,
 		fingerprint: "fp_sim",
@@ -257,8 +263,10 @@ type simRequest struct {
 	// usage: the request asks for usage in the stream (chat's
 	// stream_options.include_usage; the other APIs always report it).
 	usage bool
-	// promptTokens is the prompt's size in tokens (4 bytes each).
+	// promptTokens is the prompt's size in tokens (4 bytes each); prompt
+	// its text, in order, for the prefix cache (cache.go).
 	promptTokens int
+	prompt       string
 	// cachePrefix is the prompt text up to its last cache breakpoint
 	// (Anthropic cache_control), "" for none; cacheTokens its size.
 	cachePrefix string
@@ -359,16 +367,12 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, wr wire) {
 	}
 	a.reasoning = min(a.reasoning, a.n)
 	a.promptTokens = req.promptTokens
-	a.cached = min(s.p.CachedTokens, a.promptTokens)
-	if req.cachePrefix != "" {
-		a.cached, a.cacheCreation = 0, req.cacheTokens
-		if s.cacheHit(req.cachePrefix) {
-			a.cached, a.cacheCreation = req.cacheTokens, 0
-		}
-	}
+	s.cache(&a, req) // cache.go
 	a.plan = s.p.PlanAt(seq, a.n, st.start)
+	s.p.prefill(&a.plan, a.promptTokens-a.cached)
 	if st.rec != nil {
 		st.rec.Fault, st.rec.Plan, st.rec.Level = a.fault, a.plan, s.p.Level.At(st.start)
+		st.rec.PromptTokens, st.rec.Cached = a.promptTokens, a.cached
 	}
 
 	switch a.fault {

@@ -109,6 +109,8 @@ func keys() []key {
 		{"style", "chunk shapes: openai or ollama", oneOf(func(p *Profile) *string { return &p.Style }, StyleOpenAI, StyleOllama)},
 		{"usage", "send usage when include_usage is asked (bool)", boolArg(func(p *Profile) *bool { return &p.Usage })},
 		{"cached_tokens", "usage.prompt_tokens_details.cached_tokens", intArg(func(p *Profile) *int { return &p.CachedTokens }, math.MaxInt32)},
+		{"cache", "a prompt cache: on (a prefix cache of the prompts seen, hits reported in each API's usage) or off (nothing is cached)", oneOf(func(p *Profile) *string { return &p.Cache }, CacheOn, CacheOff)},
+		{"prefill", "TTFT added per prompt token not served from the cache (duration, e.g. 100us)", durArg(func(p *Profile) *time.Duration { return &p.Prefill })},
 		{"slowdown", "multiplies every delay (> 0)", factorArg(func(p *Profile) *float64 { return &p.Slowdown })},
 		{"ttft_factor", "multiplies the TTFT only (> 0)", factorArg(func(p *Profile) *float64 { return &p.TTFTFactor })},
 		{"seed", "seed of the drawn delays (uint64)", func(p *Profile, v string) error {

@@ -53,6 +53,7 @@ func (chatWire) decode(body []byte) (simRequest, error) {
 	size := 0
 	for _, m := range cr.Messages {
 		size += len(m.Content)
+		req.prompt += textOf(m.Content)
 	}
 	req.promptTokens = max(1, (size+3)/4)
 	if len(cr.Tools) > 0 {

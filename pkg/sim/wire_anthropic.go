@@ -81,7 +81,7 @@ func (anthropicWire) decode(body []byte) (simRequest, error) {
 			req.cachePrefix = string(text)
 		}
 	}
-	req.promptTokens = tokensOf(len(text))
+	req.promptTokens, req.prompt = tokensOf(len(text)), string(text)
 	if req.cachePrefix != "" {
 		req.cacheTokens = min(tokensOf(len(req.cachePrefix)), req.promptTokens)
 	}

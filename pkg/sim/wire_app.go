@@ -21,7 +21,7 @@ func (appWire) decode(body []byte) (simRequest, error) {
 	if err := json.Unmarshal(body, &v); err != nil {
 		return simRequest{}, err
 	}
-	req := simRequest{model: "sim", stream: true, usage: true, promptTokens: tokensOf(len(body))}
+	req := simRequest{model: "sim", stream: true, usage: true, promptTokens: tokensOf(len(body)), prompt: string(body)}
 	var model string
 	if json.Unmarshal(v["model"], &model) == nil && model != "" {
 		req.model = model

@@ -52,7 +52,8 @@ func (w geminiWire) decode(body []byte) (simRequest, error) {
 	if len(gr.SystemInstruction) > 0 {
 		size += textSize(gr.SystemInstruction)
 	}
-	return simRequest{model: w.model, stream: true, maxTokens: gr.GenerationConfig.MaxOutputTokens, usage: true, promptTokens: tokensOf(size)}, nil
+	return simRequest{model: w.model, stream: true, maxTokens: gr.GenerationConfig.MaxOutputTokens, usage: true, promptTokens: tokensOf(size),
+		prompt: textOf(gr.SystemInstruction) + textOf(gr.Contents)}, nil
 }
 
 func (geminiWire) authorized(r *http.Request, key string) bool {
