@@ -251,6 +251,7 @@ type matrixStats struct {
 	Runs, Regressed, Named, Others, Undecided int
 	Requests                                  []int
 	Which                                     map[string]int // runs leaving each kind of gated check undecided
+	RunMeans                                  []float64      // each run's mean requests per prompt
 }
 
 func (s matrixStats) pct(n int) float64 { return 100 * float64(n) / float64(max(s.Runs, 1)) }
@@ -306,6 +307,11 @@ func runRow(t *testing.T, r matrixRow, runs int, sim func(matrixRow, int) matrix
 			s.Undecided++
 		}
 		s.Requests = append(s.Requests, o.Requests...)
+		var sum int
+		for _, n := range o.Requests {
+			sum += n
+		}
+		s.RunMeans = append(s.RunMeans, float64(sum)/float64(max(len(o.Requests), 1)))
 	}
 	return s
 }
@@ -523,17 +529,18 @@ func TestGateMatrix(t *testing.T) {
 // matrixTarget is one criterion of the issue on one row: a rate (in %) that
 // must be at most (or at least) a bound, given the runs behind it.
 type matrixTarget struct {
-	what         string
-	got, bound   float64
-	atMost       bool
-	runs         int
-	known        bool // a documented miss: printed, not asserted
-	unit, suffix string
+	what       string
+	got, bound float64
+	atMost     bool
+	runs       int
+	known      bool // a documented miss: printed, not asserted
+	unit       string
+	se         float64 // standard error of a mean (unit ""); rates use the binomial one
 }
 
 func (g matrixTarget) slack() float64 {
 	if g.unit != "%" {
-		return 0
+		return 2 * g.se
 	}
 	p := g.bound / 100
 	return 200 * math.Sqrt(p*(1-p)/float64(max(g.runs, 1)))
@@ -554,6 +561,22 @@ func (g matrixTarget) figure() string {
 	return fmt.Sprintf("%.1f%s, want %s %.0f%s (±%.1f, %d runs)", g.got, g.unit, op, g.bound, g.unit, g.slack(), g.runs)
 }
 
+// sdOf is the sample standard deviation.
+func sdOf(xs []float64) float64 {
+	if len(xs) < 2 {
+		return 0
+	}
+	var m, v float64
+	for _, x := range xs {
+		m += x
+	}
+	m /= float64(len(xs))
+	for _, x := range xs {
+		v += (x - m) * (x - m)
+	}
+	return math.Sqrt(v / float64(len(xs)-1))
+}
+
 // targets are the issue's criteria that apply to row r.
 func (r matrixRow) targets(s matrixStats) []matrixTarget {
 	name := r.name()
@@ -572,7 +595,8 @@ func (r matrixRow) targets(s matrixStats) []matrixTarget {
 			known := r.Prompts == 2 && (strings.Contains(r.Noise.Name, "σ 0.6") || strings.Contains(r.Noise.Name, "cold cache"))
 			u := pct("runs with an undecided gated check", s.pct(s.Undecided), 20, true)
 			u.known = known
-			m := matrixTarget{what: name + ": mean requests per prompt", got: s.meanRequests(), bound: 90, atMost: true, runs: s.Runs, unit: "", known: known}
+			m := matrixTarget{what: name + ": mean requests per prompt", got: s.meanRequests(), bound: 90, atMost: true, runs: s.Runs, unit: "",
+				known: known, se: sdOf(s.RunMeans) / math.Sqrt(float64(max(len(s.RunMeans), 1)))}
 			out = append(out, u, m)
 		}
 	case r.Change.One:
