@@ -259,7 +259,7 @@ func noBaselineNotice(basePath, resultsPath, configPath string) string {
 // limitsOnlyNotice is the warning of a check without a baseline whose gate
 // has absolute limits: only those were gated.
 func limitsOnlyNotice(basePath, resultsPath, configPath string) string {
-	return fmt.Sprintf("no baseline: only the absolute limits (max) were gated. There is no baseline at %s, so the relative checks "+
+	return fmt.Sprintf("no baseline: only the absolute limits (max, min) were gated. There is no baseline at %s, so the relative checks "+
 		"compared with nothing. The results are in %s: make them the baseline with `latgate bless --config %s --from %s`, "+
 		"review and commit it.", basePath, resultsPath, configPath, resultsPath)
 }

@@ -215,3 +215,41 @@ run: {requests: 20, warmup: 1, concurrency: 2}
 		t.Errorf("notes ttft p50 why = %q, want the prompt tokens first, about doubled\n%s", why, out)
 	}
 }
+
+// TestSLOAttainment (#22): slo_attainment is gated end to end against a
+// minimum: ruled in on the endpoint that meets its SLO, regressed (exit 1)
+// when the TTFT grows past it, and with no baseline at all (a minimum, as a
+// max, needs none).
+func TestSLOAttainment(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures the simulator")
+	}
+	const body = `targets:
+  - {name: sim, base_url: "sim:default?tokens=8", model: sim, max_tokens: 8, slo: {ttft: 250ms}}
+prompts:
+  - {id: greeting, messages: [{role: user, content: "Say hello."}]}
+run: {requests: 60, warmup: 1, concurrency: 8}
+gate:
+  checks:
+    - {metric: slo_attainment, min: 90%}
+`
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, body)
+	code, out, errs := run(t, nil, "check", "--config", cfg, "--quiet")
+	if code != ExitPass || !regexp.MustCompile(`greeting\s+slo_attainment min .*ok, ≥ 90% ruled in`).MatchString(out) {
+		t.Errorf("no baseline, SLO met: exit %d, want 0 with the minimum ruled in\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	code, out, errs = run(t, nil, "check", "--config", cfg, "--quiet", "--base-url", "sim:default?tokens=8&ttft_factor=2.5")
+	if code != ExitRegression || !regexp.MustCompile(`greeting\s+slo_attainment min .*REGRESSED, \d+% \[\d+%, \d+(\.\d)?%\] < min 90%`).MatchString(out) {
+		t.Errorf("no baseline, TTFT ×2.5: exit %d, want 1 with slo_attainment regressed\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	// Against a baseline, the regression is attributed: nothing recorded
+	// moved but the time itself.
+	if code, out, errs := run(t, nil, "bless", "--config", cfg, "--quiet"); code != ExitPass {
+		t.Fatalf("bless exit %d\n%s\n%s", code, out, errs)
+	}
+	code, out, errs = run(t, nil, "check", "--config", cfg, "--quiet", "--base-url", "sim:default?tokens=8&ttft_factor=2.5")
+	if code != ExitRegression || whyOf(t, out, `greeting\s+slo_attainment min`) != "no recorded cause moved" {
+		t.Errorf("with a baseline, TTFT ×2.5: exit %d, want 1, why %q\nstdout:\n%s\nstderr:\n%s", code, whyOf(t, out, `greeting\s+slo_attainment min`), out, errs)
+	}
+}

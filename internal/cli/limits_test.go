@@ -46,9 +46,9 @@ func TestCheckLimits(t *testing.T) {
 		md        string // in the Markdown report
 	}{
 		{"no baseline, above the limit", "10ms", false, ExitRegression,
-			[]string{"ttft p50 max", "REGRESSED, p50 ", "> max 10.0 ms", "only the absolute limits (max) were gated", "above an absolute limit"}, "❌ **regressed**, p50 "},
+			[]string{"ttft p50 max", "REGRESSED, p50 ", "> max 10.0 ms", "only the absolute limits (max, min) were gated", "above an absolute limit"}, "❌ **regressed**, p50 "},
 		{"no baseline, below the limit", "500ms", false, ExitPass,
-			[]string{"ttft p50 max", "ok, p50 ≤ 500 ms ruled in", "only the absolute limits (max) were gated", "PASS"}, "✅ ok, p50 ≤ 500 ms ruled in"},
+			[]string{"ttft p50 max", "ok, p50 ≤ 500 ms ruled in", "only the absolute limits (max, min) were gated", "PASS"}, "✅ ok, p50 ≤ 500 ms ruled in"},
 		{"with a baseline, above the limit", "10ms", true, ExitRegression,
 			[]string{"ttft p50 max", "REGRESSED, p50 ", "> max 10.0 ms"}, "\\> max 10.0 ms"},
 		{"with a baseline, below the limit", "500ms", true, ExitPass,

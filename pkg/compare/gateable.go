@@ -19,7 +19,9 @@ import (
 // an itl check, however many requests it holds. check and compare refuse
 // such a baseline (exit 2), and bless never writes one, --force or not. Each
 // entry names the prompt by its JSON path in the baseline and by
-// target/prompt, and the check. Limit checks (max) need no baseline. A gate
+// target/prompt, and the check. Limit checks (max, and a share's min) need
+// no baseline; a share check against the baseline needs ShareNeed of its
+// requests with a value. A gate
 // without checks gates nothing and lists nothing.
 func CannotGate(base Side, gate config.Gate) []string {
 	conf := gate.Confidence
@@ -38,7 +40,14 @@ func CannotGate(base Side, gate config.Gate) []string {
 			shorts := map[string]*short{}
 			data := map[string]*dataset{}
 			for _, c := range gate.Checks {
-				if c.MaxOnly {
+				if c.MaxOnly || c.IsShare() && (c.MinOnly || c.Off || !shareApplies(c.Metric, p, true)) {
+					continue
+				}
+				if c.IsShare() { // share.go: a side needs ShareNeed requests with a value
+					if have := len(shareValues(c.Metric, p.Samples, p.SLO)); have < ShareNeed {
+						out = append(out, fmt.Sprintf("targets[%d].prompts[%d] (%s/%s) has %d requests with a value of %s, and %s needs at least %d",
+							i, j, results.Label(t.Name, t.Region), p.ID, have, c.Metric, c.Metric, ShareNeed))
+					}
 					continue
 				}
 				d, ok := data[c.Metric]

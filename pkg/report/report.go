@@ -496,10 +496,10 @@ func nextStep(rep compare.Report, opts Options) string {
 	}
 	undecided := compare.Undecided(rep)
 	if rep.Verdict == compare.Regressed {
-		if !slices.ContainsFunc(ordered(rep), func(c compare.Check) bool { return c.Verdict == compare.Regressed && !isLimit(c) }) {
+		if !slices.ContainsFunc(ordered(rep), func(c compare.Check) bool { return c.Verdict == compare.Regressed && !isLimit(c) && !isFloor(c) }) {
 			// Only absolute limits failed: a new baseline would not change that.
-			return "next: the run is above an absolute limit (a gate check's max): raise that max in the config if the limit " +
-				"itself is wrong (blessing does not change a limit); else find the cause"
+			return "next: the run is above an absolute limit (a gate check's max) or below a min: raise that max (or lower that min) in the config " +
+				"if the limit itself is wrong (blessing does not change a limit); else find the cause"
 		}
 		return "next: if the slowdown is not intended, find its cause (re-running until it passes is an unplanned look the gate's " +
 			"rates do not cover; to confirm it, compare both sides in one run: latgate ab); if it is intended (a new model, server or setting), " +
