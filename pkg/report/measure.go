@@ -16,7 +16,12 @@ import (
 // total, tokens/s and errors per prompt, then the target overall.
 func Measure(w io.Writer, f *results.File) error {
 	ew := &errWriter{w: w}
-	if f.Partial {
+	switch {
+	case f.Partial && f.GaveUp:
+		// The command's last line says why, once, with the endpoint's
+		// words: the error (exit 3), or the regression of a slow run.
+		fmt.Fprint(ew, "PARTIAL RUN: the run gave up early; why is the last thing latgate prints\n\n")
+	case f.Partial:
 		fmt.Fprintf(ew, "PARTIAL RUN: %s\n\n", f.PartialReason)
 	}
 	for ti, t := range f.Targets {
@@ -28,7 +33,7 @@ func Measure(w io.Writer, f *results.File) error {
 			name += " [" + t.Region + "]"
 		}
 		fmt.Fprintf(ew, "target %s: model %s at %s (%s per prompt, concurrency %d)\n",
-			name, t.Model, t.BaseURL, perPrompt(t, f.Run), f.Run.Concurrency)
+			name, t.Model, t.BaseURL, perPrompt(t, f), f.Run.Concurrency)
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "prompt\tn\tTTFT p50\tTTFT p95\tITL p50\tITL p95\ttotal p50\ttotal p95\ttok/s p50\terrors\t")
 		rows := append(append([]results.Prompt{}, t.Prompts...), t.Overall)
@@ -72,9 +77,14 @@ func requestRange(t results.Target, run results.Run) (lo, hi int) {
 }
 
 // perPrompt says how many requests each prompt was measured with: "60
-// requests", or "60–120 requests" after check's extra rounds.
-func perPrompt(t results.Target, run results.Run) string {
-	lo, hi := requestRange(t, run)
+// requests", or "60–120 requests" after check's extra rounds; of a run
+// that stopped early, of how many planned ("3 of 60 requests").
+func perPrompt(t results.Target, f *results.File) string {
+	if f.Partial {
+		_, hi := requestRange(t, results.Run{})
+		return fmt.Sprintf("%d of %s", hi, plural(f.Run.Requests, "request", "requests"))
+	}
+	lo, hi := requestRange(t, f.Run)
 	if lo == hi {
 		return plural(lo, "request", "requests")
 	}
@@ -88,7 +98,7 @@ func notes(t results.Target, run results.Run) []string {
 	if line := CacheLine(t); line != "" {
 		out = append(out, line)
 	}
-	if lo, _ := requestRange(t, run); lo > 0 {
+	if lo, _ := requestRange(t, run); lo > 0 && t.Requests > 0 {
 		if need := (stats.Stat{P: 0.95}).Need(0.95); lo < need {
 			out = append(out, fmt.Sprintf("per-prompt TTFT p95 from %d requests is not resolvable (needs %d for a distribution-free bound): read it as a rough value, or raise run.requests", lo, need))
 		}
