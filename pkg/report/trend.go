@@ -162,8 +162,25 @@ func TrendText(w io.Writer, rep trend.Report, warnings []string, opts TrendOptio
 			fmt.Fprintln(ew, wrap("warning: "+warn, lineWidth, "         "))
 		}
 	}
-	fmt.Fprintf(ew, "\n%s\n", trendOutcome(rep))
+	fmt.Fprintf(ew, "\n%s\n", wrap(trendOutcome(rep), lineWidth, "      "))
+	if next := trendNext(rep); next != "" {
+		fmt.Fprintln(ew, wrap(next, lineWidth, "      "))
+	}
 	return ew.err
+}
+
+// trendNext is the step a failing trend ends with, as every failing command
+// does: "" when no series regressed.
+func trendNext(rep trend.Report) string {
+	for _, s := range rep.Series {
+		if s.Verdict == trend.Regressed {
+			return "next: find what changed around the change point (the commits, deploys and provider " +
+				"changes of that night; the history records each run's commit and runner), and confirm it by " +
+				"measuring both sides in one run (latgate ab); if the new level is intended, bless again " +
+				"(latgate bless) so that drift is measured from it"
+		}
+	}
+	return ""
 }
 
 func trendHead(rep trend.Report, opts TrendOptions) string {
@@ -213,6 +230,9 @@ func trendOutcome(rep trend.Report) string {
 func TrendMarkdown(w io.Writer, rep trend.Report, warnings []string, opts TrendOptions) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "## latgate trend\n\n**%s**\n\n", mdEscape(trendOutcome(rep)))
+	if next := trendNext(rep); next != "" {
+		fmt.Fprintf(ew, "%s\n\n", mdEscape(next))
+	}
 	if opts.Baseline != "" {
 		fmt.Fprintf(ew, "Baseline: %s\n\n", mdEscape(opts.Baseline))
 	}
