@@ -139,6 +139,18 @@ const exitCodesHelp = `EXIT CODES:
       message says the verdict; a regression stays 1)
   70  latgate crashed (a bug: please report it)`
 
+// Exit codes of compare, which gates saved files and measures nothing.
+const compareExitHelp = `EXIT CODES:
+   0  pass: every check ok, improved, or inconclusive (without --strict)
+   1  latency regression (or inconclusive with --strict)
+   2  a file is unreadable or not what it claims (config, baseline, results),
+      a partial (interrupted) run, or the two files have no target and prompt
+      in common (or any difference under --strict-baseline)
+   3  the results are of a run that failed: over its error budget, or given
+      up early; or a report could not be written after the gate decided (the
+      message says the verdict; a regression stays 1)
+  70  latgate crashed (a bug: please report it)`
+
 // Exit codes of the commands that measure but do not gate.
 const measureExitHelp = `EXIT CODES:
    0  measured, within every target's error budget

@@ -13,7 +13,17 @@ func blessCommand(a *app.App) *ucli.Command {
 		Name:      "bless",
 		Usage:     "measure (or take a results file) and write it as the new baseline",
 		UsageText: "latgate bless [--config latgate.yaml] [--from results.json] [--baseline FILE] [--force]",
-		Description: `Writes the baseline that 'latgate check' compares with: raw per-request
+		Description: `EXAMPLES:
+   # Measure run.bless_requests per prompt (4x a check's) and write the baseline
+   latgate bless
+
+   # Make a CI run's results the baseline, without measuring again
+   latgate bless --from latgate.results.json
+
+   # Bless a run that drifted or went over its error budget anyway
+   latgate bless --force
+
+Writes the baseline that 'latgate check' compares with: raw per-request
 samples plus summaries and provenance, in deterministic JSON laid out for
 short PR diffs. Commit it; refresh it by review, never silently.
 

@@ -281,3 +281,23 @@ func TestExampleCheckFits100Columns(t *testing.T) {
 		t.Errorf("rows not in the config's order (-want +got):\n%s\n%s", diff, stdout)
 	}
 }
+
+// TestHelpExamplesFirst: every command's --help opens its description with
+// examples, and compare's exit codes are its own: it measures nothing, so
+// no endpoint can be unreachable.
+func TestHelpExamplesFirst(t *testing.T) {
+	for _, cmd := range []string{"check", "bless", "compare", "measure", "merge", "trend", "tune", "init", "selftest", "sim", "version", "ab"} {
+		code, stdout, stderr := run(t, nil, cmd, "--help")
+		if code != ExitPass {
+			t.Fatalf("%s --help: exit %d\n%s", cmd, code, stderr)
+		}
+		_, desc, ok := strings.Cut(stdout, "DESCRIPTION:\n")
+		if first, _, _ := strings.Cut(desc, "\n"); !ok || strings.TrimSpace(first) != "EXAMPLES:" {
+			t.Errorf("%s --help: the description does not open with EXAMPLES:\n%s", cmd, stdout)
+		}
+	}
+	_, stdout, _ := run(t, nil, "compare", "--help")
+	if strings.Contains(stdout, "unreachable") || !strings.Contains(stdout, "the results are of a run that failed") {
+		t.Errorf("compare --help has check's exit codes, not its own:\n%s", stdout)
+	}
+}

@@ -14,7 +14,11 @@ func initCommand(a *app.App) *ucli.Command {
 		Name:      "init",
 		Usage:     "write a commented latgate.yaml and a GitHub Actions workflow into this repository",
 		UsageText: "latgate init [--dir .]",
-		Description: `Writes, at the root of the repository:
+		Description: `EXAMPLES:
+   latgate init                 # latgate.yaml and the workflow, here
+   latgate init --dir ../svc    # in another repository's root
+
+Writes, at the root of the repository:
 
   latgate.yaml                    what to measure and how strictly; it starts
                                   on the built-in simulator (no key, no network)

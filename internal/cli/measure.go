@@ -13,7 +13,14 @@ func measureCommand(a *app.App) *ucli.Command {
 		Name:      "measure",
 		Usage:     "measure latency and print it (and write a results file); no baseline involved",
 		UsageText: "latgate measure [--config latgate.yaml] [--out results.json]",
-		Description: `Streams every prompt of the config against every target, run.requests times
+		Description: `EXAMPLES:
+   # Measure and print; nothing compared, nothing written
+   latgate measure
+
+   # Write the results, e.g. for 'latgate merge' or 'latgate bless --from'
+   latgate measure --out results.json --requests 100
+
+Streams every prompt of the config against every target, run.requests times
 each (after run.warmup unmeasured requests), interleaving prompts so slow drift
 spreads evenly, and prints P50/P95 of TTFT, ITL, total time and tokens/s.
 

@@ -16,7 +16,11 @@ func mergeCommand(a *app.App) *ucli.Command {
 		Name:      "merge",
 		Usage:     "merge results files measured from several runners or regions into one",
 		UsageText: "latgate merge [--label-from-filename] [--force] [--out merged.json] FILE[=LABEL]... > merged.json",
-		Description: `Teams that measure from several regions or runners (a GitHub Actions
+		Description: `EXAMPLES:
+   latgate merge results-us-east.json=us-east results-eu-west.json=eu-west > merged.json
+   latgate merge --label-from-filename --out merged.json results-*.json
+
+Teams that measure from several regions or runners (a GitHub Actions
 matrix running 'latgate measure --out results-REGION.json') merge the files,
 so that one comparison, one report and one verdict cover them all:
 

@@ -21,7 +21,14 @@ func selftestCommand(a *app.App) *ucli.Command {
 		Name:      "selftest",
 		Usage:     "measure latgate's own timing error on this machine, and what a config's checks can resolve",
 		UsageText: "latgate selftest [--config latgate.yaml] [--concurrency 1,16,64,256] [--requests N] [--json]",
-		Description: `Runs the built-in simulator in this process on a fixed schedule (TTFT 50ms,
+		Description: `EXAMPLES:
+   # latgate's own timing error on this machine, at several concurrencies
+   latgate selftest
+
+   # and what this config's checks can resolve from it
+   latgate selftest --config latgate.yaml
+
+Runs the built-in simulator in this process on a fixed schedule (TTFT 50ms,
 ITL 5ms, 64 tokens), measures it through latgate's real client path, and
 compares every token's client stamp with the simulator's flush of the same
 token (one process, one monotonic clock). It prints, per concurrency, the

@@ -14,7 +14,14 @@ func simCommand(a *app.App) *ucli.Command {
 		Name:      "sim",
 		Usage:     "serve the built-in simulated streaming endpoint (every API latgate speaks)",
 		UsageText: "latgate sim [--addr 127.0.0.1:8089] [--profile 'default?ttft=80ms&slowdown=1.5']",
-		Description: `Serves every API latgate measures, with its real event sequence and a latency
+		Description: `EXAMPLES:
+   # A standalone endpoint for another client or a CI dry run
+   latgate sim --addr 127.0.0.1:8089 --profile 'default?ttft=80ms'
+
+   # Ollama's default: one request at a time (the others queue)
+   latgate sim --profile 'ollama?serial=true'
+
+Serves every API latgate measures, with its real event sequence and a latency
 profile: POST /v1/chat/completions (streamed or not) and GET /v1/models,
 POST /v1/responses, POST /v1/messages (Anthropic), POST
 /v1beta/models/MODEL:streamGenerateContent (Gemini) and POST /app/chat (an

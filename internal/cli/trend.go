@@ -21,7 +21,14 @@ func trendCommand(a *app.App) *ucli.Command {
 		Name:      "trend",
 		Usage:     "find change points and slow drift in the run history (the nightly job)",
 		UsageText: "latgate trend [--config latgate.yaml] [--history FILE] [--junit junit.xml] [--markdown trend.md] [--html trend.html]",
-		Description: `Reads the run history that 'check --history' and 'measure --history' append
+		Description: `EXAMPLES:
+   # The nightly analysis of the history check --history keeps
+   latgate trend --history latgate.history.jsonl
+
+   # With the reports of a nightly job
+   latgate trend --junit trend.xml --markdown trend.md --html trend.html
+
+Reads the run history that 'check --history' and 'measure --history' append
 to, and for each target × prompt × gated check (gate.checks) analyses the
 newest runs (--window):
 

@@ -20,7 +20,14 @@ func tuneCommand(a *app.App) *ucli.Command {
 		Name:      "tune",
 		Usage:     "propose tolerances and floors from the run-to-run variation in the history",
 		UsageText: "latgate tune [--config latgate.yaml] [--history FILE] [--false-alarm 1%]",
-		Description: `Estimates, for each target × prompt × gated check, how much the statistic
+		Description: `EXAMPLES:
+   # Propose tolerances and floors from the history, 1% false alarms a run
+   latgate tune --history latgate.history.jsonl
+
+   # Stricter: 0.5% of runs fail some check of an unchanged endpoint
+   latgate tune --false-alarm 0.5%
+
+Estimates, for each target × prompt × gated check, how much the statistic
 varies from run to run on an unchanged endpoint (time of day, provider load),
 from the history that 'check --history' keeps (at least 8 runs; the more
 runs, the tighter the proposal), and prints a YAML snippet for latgate.yaml:

@@ -81,7 +81,11 @@ func versionCommand(out *publish.Streams, b buildInfo) *ucli.Command {
 	return &ucli.Command{
 		Name:  "version",
 		Usage: "print latgate's version, VCS revision and Go version",
-		Description: `Prints the same line as 'latgate --version', then the details:
+		Description: `EXAMPLES:
+   latgate version
+   latgate --version
+
+Prints the same line as 'latgate --version', then the details:
 
   latgate version v1.2.3 (revision 0123456789ab, go1.26.0)
   version:   v1.2.3       module version (go install ...@v1.2.3), or a release's tag
