@@ -45,13 +45,17 @@ func headless(t *testing.T, bin, page string, args ...string) []byte {
 }
 
 // TestTrendHTMLInBrowser renders the page in a real headless Chromium
-// (apt-get install chromium; skipped without one): the DOM the browser
+// (apt-get install chromium; skipped without one, unless
+// LATGATE_REQUIRE_CHROMIUM is set, as CI sets it): the DOM the browser
 // built holds one chart per series and the change point marked, and a
 // screenshot of it is a real picture (kept in LATGATE_SCREENSHOT_DIR when
 // set, for a person to look at).
 func TestTrendHTMLInBrowser(t *testing.T) {
 	bin := chromium()
 	if bin == "" {
+		if os.Getenv("LATGATE_REQUIRE_CHROMIUM") != "" {
+			t.Fatal("LATGATE_REQUIRE_CHROMIUM is set, but there is no chromium (apt-get install -y chromium, or set LATGATE_CHROMIUM)")
+		}
 		t.Skip("no chromium here (apt-get install -y chromium, or set LATGATE_CHROMIUM)")
 	}
 	if testing.Short() {
