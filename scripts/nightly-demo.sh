@@ -2,11 +2,15 @@
 # Rehearse the nightly job on the built-in simulator: bless, then 24 "nights"
 # of `latgate check --history` whose latency scale carries ±5% noise and
 # steps up 30% from night 15, then `latgate trend`. Prints trend's report and
-# writes its Markdown (with the chart) to $OUT (default: nightly-demo.md).
+# writes its Markdown (with the charts) to $OUT (default: nightly-demo.md) and
+# its HTML page to $HTML (default: nightly-demo.html), and tune's proposal
+# to $TUNE (default: nightly-demo-tune.yaml).
 # Loopback only; about five minutes. Usage: bash scripts/nightly-demo.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-nightly-demo.md}
+HTML=${HTML:-nightly-demo.html}
+TUNE=${TUNE:-nightly-demo-tune.yaml}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/latgate" ./cmd/latgate
@@ -25,5 +29,6 @@ for night in $(seq 1 24); do
 	echo "night $night: scale $scale, check exit $code"
 done
 code=0
-lg trend --config "$tmp/latgate.yaml" --history "$tmp/history.jsonl" --markdown "$OUT" || code=$?
-echo "trend exit $code; Markdown in $OUT"
+lg trend --config "$tmp/latgate.yaml" --history "$tmp/history.jsonl" --markdown "$OUT" --html "$HTML" || code=$?
+echo "trend exit $code; Markdown in $OUT, HTML in $HTML"
+lg tune --config "$tmp/latgate.yaml" --history "$tmp/history.jsonl" > "$TUNE" && echo "tune's proposal in $TUNE"

@@ -466,9 +466,9 @@ func analyse(records []history.Record, ss SeriesSpec, blessedAt time.Time, opts 
 // E-divisive cuts into steps, each within the tolerance, adds up here, and
 // one it has not cut at all shows as the slope of the segment's line. The
 // level at the bless is that segment's line at its first run after the
-// bless, the current level the newest segment's line at the newest run (a
-// mean — of the segment from the bless, of the k newest runs — where a
-// segment is too short for its line to be steady). When no change point
+// bless, the current level the newest segment's line at the newest run,
+// where the segment is long and its slope clear; elsewhere a mean (of the
+// segment from the bless, of the k newest runs). When no change point
 // follows the bless, both come from the one segment's line.
 // The standard error is the contrast's under the AR(1) noise. It is not
 // tested when the runs are too few.
@@ -489,28 +489,42 @@ func sinceBless(s *Series, x []float64, bounds []int, k int, blessedAt time.Time
 	lo := max(bounds[seg], first)
 	var ref, cur []float64 // weights: ref·x is the level at the bless, cur·x the current one
 	var refRuns, curRuns int
-	switch {
-	case seg == last && n-lo >= lineSteadier:
-		ref, cur = fittedAt(n, lo, n, lo), fittedAt(n, lo, n, n-1)
-		refRuns, curRuns = n-lo, n-lo
-	case seg != last && bounds[seg+1]-lo >= lineSteadier:
-		ref, refRuns = fittedAt(n, lo, bounds[seg+1], lo), bounds[seg+1]-lo
-		if from := bounds[last]; n-from >= lineSteadier {
-			cur, curRuns = fittedAt(n, from, n, n-1), n-from
-		} else {
-			cur, curRuns = meanOf(n, n-k, n), k
+	// trended is the weights of the segment [a, b)'s line at e when the
+	// segment is long and its slope clear (the line there differs from the
+	// segment's mean by more than twice that difference's standard error):
+	// a drifting segment's mean lags, a flat one's line is only noisier.
+	trended := func(a, b, e int) []float64 {
+		if b-a < lineSteadier {
+			return nil
 		}
-	default:
+		line, avg := fittedAt(n, a, b, e), meanOf(n, a, b)
+		diff := make([]float64, n)
+		for i := range diff {
+			diff[i] = line[i] - avg[i]
+		}
+		if v := s.Noise.contrastVar(diff); v > 0 && math.Abs(dot(diff, x)) > 2*math.Sqrt(v) {
+			return line
+		}
+		return nil
+	}
+	if seg == last {
+		if ref, cur = trended(lo, n, lo), trended(lo, n, n-1); ref != nil {
+			refRuns, curRuns = n-lo, n-lo
+		}
+	} else {
+		ref, refRuns = trended(lo, bounds[seg+1], lo), bounds[seg+1]-lo
+		from := bounds[last]
+		cur, curRuns = trended(from, n, n-1), n-from
+	}
+	if ref == nil {
 		hi := min(bounds[seg+1], n-k)
 		if hi-lo < opts.MinSegment {
 			return hypothesis{}, false
 		}
 		ref, refRuns = meanOf(n, lo, hi), hi-lo
-		if from := bounds[last]; seg != last && n-from >= lineSteadier {
-			cur, curRuns = fittedAt(n, from, n, n-1), n-from
-		} else {
-			cur, curRuns = meanOf(n, n-k, n), k
-		}
+	}
+	if cur == nil {
+		cur, curRuns = meanOf(n, n-k, n), k
 	}
 	w := make([]float64, n)
 	for i := range w {
