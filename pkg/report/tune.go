@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/trend"
 )
 
@@ -41,7 +42,7 @@ func TuneYAML(w io.Writer, rep trend.TuneReport, source string) error {
 	fmt.Fprintln(ew, "  checks:")
 	for _, c := range checks {
 		p := c.Proposal
-		line := fmt.Sprintf("    - {metric: %s, stat: %s, tolerance: %s, floor: %s}", c.Metric, c.Stat, tolPct(p.Tolerance), yamlMS(p.FloorMS))
+		line := fmt.Sprintf("    - {metric: %s, stat: %s, tolerance: %s, floor: %s}", c.Metric, c.Stat, tolPct(p.Tolerance), yamlFloor(p))
 		fmt.Fprintf(ew, "%s   # %s (%s)\n", line, tuneNote(p), p.Prompt)
 	}
 	var overrides []trend.Proposal
@@ -51,7 +52,7 @@ func TuneYAML(w io.Writer, rep trend.TuneReport, source string) error {
 	if len(overrides) > 0 {
 		fmt.Fprintln(ew, "  overrides:")
 		for _, p := range overrides {
-			line := fmt.Sprintf("    - {prompt: %s, metric: %s, stat: %s, tolerance: %s, floor: %s}", yamlString(p.Prompt), p.Metric, p.Stat, tolPct(p.Tolerance), yamlMS(p.FloorMS))
+			line := fmt.Sprintf("    - {prompt: %s, metric: %s, stat: %s, tolerance: %s, floor: %s}", yamlString(p.Prompt), p.Metric, p.Stat, tolPct(p.Tolerance), yamlFloor(p))
 			fmt.Fprintf(ew, "%s   # %s\n", line, tuneNote(p))
 		}
 	}
@@ -76,6 +77,15 @@ func tuneNote(p trend.Proposal) string {
 func tolPct(r float64) string { return yamlNum(100*r) + "%" }
 
 func yamlMS(ms float64) string { return yamlNum(ms) + "ms" }
+
+// yamlFloor is a proposal's floor as the config reads it: ms for a
+// duration, a plain number of tokens/s for tokens_per_s.
+func yamlFloor(p trend.Proposal) string {
+	if results.HigherIsBetter(p.Metric) {
+		return yamlNum(p.FloorMS)
+	}
+	return yamlMS(p.FloorMS)
+}
 
 // yamlNum writes x to paste into a config: rounded to a millionth, so that
 // float arithmetic (100 × 2.3) does not print as 229.99999999999997.

@@ -169,6 +169,10 @@ func Tune(records []history.Record, spec Spec, opts TuneOptions) TuneReport {
 		// would otherwise get a tolerance of 0.
 		p.Tolerance = max(MinTolerance, math.Ceil(100*(math.Exp(k*sd)-1)-1e-9)/100)
 		p.FloorMS = niceUp(p.Level * p.Tolerance)
+		if p.higherIsBetter() {
+			// tokens/s: the drop the tolerance allows at today's rate
+			p.FloorMS = niceUp(p.Level * p.Tolerance / (1 + p.Tolerance))
+		}
 		p.Rate = exceed(math.Log(p.proposed(p.Tolerance, p.FloorMS)), sd)
 		p.Twice = max(MinTolerance, math.Ceil(100*(math.Exp(k*p.Twice*math.Sqrt2)-1)-1e-9)/100)
 	}
