@@ -187,6 +187,9 @@ func runTarget(ctx context.Context, ep Endpoint, opts Options, runStart time.Tim
 	// in flight, in ms since runStart: the prompt's and target's wall times.
 	var spansMu sync.Mutex
 	spans := make([][]span, len(opts.Prompts))
+	// usage tallies every request sent (priming, warmup, measured, failed:
+	// each may be billed), under spansMu, for the cost of the run.
+	var usage results.Usage
 	// probe, when not nil, keeps each prompt's outcome (the solo round).
 	exec := func(jobs []job, measured bool, workers int, probe []*outcome) {
 		next := make(chan int)
@@ -201,6 +204,13 @@ func runTarget(ctx context.Context, ep Endpoint, opts Options, runStart time.Tim
 					started := ms(time.Since(runStart))
 					o := c.do(ctx, j.prompt, opts, buf, gu)
 					ended := ms(time.Since(runStart))
+					spansMu.Lock()
+					if o.failure == nil {
+						usage.Add(&o.sample)
+					} else {
+						usage.Add(nil)
+					}
+					spansMu.Unlock()
 					if o.failure != nil && o.failure.Class == results.ErrCanceled && ctx.Err() != nil {
 						continue // not a measurement: the run stopped under it
 					}
@@ -260,6 +270,7 @@ func runTarget(ctx context.Context, ep Endpoint, opts Options, runStart time.Tim
 		all = append(all, spans[i]...)
 	}
 	t.WallMS = extent(all)
+	t.Usage = &usage
 	if e := authErr.Load(); e != nil {
 		return t, e
 	}

@@ -125,6 +125,12 @@ type Target struct {
 	// its last request's end, warmup included (0 in files from before it).
 	WallMS  float64 `json:"wall_ms,omitempty"`
 	Retries int     `json:"retries,omitempty"`
+	// Usage is the tokens of every request the run sent to the target,
+	// priming and warmup included (nil in files from before it);
+	// RoundsUsage the part of it sent by check's sequential rounds after
+	// the first (nil when there were none).
+	Usage       *Usage `json:"usage,omitempty"`
+	RoundsUsage *Usage `json:"rounds_usage,omitempty"`
 }
 
 // Params are the request parameters that shape latency.

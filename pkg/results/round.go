@@ -48,6 +48,10 @@ func AppendRound(f, round *File) {
 		t.Errors += rt.Errors
 		t.WallMS = round3(t.WallMS + rt.WallMS) // time spent measuring, rounds added
 		t.Retries += rt.Retries
+		t.Usage = t.Usage.Plus(rt.Usage)
+		if rt.Usage != nil {
+			t.RoundsUsage = t.RoundsUsage.Plus(rt.Usage)
+		}
 		t.ByClass = addCounts(t.ByClass, rt.ByClass)
 		t.ErrorRate = 0
 		if t.Requests > 0 {

@@ -132,6 +132,8 @@ func (v *validator) target(path string, t Target, needSamples bool) {
 		requests += p.Requests
 		errs += p.Errors
 	}
+	v.usage(path+".usage", t.Usage)
+	v.usage(path+".rounds_usage", t.RoundsUsage)
 	if t.Requests != requests {
 		v.fail(path+".requests", "%d, but its prompts count %d requests", t.Requests, requests)
 	}
@@ -249,3 +251,25 @@ func durProblem(x float64, positive bool) string {
 }
 
 func num(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// usage checks a target's token tally: counts in range, the unknown
+// requests among the sent, the cached tokens among the prompt's.
+func (v *validator) usage(path string, u *Usage) {
+	if u == nil {
+		return
+	}
+	v.count(path+".requests", u.Requests, 0, 2*MaxTargetRequests)
+	v.count(path+".unknown", u.Unknown, 0, u.Requests)
+	const most = int64(MaxTargetRequests) * 2 * (MaxTokens + 1<<24) // far above any run
+	for _, f := range []struct {
+		name string
+		n    int64
+	}{{"prompt_tokens", u.PromptTokens}, {"cached_tokens", u.CachedTokens}, {"cache_write_tokens", u.CacheWriteTokens}, {"output_tokens", u.OutputTokens}} {
+		if f.n < 0 || f.n > most {
+			v.fail(path+"."+f.name, "%d is out of range (0 to %d)", f.n, most)
+		}
+	}
+	if u.CachedTokens+u.CacheWriteTokens > u.PromptTokens {
+		v.fail(path+".cached_tokens", "%d cached and %d written, more than its %d prompt tokens", u.CachedTokens, u.CacheWriteTokens, u.PromptTokens)
+	}
+}
