@@ -9,6 +9,7 @@ import (
 	"github.com/latgate/latgate/pkg/baseline"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/cost"
 	"github.com/latgate/latgate/pkg/report"
 	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/trend"
@@ -92,7 +93,11 @@ func (a *App) Bless(ctx context.Context, req BlessRequest) error {
 		fmt.Fprintf(w, "the previous baseline could not be read (%v); it is replaced.\n", prevErr)
 	}
 	fmt.Fprintf(w, "baseline written to %s: review and commit it.\n", path)
-	return nil
+	what := "bless cost"
+	if req.From != "" {
+		what = "measuring " + req.From + " cost"
+	}
+	return report.Cost(w, what, cost.Run(f.Targets, cost.PriceOf(cfg)))
 }
 
 // blessResults are the results bless makes a baseline of: the --from file,

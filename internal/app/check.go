@@ -9,6 +9,7 @@ import (
 	"github.com/latgate/latgate/internal/publish"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/cost"
 	"github.com/latgate/latgate/pkg/report"
 	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/trend"
@@ -122,6 +123,9 @@ func (a *App) checkUngated(ctx context.Context, sink *publish.Sink, cfg *config.
 		return merr
 	}
 	if err := a.reportMeasured(f, merr, out); err != nil {
+		return err
+	}
+	if err := report.Cost(a.Out.Stdout, "", cost.Run(f.Targets, cost.PriceOf(cfg))); err != nil {
 		return err
 	}
 	a.warnQueueing(f)

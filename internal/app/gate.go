@@ -12,6 +12,7 @@ import (
 	"github.com/latgate/latgate/pkg/baseline"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/cost"
 	"github.com/latgate/latgate/pkg/history"
 	"github.com/latgate/latgate/pkg/measure"
 	"github.com/latgate/latgate/pkg/report"
@@ -161,6 +162,7 @@ func (g gated) reportOptions(rep *compare.Report) report.Options {
 		}
 	}
 	if g.cfg != nil {
+		opts.Cost = cost.Run(g.f.Targets, cost.PriceOf(g.cfg))
 		opts.Bless = blessCommandLine(g.cfg, g.baseFlag, g.from)
 		if g.from == "" {
 			opts.Rerun = "latgate check --config " + shellQuote(g.cfg.Path)

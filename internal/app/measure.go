@@ -8,6 +8,7 @@ import (
 
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/cost"
 	"github.com/latgate/latgate/pkg/measure"
 	"github.com/latgate/latgate/pkg/report"
 	"github.com/latgate/latgate/pkg/results"
@@ -45,6 +46,9 @@ func (a *App) Measure(ctx context.Context, req MeasureRequest) error {
 		return merr
 	}
 	if err := report.Measure(a.Out.Stdout, f); err != nil {
+		return err
+	}
+	if err := report.Cost(a.Out.Stdout, "", cost.Run(f.Targets, cost.PriceOf(cfg))); err != nil {
 		return err
 	}
 	a.warnQueueing(f)

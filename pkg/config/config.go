@@ -58,6 +58,8 @@ type Target struct {
 	SSE *SSE
 	// SLO is the objective of the target's prompts that set none.
 	SLO *SLO
+	// Price is what the target's tokens cost (nil: no price, no cost).
+	Price *Price
 }
 
 // IsSim reports whether the target is the built-in simulator.

@@ -22,7 +22,7 @@ var (
 	envPattern  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 
-var targetKeys = []string{"name", "region", "api", "base_url", "model", "api_key_env", "max_tokens", "temperature", "headers", "extra_body", "include_usage", "max_error_rate", "sse", "slo"}
+var targetKeys = []string{"name", "region", "api", "base_url", "model", "api_key_env", "max_tokens", "temperature", "headers", "extra_body", "include_usage", "max_error_rate", "sse", "slo", "price"}
 
 const targetExample = "targets: [{name: primary, base_url: https://api.openai.com/v1, model: gpt-4o-mini}]"
 
@@ -185,7 +185,8 @@ func (p *parser) target(n *yaml.Node, path string) (Target, bool) {
 			t.MaxErrorRate = x
 		}
 	}
-	t.SLO = p.slo(m, path) // schema_slo.go
+	t.SLO = p.slo(m, path)     // schema_slo.go
+	t.Price = p.price(m, path) // schema_price.go
 	return t, true
 }
 

@@ -86,7 +86,7 @@ func markdown(w io.Writer, rep compare.Report, opts Options, charts bool) error 
 		}
 		mdWhy(ew, target, all)
 	}
-	for _, line := range []string{decisionNote(rep, aggregateLabel), noiseNote(rep)} {
+	for _, line := range []string{decisionNote(rep, aggregateLabel), noiseNote(rep), CostLine("", opts.Cost)} {
 		if line != "" {
 			fmt.Fprintf(ew, "\n%s\n", mdEscape(line))
 		}

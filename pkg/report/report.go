@@ -8,6 +8,7 @@ import (
 	"github.com/latgate/latgate/internal/numfmt"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/cost"
 	"github.com/latgate/latgate/pkg/results"
 )
 
@@ -42,6 +43,9 @@ type Options struct {
 	OnInconclusive string
 	// Order lists the rows in the config's order; nil: worst first.
 	Order *Order
+	// Cost is what the run cost (CostLine); a bill with no priced target
+	// says nothing.
+	Cost cost.Bill
 }
 
 // Wall holds a run's wall times in seconds: the whole run, each target

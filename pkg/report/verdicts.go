@@ -89,7 +89,7 @@ func Verdicts(w io.Writer, rep compare.Report, opts Options) error {
 			return err
 		}
 		sep := "\n"
-		for _, line := range []string{decisionNote(rep, textAggregateLabel), noiseNote(rep)} {
+		for _, line := range []string{decisionNote(rep, textAggregateLabel), noiseNote(rep), CostLine("", opts.Cost)} {
 			if line != "" {
 				fmt.Fprint(ew, sep+wrap(line, lineWidth, "  ")+"\n")
 				sep = ""

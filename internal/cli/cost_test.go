@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/latgate/latgate/pkg/baseline"
+	"github.com/latgate/latgate/pkg/results"
+)
+
+// TestRunCost (#22, on the wire): with prices per target, bless says what
+// the bless cost and check's report, Markdown and job summary what the run
+// cost and what the gate's extra rounds added, from the usage every request
+// reported (the warmup's included); a target whose endpoint reports no
+// usage costs "unknown", not 0.
+func TestRunCost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures the simulator")
+	}
+	// ttft p90 cannot be decided with 20 requests (it needs 36), so check
+	// measures another round, up to max_requests.
+	const body = `targets:
+  - {name: sim, base_url: "sim:fast?tokens=16", model: sim, max_tokens: 16, price: {input: 2.50, cached: 1.25, output: 10.00}}
+  - {name: blind, base_url: "sim:fast?tokens=16&usage=false", model: sim, max_tokens: 16, price: {input: 2.50, output: 10.00}}
+prompts:
+  - {id: greeting, messages: [{role: user, content: "Say hello in five words, please."}]}
+run: {requests: 20, max_requests: 40, bless_requests: 40, warmup: 1, concurrency: 4}
+`
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, body)
+	code, out, errs := run(t, nil, "bless", "--config", cfg, "--quiet")
+	if code != ExitPass {
+		t.Fatalf("bless exit %d\n%s\n%s", code, out, errs)
+	}
+	base, err := baseline.Load(filepath.Join(dir, "latgate.baseline.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every request of the simulator's prompt reports the same tokens:
+	// what one costs, from a measured sample.
+	s := base.Targets[0].Prompts[0].Samples[0]
+	if !s.Known() || s.OutputTokens != 16 || s.PromptTokens == 0 {
+		t.Fatalf("sample usage: %+v", s)
+	}
+	each := (float64(s.PromptTokens)*2.50 + 16*10.00) / 1e6
+	flat := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	dollars := func(t *testing.T, text, pattern string) (float64, []string) {
+		t.Helper()
+		m := regexp.MustCompile(pattern).FindStringSubmatch(flat(text))
+		if m == nil {
+			t.Fatalf("no match for %s in:\n%s", pattern, text)
+		}
+		v, err := strconv.ParseFloat(m[1], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v, m[2:]
+	}
+	near := func(t *testing.T, what string, got, want float64) {
+		t.Helper()
+		if math.Abs(got-want) > 0.05*want { // printed to two significant digits
+			t.Errorf("%s: $%v, want about $%.6f", what, got, want)
+		}
+	}
+	// 40 measured requests and the warmup.
+	got, _ := dollars(t, out, `bless cost: at least \$([\d.]+) in all; sim: \$[\d.]+ for 41 requests; blind: unknown \(none of its 41 requests reported usage\)`)
+	near(t, "bless cost", got, 41*each)
+
+	summary := filepath.Join(dir, "summary.md")
+	md := filepath.Join(dir, "report.md")
+	res := filepath.Join(dir, "results.json")
+	code, out, errs = run(t, map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary, "GITHUB_OUTPUT": filepath.Join(dir, "out.txt")},
+		"check", "--config", cfg, "--quiet", "--markdown", md, "--out", res)
+	if code != ExitPass && code != ExitRegression {
+		t.Fatalf("check exit %d\n%s\n%s", code, out, errs)
+	}
+	f, err := results.Read(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, ru := f.Targets[0].Usage, f.Targets[0].RoundsUsage
+	if u == nil || ru == nil || ru.Requests == 0 {
+		t.Fatalf("usage %+v, rounds %+v: want a round", u, ru)
+	}
+	if p := f.Targets[0].Prompts[0]; u.Requests < p.Requests+1 || u.Requests-ru.Requests != 21 || u.Unknown != 0 {
+		t.Errorf("usage counts %d requests (%d in rounds, %d unknown) for %d measured: want the 20 and the warmup before the rounds", u.Requests, ru.Requests, u.Unknown, p.Requests)
+	}
+	line := `cost: at least \$([\d.]+) in all; sim: \$[\d.]+ for (\d+) requests; blind: unknown \(none of its \d+ requests reported usage\); the gate's extra rounds added \$([\d.]+) of it \((\d+) requests\)`
+	for name, text := range map[string]string{"stdout": out, "Markdown": readFile(t, md), "job summary": readFile(t, summary)} {
+		total, rest := dollars(t, text, line)
+		near(t, name+" cost", total, float64(u.Requests)*each)
+		if rest[0] != strconv.Itoa(u.Requests) {
+			t.Errorf("%s: sim's requests %s, want %d", name, rest[0], u.Requests)
+		}
+		rounds, _ := strconv.ParseFloat(rest[1], 64)
+		near(t, name+" rounds' cost", rounds, float64(ru.Requests)*each)
+		// Both targets' rounds count; only sim's are priced.
+		if n, _ := strconv.Atoi(rest[2]); n < ru.Requests {
+			t.Errorf("%s: rounds sent %d requests, sim alone %d", name, n, ru.Requests)
+		}
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

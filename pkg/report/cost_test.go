@@ -1,0 +1,48 @@
+package report
+
+import (
+	"testing"
+
+	"github.com/latgate/latgate/pkg/cost"
+)
+
+func TestMoney(t *testing.T) {
+	for _, tt := range []struct {
+		v    float64
+		want string
+	}{{0, "$0"}, {0.00031, "$0.00031"}, {0.0042, "$0.0042"}, {0.05, "$0.050"}, {0.5, "$0.50"}, {1.234, "$1.23"}, {250.4, "$250"}} {
+		if got := money(tt.v); got != tt.want {
+			t.Errorf("money(%v) = %q, want %q", tt.v, got, tt.want)
+		}
+	}
+}
+
+func TestCostLine(t *testing.T) {
+	known := cost.Target{Name: "primary", All: cost.Amount{USD: 0.0042, Requests: 84}, Rounds: cost.Amount{USD: 0.0011, Requests: 22}, Recorded: true}
+	for _, tt := range []struct {
+		name, what string
+		bill       cost.Bill
+		want       string
+	}{
+		{"no price", "", cost.Bill{Unpriced: []string{"primary"}}, ""},
+		{"one target with rounds", "", cost.Bill{Targets: []cost.Target{known}},
+			"cost: $0.0042 for 84 requests (priming and warmup included); the gate's extra rounds added $0.0011 of it (22 requests)"},
+		{"bless, no rounds", "bless cost", cost.Bill{Targets: []cost.Target{{Name: "primary", All: cost.Amount{USD: 0.0084, Requests: 161}, Recorded: true}}},
+			"bless cost: $0.0084 for 161 requests (priming and warmup included)"},
+		{"no usage reported", "", cost.Bill{Targets: []cost.Target{{Name: "primary", All: cost.Amount{Requests: 84, Unknown: 84}, Rounds: cost.Amount{Requests: 22, Unknown: 22}, Recorded: true}}},
+			"cost: unknown (none of its 84 requests reported usage); the gate's extra rounds sent 22 requests of them, of unknown cost (no usage reported)"},
+		{"some unknown", "", cost.Bill{Targets: []cost.Target{{Name: "primary", All: cost.Amount{USD: 0.004, Requests: 84, Unknown: 3}, Recorded: true}}},
+			"cost: $0.0040 for the 81 of 84 requests that reported usage (3 unknown)"},
+		{"not recorded", "", cost.Bill{Targets: []cost.Target{{Name: "primary"}}},
+			"cost: unknown (its results record no usage: measured before latgate recorded it)"},
+		{"several targets", "", cost.Bill{Targets: []cost.Target{known, {Name: "fallback@eu", All: cost.Amount{Requests: 84, Unknown: 84}, Recorded: true}}, Unpriced: []string{"canary"}},
+			"cost: at least $0.0042 in all; primary: $0.0042 for 84 requests; fallback@eu: unknown (none of its 84 requests reported usage); " +
+				"the gate's extra rounds added $0.0011 of it (22 requests); no price for canary"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := CostLine(tt.what, tt.bill); got != tt.want {
+				t.Errorf("CostLine =\n  %q\nwant\n  %q", got, tt.want)
+			}
+		})
+	}
+}
