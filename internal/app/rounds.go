@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/latgate/latgate/internal/numfmt"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/measure"
@@ -131,8 +130,7 @@ func roundLine(r compare.Round) string {
 		if who == "" {
 			who = "all prompts"
 		}
-		why = append(why, fmt.Sprintf("%s %s %s %s [%s, %s] vs %s", who, c.Metric, c.Stat,
-			numfmt.Pct(c.Ratio), numfmt.Pct(c.Lo), numfmt.Pct(c.Hi), numfmt.Pct(c.Threshold)))
+		why = append(why, fmt.Sprintf("%s %s %s %s vs %s", who, c.Metric, c.Stat, c.Change(), c.Allowed()))
 	}
 	noun := "checks"
 	if len(r.Why) == 1 {

@@ -123,8 +123,8 @@ func DriftSummary(drift []Check) string {
 		if who == "" {
 			who = "all prompts"
 		}
-		parts = append(parts, fmt.Sprintf("%s/%s %s %s %s [%s, %s] (%s in the first half → %s in the second)",
-			results.Label(c.Target, c.Region), who, c.Metric, c.Stat, numfmt.Pct(c.Ratio), numfmt.Pct(c.Lo), numfmt.Pct(c.Hi),
+		parts = append(parts, fmt.Sprintf("%s/%s %s %s %s (%s in the first half → %s in the second)",
+			results.Label(c.Target, c.Region), who, c.Metric, c.Stat, c.Change(),
 			value(c.Metric, c.Baseline), value(c.Metric, c.Current)))
 	}
 	return strings.Join(parts, ", ")

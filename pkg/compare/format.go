@@ -189,3 +189,47 @@ func fmtMS(ms float64) string {
 	}
 	return fmt.Sprintf("%.2f ms", ms)
 }
+
+// Change is c's change with its interval, in one phrase for a progress or
+// warning line: "+12% [-3%, +31%]" of the ratio; on the difference scale,
+// where a baseline near 0 ms makes any ratio meaningless,
+// "+0.57 ms [+0.06, +0.69 ms]"; a limit's statistic, "812 ms [790, 840 ms]";
+// a share's difference, "-3 pts [-5, -1 pts]".
+func (c Check) Change() string {
+	signed := func(ms float64) string {
+		s := strings.TrimSuffix(fmtMS(ms), " ms")
+		if ms >= 0 {
+			s = "+" + s
+		}
+		return s
+	}
+	switch {
+	case c.IsShare() && c.Min > 0:
+		return Percent(c.Current) + " " + c.ShareInterval()
+	case c.IsShare():
+		return Points(c.Current-c.Baseline) + " " + c.ShareInterval()
+	case c.Max > 0:
+		return fmtMS(c.Current) + " [" + c.LimitInterval() + " ms]"
+	case c.Scale == ScaleDifference:
+		return fmt.Sprintf("%s ms [%s, %s ms]", signed(c.Current-c.Baseline), signed(c.Lo), signed(c.Hi))
+	}
+	return fmt.Sprintf("%s [%s, %s]", pctOrDash(c.Ratio), numfmt.PctBeside(c.Lo, c.bound()), numfmt.PctBeside(c.Hi, c.bound()))
+}
+
+// Allowed is what c's change is held to, in the unit of Change: "+35%", a
+// margin "±0.25 ms" on the difference scale, "max 800 ms", "min 95%".
+func (c Check) Allowed() string {
+	switch {
+	case c.IsShare() && c.Min > 0:
+		return "min " + Percent(c.Min)
+	case c.IsShare():
+		return Points(c.Threshold)
+	case c.Max > 0:
+		return "max " + fmtMS(c.Max)
+	case c.Scale == ScaleDifference:
+		return "±" + fmtMS(c.Margin)
+	case c.Verdict == Improved && c.Threshold > 0:
+		return numfmt.Pct(1 / c.Threshold)
+	}
+	return numfmt.Pct(c.Threshold)
+}
