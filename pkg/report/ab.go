@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/latgate/latgate/pkg/compare"
+	"github.com/latgate/latgate/pkg/config"
 )
 
 // AB names what an A/B comparison (`latgate ab`) compared: the two configs
@@ -87,13 +88,12 @@ func abChange(c compare.Change) string {
 	return c.Where() + ": " + c.Label() + ": compared, labelled"
 }
 
-// abNext is the line a failing A/B run ends with.
+// abNext is the line an A/B run ends with when it failed or left gated
+// checks undecided: what to do now. Undecided checks are said as check
+// says them (nextStep), with gate.on_inconclusive's effect, in blocks.
 func abNext(rep compare.Report, ab AB, opts Options) string {
-	if !rep.Verdict.Fails(opts.Strict) {
-		return ""
-	}
 	if rep.Verdict != compare.Regressed {
-		return "next: measure more to decide the inconclusive checks (raise run.requests or run.max_requests in " + ab.Candidate + "), or drop --strict"
+		return abUndecided(rep, ab, opts)
 	}
 	s := "next: the candidate is slower than the gate's tolerance allows. If that is not intended, keep the base's config"
 	if opts.Rerun != "" {
@@ -104,6 +104,52 @@ func abNext(rep compare.Report, ab AB, opts Options) string {
 		s += " (" + opts.Bless + ")"
 	}
 	return s
+}
+
+// abUndecided is the note (or, when it fails the run, the next step) of
+// an A/B run whose gated checks stayed undecided: how many, what
+// gate.on_inconclusive (or --strict) made of them, and how many more
+// blocks would decide them.
+func abUndecided(rep compare.Report, ab AB, opts Options) string {
+	fails := rep.Verdict.Fails(opts.Strict)
+	undecided := compare.Undecided(rep)
+	if len(undecided) == 0 {
+		if fails {
+			return "next: the gate decided nothing (see the warnings), which fails under --strict or gate.on_inconclusive: fail"
+		}
+		return ""
+	}
+	word := "note"
+	if fails {
+		word = "next"
+	}
+	policy := ""
+	switch {
+	case opts.Strict:
+	case opts.OnInconclusive == config.OnInconclusivePass:
+		policy = " (gate.on_inconclusive: pass)"
+	default:
+		policy = " (gate.on_inconclusive: warn passes it; fail, or --strict, fails it)"
+	}
+	most, at := 0, false
+	for _, c := range undecided {
+		if c.More < 0 {
+			at = true
+		}
+		most = max(most, c.More)
+	}
+	var take []string
+	if most > 0 {
+		take = append(take, fmt.Sprintf("about %d more blocks per prompt would decide them (raise run.max_requests in %s)", most, ab.Candidate))
+	}
+	if at {
+		take = append(take, "a change at the tolerance itself, which no planned number of blocks decides")
+	}
+	if len(take) == 0 {
+		take = append(take, "more blocks may decide them (raise run.max_requests in "+ab.Candidate+")")
+	}
+	return fmt.Sprintf("%s: %s stayed undecided after the planned rounds%s: %s", word,
+		plural(len(undecided), "gated check", "gated checks"), policy, strings.Join(take, "; "))
 }
 
 // ABVerdicts writes the text report of `latgate ab`: what was compared, the
