@@ -1,12 +1,17 @@
 package cli
 
 import (
+	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/latgate/latgate/pkg/compare"
+	"github.com/latgate/latgate/pkg/results"
 )
 
 // abConfig is a config on the simulator with its level jumping ×1.3 every
@@ -129,5 +134,114 @@ func TestABHelpExamplesFirst(t *testing.T) {
 	_, desc, ok := strings.Cut(stdout, "DESCRIPTION:\n")
 	if !ok || !strings.HasPrefix(strings.TrimSpace(desc), "EXAMPLES:") {
 		t.Errorf("the description does not start with EXAMPLES:\n%s", stdout)
+	}
+}
+
+// abSmallConfig is a config of one target at baseURL with the prompts ids,
+// few requests, one look, and floors far above a loaded machine's jitter
+// (these tests are about what ab reports, not about latency).
+func abSmallConfig(baseURL string, ids ...string) string {
+	s := "targets:\n  - {name: t, base_url: \"" + baseURL + "\", model: sim, max_tokens: 8}\nprompts:\n"
+	for _, id := range ids {
+		s += "  - {id: " + id + ", messages: [{role: user, content: \"Say " + id + ".\"}]}\n"
+	}
+	return s + `run: {requests: 20, max_requests: 20, warmup: 0, concurrency: 2, timeout: 5s}
+gate:
+  checks:
+    - {metric: ttft, stat: p50, tolerance: 20%, floor: 200ms}
+    - {metric: itl, stat: p50, tolerance: 15%, floor: 200ms}
+`
+}
+
+// TestABOneSidedPrompts: a prompt only one side has is named in every
+// report — stdout, the job summary, a ::warning annotation — and not
+// measured; the run still decides the prompts both have, and writes its
+// verdict to $GITHUB_OUTPUT.
+func TestABOneSidedPrompts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("streams for a second")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	base := filepath.Join(dir, "base.yaml")
+	cand := filepath.Join(dir, "cand.yaml")
+	for p, body := range map[string]string{base: abSmallConfig("sim:fast", "shared", "old"), cand: abSmallConfig("sim:fast", "shared", "new")} {
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	summary, output, res := filepath.Join(dir, "summary.md"), filepath.Join(dir, "output.txt"), filepath.Join(dir, "ab.json")
+	env := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary, "GITHUB_OUTPUT": output}
+	code, stdout, stderr := run(t, env, "ab", "--quiet", "--out", res, base, cand)
+	if code != ExitPass {
+		t.Fatalf("exit %d, want 0: a one-sided prompt is not fatal\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	sum, err := os.ReadFile(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flat := func(s string) string { return strings.Join(strings.Fields(s), " ") } // the text wraps
+	for _, id := range []struct{ id, in string }{{"old", base}, {"new", cand}} {
+		note := "prompt " + id.id + " is only in " + id.in + ": not measured, not compared"
+		for name, text := range map[string]string{"stdout": stdout, "stderr": stderr, "the job summary": string(sum)} {
+			if !strings.Contains(flat(text), note) {
+				t.Errorf("%s lacks %q:\n%s", name, note, text)
+			}
+		}
+		if !strings.Contains(stdout, "::warning title=latgate::"+note) {
+			t.Errorf("no ::warning annotation %q:\n%s", note, stdout)
+		}
+	}
+	if out, err := os.ReadFile(output); err != nil || !strings.Contains(string(out), "verdict=ok\n") {
+		t.Errorf("$GITHUB_OUTPUT %q (err %v), want verdict=ok", out, err)
+	}
+	data, err := os.ReadFile(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := compare.DecodeRecordedAB(data, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, f := range []*results.File{rec.Base, rec.Candidate} {
+		var ids []string
+		for _, p := range f.Targets[0].Prompts {
+			ids = append(ids, p.ID)
+		}
+		if diff := cmp.Diff([]string{"shared"}, ids); diff != "" {
+			t.Errorf("side %d measured (-want +got):\n%s", k, diff)
+		}
+	}
+}
+
+// TestABMeasurementFailure: an endpoint that refuses connections ends ab
+// as it ends check: exit 3, verdict=error in $GITHUB_OUTPUT, an ::error
+// annotation saying nothing was gated.
+func TestABMeasurementFailure(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := "http://" + ln.Addr().String() + "/v1"
+	ln.Close()
+	dir := t.TempDir()
+	base, cand := filepath.Join(dir, "base.yaml"), filepath.Join(dir, "cand.yaml")
+	for p, body := range map[string]string{base: abSmallConfig("sim:fast", "p"), cand: abSmallConfig(refused, "p")} {
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	output := filepath.Join(dir, "output.txt")
+	env := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": filepath.Join(dir, "summary.md"), "GITHUB_OUTPUT": output}
+	code, stdout, stderr := run(t, env, "ab", "--quiet", base, cand)
+	if code != ExitMeasurement {
+		t.Fatalf("exit %d, want 3\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if !regexp.MustCompile(`(?m)^::error title=latgate%3A measurement failed::`).MatchString(stdout) {
+		t.Errorf("no ::error annotation of the measurement failure on stdout:\n%s", stdout)
+	}
+	if data, _ := os.ReadFile(output); string(data) != "verdict=error\n" {
+		t.Errorf("step output %q, want verdict=error", data)
 	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +22,9 @@ import (
 //
 //	go test ./internal/cli/ -run ABWireCalibration -v -timeout 0 -args -ab-wire-runs 20
 //
-// pkg/compare's TestABCalibration has the many-run figures on the model.
+// It fails when the targets are missed by more than n runs can
+// resolve. pkg/compare's TestABCalibration has the many-run figures on the
+// model.
 
 var abWireRuns = flag.Int("ab-wire-runs", 0, "runs per scenario of TestABWireCalibration (0: skip)")
 
@@ -115,5 +118,28 @@ func TestABWireCalibration(t *testing.T) {
 		n := *abWireRuns
 		t.Logf("| %s | %d | %d (%.0f%%) | %d | %d | %d | %.1f |", sc.name, n, fail, 100*float64(fail)/float64(n), pass, other, faster,
 			float64(requests)/float64(max(prompts, 1)))
+		// The targets, as far as n runs resolve them (two standard
+		// errors, as pkg/compare's TestABCalibration): identical configs
+		// fail ≤ 1% of runs, TTFT +30% fails ≥ 95%, 30% faster is reported
+		// faster in ≥ 95% and never fails; no run ends in another exit.
+		pct := func(k int) float64 { return 100 * float64(k) / float64(n) }
+		se := func(p float64) float64 { return 100 * math.Sqrt(p*(1-p)/float64(n)) }
+		if other > 0 {
+			t.Errorf("%s: %d runs ended with neither exit 0 nor 1", sc.name, other)
+		}
+		switch {
+		case sc.spec == "":
+			if limit := 1 + 2*se(0.01); pct(fail) > limit {
+				t.Errorf("%s: failed %.0f%% of runs, want ≤ 1%% (%.1f%% with two standard errors)", sc.name, pct(fail), limit)
+			}
+		case strings.Contains(sc.spec, "ttft_factor"):
+			if limit := 95 - 2*se(0.95); pct(fail) < limit {
+				t.Errorf("%s: failed %.0f%% of runs, want ≥ 95%% (%.1f%% with two standard errors)", sc.name, pct(fail), limit)
+			}
+		default:
+			if limit := 95 - 2*se(0.95); pct(faster) < limit || fail > 0 {
+				t.Errorf("%s: reported faster in %.0f%% of runs (want ≥ 95%%, %.1f%% with two standard errors), failed %d", sc.name, pct(faster), limit, fail)
+			}
+		}
 	}
 }
