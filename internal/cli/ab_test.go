@@ -245,3 +245,91 @@ func TestABMeasurementFailure(t *testing.T) {
 		t.Errorf("step output %q, want verdict=error", data)
 	}
 }
+
+// TestABRounds: sequential rounds apply to ab as to check — a gated check
+// that 10 blocks cannot resolve (a TTFT p90 needs more requests for a
+// distribution-free bound) gets more rounds, up to run.max_requests (60), both
+// sides growing together, every block's two samples sharing their seq.
+func TestABRounds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("streams for a second")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := func(model string) string {
+		return "targets:\n  - {name: t, base_url: \"sim:fast\", model: " + model + ", max_tokens: 4}\n" +
+			"prompts:\n  - {id: p, messages: [{role: user, content: hi}]}\n" +
+			"run: {requests: 10, max_requests: 60, warmup: 0, concurrency: 2, timeout: 5s}\n" +
+			"gate:\n  checks:\n    - {metric: ttft, stat: p90, tolerance: 35%, floor: 500ms}\n"
+	}
+	base, cand, res := filepath.Join(dir, "base.yaml"), filepath.Join(dir, "cand.yaml"), filepath.Join(dir, "ab.json")
+	for p, body := range map[string]string{base: cfg("a"), cand: cfg("b")} {
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, stderr := run(t, nil, "ab", "--out", res, base, cand)
+	if code != ExitPass {
+		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "round") {
+		t.Errorf("stderr does not announce a round:\n%s", stderr)
+	}
+	data, err := os.ReadFile(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := compare.DecodeRecordedAB(data, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bp, cp := rec.Base.Targets[0].Prompts[0], rec.Candidate.Targets[0].Prompts[0]
+	if bp.Requests <= 10 || bp.Requests > 60 || bp.Requests != cp.Requests || len(bp.Samples) != len(cp.Samples) {
+		t.Fatalf("base %d requests (%d samples), candidate %d (%d): want equal, more than the first look's 10, at most 60",
+			bp.Requests, len(bp.Samples), cp.Requests, len(cp.Samples))
+	}
+	seqs := map[int]bool{}
+	for i := range bp.Samples {
+		if bp.Samples[i].Seq != cp.Samples[i].Seq || seqs[bp.Samples[i].Seq] {
+			t.Fatalf("sample %d: seq %d on the base side, %d on the candidate's (or seen before): the rounds' blocks do not pair", i, bp.Samples[i].Seq, cp.Samples[i].Seq)
+		}
+		seqs[bp.Samples[i].Seq] = true
+	}
+	if rec.Comparison == nil || rec.Comparison.Verdict != compare.OK {
+		t.Errorf("comparison %v, want ok once resolved", rec.Comparison)
+	}
+}
+
+// TestABTwoTargetsOfOneConfig: `ab --targets a,b` compares two targets of
+// one config on the wire — "which is faster for our prompts?" — and names
+// the faster side; the slower candidate fails.
+func TestABTwoTargetsOfOneConfig(t *testing.T) {
+	if testing.Short() {
+		t.Skip("streams for a second")
+	}
+	t.Parallel()
+	cfg := writeConfig(t, t.TempDir(), `targets:
+  - {name: quick, base_url: "sim:fast?ttft=20ms", model: m, max_tokens: 4}
+  - {name: slow, base_url: "sim:fast?ttft=20ms&ttft_factor=3", model: m, max_tokens: 4}
+prompts:
+  - {id: p, messages: [{role: user, content: hi}]}
+run: {requests: 20, max_requests: 20, warmup: 0, concurrency: 2, timeout: 5s}
+gate:
+  checks:
+    - {metric: ttft, stat: p50, tolerance: 20%, floor: 5ms}
+`)
+	code, stdout, stderr := run(t, nil, "ab", "--quiet", "--targets", "quick,slow", cfg)
+	if code != ExitRegression {
+		t.Fatalf("exit %d, want 1: the slow target is 3× slower to the first token\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	flat := strings.Join(strings.Fields(stdout), " ")
+	for _, want := range []string{"target quick → slow", "base faster: ttft p50"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	code, stdout, stderr = run(t, nil, "ab", "--quiet", "--targets", "slow,quick", cfg)
+	if code != ExitPass || !strings.Contains(strings.Join(strings.Fields(stdout), " "), "candidate faster: ttft p50") {
+		t.Errorf("--targets slow,quick: exit %d, want 0 with the candidate faster\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}
