@@ -49,7 +49,9 @@ floor, as the gate computes them) and that happened after the baseline was
 blessed, or when a drift's interval is wholly beyond it. The intervals are
 at the level that keeps false alarms to 5% a night across all the series
 (Benjamini–Hochberg), and each change's test is spent over the nights after
-it, so an alarm is raised once per change, not re-rolled every night. A
+it, so an alarm is raised once per change, not re-rolled every night; once
+raised it stands on later nights, while the change point is there, until a
+bless (more nights can widen the noise, never clear an alarm). A
 change within the tolerance, or one the baseline already has, is reported,
 not failed. Runs of an edited prompt start a new series. Every report says
 when and where the baseline was blessed and warns when it is older than

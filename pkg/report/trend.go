@@ -106,8 +106,12 @@ func driftText(d *trend.Drift) string {
 func why(s trend.Series) string {
 	switch s.Verdict {
 	case trend.Regressed:
-		if n := len(s.Changes); n > 0 && s.Changes[n-1].Regression && !s.Changes[n-1].Blessed {
+		if n := len(s.Changes); n > 0 && s.Changes[n-1].Fails() {
 			c := s.Changes[n-1]
+			if r := c.Raised; r != nil && !c.Regression {
+				return fmt.Sprintf("%s: slower from a change point, %s; found beyond the %s tolerance when the history had %d runs (%s [%s, %s] at %s), and the alarm stands until a bless",
+					seriesWhere(s), changeText(s, c), pct(c.Limit), r.Runs, pct(r.Ratio), pct(r.Lo), pct(r.Hi), confPct(r.Level))
+			}
 			return fmt.Sprintf("%s: slower from a change point, %s, beyond the %s tolerance", seriesWhere(s), changeText(s, c), pct(c.Limit))
 		}
 		if d := s.Drift; d != nil && d.Beyond {

@@ -279,7 +279,7 @@ func seriesSVG(w io.Writer, s trend.Series, blessed []time.Time, newest int) {
 		end := bounds[k+2] - from
 		cx := (x(float64(i-1)) + x(float64(i))) / 2
 		cls := "change"
-		if c.Regression && !c.Blessed {
+		if c.Fails() {
 			cls += " regression"
 		}
 		ilo, ihi := c.Before*c.Lo, c.Before*c.Hi
@@ -296,7 +296,7 @@ func seriesSVG(w io.Writer, s trend.Series, blessed []time.Time, newest int) {
 		fmt.Fprintf(w, "<line class=\"%s\" data-run=\"%d\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"><title>%s</title></line>\n", cls, c.Index+1, cx, cx, padT, padT+plotH, esc(text))
 		if labels < maxChangeLabels {
 			lc := "lab-change"
-			if c.Regression && !c.Blessed {
+			if c.Fails() {
 				lc = "lab-regression"
 			}
 			fmt.Fprintf(w, "<text class=\"%s\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s [%s, %s]</text>\n", lc, cx, padT-8+12*(labels%2), esc(pct(c.Ratio)), esc(pct(c.Lo)), esc(pct(c.Hi)))

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -126,5 +127,49 @@ func TestTrendJUnitParses(t *testing.T) {
 	c := doc.Suites[0].Cases
 	if c[0].Name != "primary greeting ttft p50" || c[0].Failure == nil || c[1].Failure != nil {
 		t.Errorf("cases %+v: want greeting failed, summarize not", c)
+	}
+}
+
+// TestTrendStandingAlarm: a series failed by an alarm an earlier night
+// raised says so in every format: the night it was raised, that night's
+// interval, and that it stands until a bless.
+func TestTrendStandingAlarm(t *testing.T) {
+	t0 := time.Date(2026, 11, 1, 3, 0, 0, 0, time.UTC)
+	rng := rand.New(rand.NewPCG(21, 7))
+	var values []float64
+	for k := range 19 {
+		scale := 1.0
+		if k >= 15 {
+			scale = 1.45
+		}
+		values = append(values, 100*scale*math.Exp(0.02*rng.NormFloat64()))
+	}
+	values = append(values, 100, 150, 100, 150, 100, 150, 100, 150)
+	var recs []history.Record
+	for k, v := range values {
+		recs = append(recs, history.Record{Schema: history.Schema, At: t0.AddDate(0, 0, k),
+			Targets: []history.Target{{Name: "primary", Prompts: []history.Prompt{{ID: "greeting",
+				Metrics: map[string]history.Stats{"ttft": history.MakeStats(60, map[string]float64{"p50": v, "p95": 1.5 * v})}}}}}})
+	}
+	spec := trend.Spec{BlessedAt: t0.Add(-time.Hour), Series: []trend.SeriesSpec{{Target: "primary", Prompt: "greeting", Metric: "ttft", Stat: stats.Stat{P: 0.5}, Tolerance: 0.20, FloorMS: 1, Baseline: 100}}}
+	rep := trend.Analyze(recs, spec, trend.Options{})
+	c := rep.Series[0].Changes[len(rep.Series[0].Changes)-1]
+	if rep.Standing != 1 || c.Raised == nil {
+		t.Fatalf("fixture: standing %d, change %+v: want an alarm raised on an earlier night", rep.Standing, c)
+	}
+	want := fmt.Sprintf("found beyond the +20%% tolerance when the history had %d runs", c.Raised.Runs)
+	for name, write := range map[string]func(io.Writer) error{
+		"text":     func(w io.Writer) error { return TrendText(w, rep, nil, TrendOptions{}) },
+		"markdown": func(w io.Writer) error { return TrendMarkdown(w, rep, nil, TrendOptions{}) },
+		"junit":    func(w io.Writer) error { return TrendJUnit(w, rep, nil, TrendOptions{}) },
+	} {
+		var buf bytes.Buffer
+		if err := write(&buf); err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Join(strings.Fields(buf.String()), " ")
+		if !strings.Contains(got, want) || !strings.Contains(got, "the alarm stands until a bless") {
+			t.Errorf("%s: want %q and that it stands; got:\n%s", name, want, buf.String())
+		}
 	}
 }

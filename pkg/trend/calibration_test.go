@@ -25,10 +25,15 @@ const (
 
 // alarms analyses h after every night from calFrom to its end, as the
 // nightly job does, and returns the nights whose verdict was Regressed, and
-// how many analyses showed a change point in some series.
+// how many analyses showed a change point in some series. Each night is
+// analysed alone (analyzeNight: Analyze without carrying alarms raised on
+// earlier nights): that changes no night on which a history first fails,
+// which is what the criteria count (TestStandingKeepsFirstAlarms), and
+// saves the replay.
 func alarms(h nightly, opts Options) (fails []int, changed int) {
+	opts = opts.withDefaults()
 	for k := calFrom; k <= len(h.records); k++ {
-		rep := Analyze(h.records[:k], h.spec, opts)
+		rep := analyzeNight(h.records[:k], h.spec, opts)
 		if rep.Verdict == Regressed {
 			fails = append(fails, k)
 		}

@@ -172,6 +172,9 @@ type Change struct {
 	// Blessed is true when the baseline was blessed after the change: the
 	// baseline already has it, so it fails nothing.
 	Blessed bool
+	// Raised is set when tonight's test did not decide the change a
+	// regression but an earlier night's did: the alarm stands (see Analyze).
+	Raised *Raised
 }
 
 // Drift is the current level against the baseline.
@@ -265,6 +268,9 @@ type Report struct {
 	// Tests is how many regression tests the family held (a series' newest
 	// change point and its drift each count), Rejected how many failed.
 	Tests, Rejected int
+	// Standing counts the series failed by an alarm an earlier night raised
+	// (see Analyze), beyond the Rejected of tonight's family.
+	Standing int
 	// Headline is the change the report leads with (nil: none): the clearest
 	// change point that fails its series, else the clearest change point.
 	// One step of the endpoint shows in many series; their placements
@@ -302,10 +308,111 @@ type hypothesis struct {
 // Analyze analyses the history records for every series of spec. Records
 // are put in time order first (history.Read returns them so; a warning
 // says when they were not).
+//
+// An alarm stands: a slowdown change point that an earlier night's
+// analysis (the history as it was then) found to be a regression keeps its
+// series REGRESSED while the change point is still there and not blessed,
+// even when tonight's analysis alone would no longer decide it (more nights
+// can widen the noise estimate). Without that, a real regression could turn
+// green by itself. Each night's decision still has its false-alarm control:
+// the rule only carries a raised alarm forward, so the nights on which a
+// history first fails are those of the night-by-night analysis.
 func Analyze(records []history.Record, spec Spec, opts Options) Report {
 	opts = opts.withDefaults()
+	sorted, warnings := inTimeOrder(records)
+	rep := analyzeNight(sorted, spec, opts)
+	rep.Runs, rep.Warnings = len(records), warnings
+	standing(&rep, sorted, spec, opts)
+	return rep
+}
+
+// MaxReplay is how many earlier nights Analyze re-analyses to find an
+// alarm that still stands (see Analyze): an alarm raised longer ago than
+// that, and no longer decided tonight, is not carried.
+const MaxReplay = 30
+
+// Raised is the night an earlier analysis found a change a regression.
+type Raised struct {
+	// Runs is how many runs the history held that night (the change's
+	// alarm was raised when run Runs was added); At is that run's time.
+	Runs int
+	At   time.Time
+	// Ratio, Lo, Hi and Level are the change as that night's test decided
+	// it.
+	Ratio, Lo, Hi, Level float64
+}
+
+// Fails reports whether the change fails its series: a regression (tonight
+// or standing from an earlier night) the baseline does not have.
+func (c Change) Fails() bool { return (c.Regression || c.Raised != nil) && !c.Blessed }
+
+// standing finds, for every series whose newest change point is an
+// unblessed slowdown that tonight's test did not decide, the newest earlier
+// night (at most MaxReplay back) whose analysis found the same change (placed
+// within MinSegment runs) a regression, and marks the series REGRESSED.
+func standing(rep *Report, records []history.Record, spec Spec, opts Options) {
+	type want struct {
+		series, run int // the change's first run (index into records)
+	}
+	var open []want
+	first := len(records)
+	for i, s := range rep.Series {
+		n := len(s.Changes)
+		if n == 0 || s.Verdict == Regressed || s.Verdict == Insufficient {
+			continue
+		}
+		c := s.Changes[n-1]
+		if c.Regression || c.Blessed || !(c.Ratio > 1) {
+			continue
+		}
+		run := s.Points[c.Index].Run
+		open = append(open, want{i, run})
+		first = min(first, run)
+	}
+	if len(open) == 0 {
+		return
+	}
+	stop := max(first+opts.MinSegment, len(records)-MaxReplay)
+	for k := len(records) - 1; k >= stop && len(open) > 0; k-- {
+		night := analyzeNight(records[:k], spec, opts)
+		open = slices.DeleteFunc(open, func(w want) bool {
+			if w.run+opts.MinSegment > k {
+				return true // that night did not have the change yet: nothing raised it since
+			}
+			ps := night.Series[w.series]
+			n := len(ps.Changes)
+			if n == 0 {
+				return false
+			}
+			pc := ps.Changes[n-1]
+			if !pc.Regression || pc.Blessed || abs(ps.Points[pc.Index].Run-w.run) > opts.MinSegment {
+				return false
+			}
+			s := &rep.Series[w.series]
+			c := &s.Changes[len(s.Changes)-1]
+			c.Raised = &Raised{Runs: k, At: records[k-1].At, Ratio: pc.Ratio, Lo: pc.Lo, Hi: pc.Hi, Level: pc.Level}
+			s.Verdict, s.Why = Regressed, fmt.Sprintf("regression change point, raised when the history had %d runs; it stands until a bless", k)
+			rep.Standing++
+			return true
+		})
+	}
+	if rep.Standing > 0 {
+		rep.Verdict = Regressed
+		rep.Headline = headline(rep.Series)
+	}
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// analyzeNight is one night's analysis of records already in time order:
+// no alarm is carried from earlier nights.
+func analyzeNight(records []history.Record, spec Spec, opts Options) Report {
 	rep := Report{Runs: len(records), Verdict: OK, Options: opts}
-	records, rep.Warnings = inTimeOrder(records)
 	if len(records) == 0 {
 		rep.Verdict = Insufficient
 	}
@@ -727,7 +834,7 @@ func headline(series []Series) *Headline {
 	for i, s := range series {
 		for j, c := range s.Changes {
 			rank := 1
-			if j == len(s.Changes)-1 && c.Regression && !c.Blessed && s.Verdict == Regressed {
+			if j == len(s.Changes)-1 && c.Fails() && s.Verdict == Regressed {
 				rank = 2 // the change that fails its series
 			}
 			if rank > bestRank || rank == bestRank && c.Z > bestZ {
