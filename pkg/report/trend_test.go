@@ -173,3 +173,25 @@ func TestTrendStandingAlarm(t *testing.T) {
 		}
 	}
 }
+
+// TestTuneSaysWhenWide: a proposal above 100% (σ barely known from few,
+// autocorrelated runs) is flagged above the snippet with what would narrow
+// it; an ordinary one is not.
+func TestTuneSaysWhenWide(t *testing.T) {
+	spec := func(prompt string) trend.SeriesSpec {
+		return trend.SeriesSpec{Target: "primary", Prompt: prompt, Metric: "itl", Stat: stats.Stat{P: 0.5}}
+	}
+	rep := trend.TuneReport{Proposals: []trend.Proposal{
+		{SeriesSpec: spec("greeting"), Runs: 14, Upper: 0.69, Tolerance: 16.97, FloorMS: 68, ForTighter: 117},
+		{SeriesSpec: spec("summarize"), Runs: 14, Upper: 0.06, Tolerance: 0.31, FloorMS: 2},
+	}}
+	var buf bytes.Buffer
+	if err := TuneYAML(&buf, rep, "h.jsonl"); err != nil {
+		t.Fatal(err)
+	}
+	got := buf.String()
+	want := "# wide: greeting itl p50 needs 1697%: its σ is known only up to 69% from 14 runs; a check this loose gates little until more runs narrow it (σ within 25% of its estimate from 117 runs)\n"
+	if !strings.Contains(got, want) || strings.Contains(got, "# wide: summarize") {
+		t.Errorf("want only greeting flagged as wide:\n%s\ngot:\n%s", want, got)
+	}
+}

@@ -38,6 +38,14 @@ func TuneYAML(w io.Writer, rep trend.TuneReport, source string) error {
 	for _, s := range rep.Skipped {
 		fmt.Fprintf(ew, "# not enough runs (fewer than %d): %s %s %s\n", trend.MinTuneRuns, s.Prompt, s.Metric, s.Stat)
 	}
+	for _, c := range checks {
+		for _, p := range append([]trend.Proposal{c.Proposal}, c.Overrides...) {
+			if p.Tolerance > 1 {
+				fmt.Fprintf(ew, "# wide: %s %s %s needs %s: its σ is known only up to %s from %d runs; a check this loose gates little until more runs narrow it%s\n",
+					p.Prompt, p.Metric, p.Stat, tolPct(p.Tolerance), pctRate(p.Upper), p.Runs, tighterHint(p))
+			}
+		}
+	}
 	fmt.Fprintln(ew, "gate:")
 	fmt.Fprintln(ew, "  checks:")
 	for _, c := range checks {
@@ -72,6 +80,14 @@ func tuneNote(p trend.Proposal) string {
 		s += fmt.Sprintf("; σ within 25%% of its estimate from %d runs", p.ForTighter)
 	}
 	return s
+}
+
+// tighterHint says how many runs would pin σ down, when more would.
+func tighterHint(p trend.Proposal) string {
+	if p.ForTighter > p.Runs {
+		return fmt.Sprintf(" (σ within 25%% of its estimate from %d runs)", p.ForTighter)
+	}
+	return ""
 }
 
 func tolPct(r float64) string { return yamlNum(100*r) + "%" }
