@@ -27,16 +27,19 @@ const (
 type Error struct {
 	Class Class
 	Err   error
+	// Next is what to do about it, printed after the error as "next: …"
+	// ("" for nothing more than the error says).
+	Next string
 }
 
 func (e *Error) Error() string { return e.Err.Error() }
 func (e *Error) Unwrap() error { return e.Err }
 
 // UsageError marks err as a usage, config or baseline problem.
-func UsageError(err error) error { return &Error{Usage, err} }
+func UsageError(err error) error { return &Error{Class: Usage, Err: err} }
 
 // MeasurementError marks err as a measurement failure.
-func MeasurementError(err error) error { return &Error{Measurement, err} }
+func MeasurementError(err error) error { return &Error{Class: Measurement, Err: err} }
 
 // ErrRegression is the error of a gate that failed: its report has said
 // why, so the CLI prints nothing more.

@@ -45,6 +45,9 @@ func (a *App) publishFailed(sink *publish.Sink, err error) {
 	case errors.As(err, &oe):
 		a.Out.AnnotateError("latgate: output not written", err)
 	case c == Usage || c == Measurement:
+		if next := NextOf(err); next != "" {
+			err = fmt.Errorf("%w\nnext: %s", err, next)
+		}
 		sink.PublishFailure(err, c == Measurement)
 	}
 }

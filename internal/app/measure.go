@@ -105,7 +105,7 @@ func (a *App) measureOn(ctx context.Context, cfg *config.Config, eps []measure.E
 	}
 	f, err := a.Deps.Measure(ctx, opts)
 	if err != nil {
-		return f, MeasurementError(err)
+		return f, measurementErr(err, cfg.Path)
 	}
 	return f, nil
 }
@@ -114,7 +114,7 @@ func (a *App) measureOn(ctx context.Context, cfg *config.Config, eps []measure.E
 // endpoint's own words added to the error.
 func budget(f *results.File) error {
 	if err := results.CheckBudget(f); err != nil {
-		return MeasurementError(withEndpointSaid(err, f))
+		return measurementErr(withEndpointSaid(err, f), f.ConfigPath)
 	}
 	return nil
 }

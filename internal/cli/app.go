@@ -87,6 +87,9 @@ func Main(ctx context.Context, args []string, env Env) (code int) {
 	code = exitCode(err)
 	if err != nil && !errors.Is(err, app.ErrRegression) {
 		fmt.Fprintf(out.Stderr, "latgate: %v%s\n", err, helpTopicSuggestion(cmd, err))
+		if next := app.NextOf(err); next != "" {
+			fmt.Fprintf(out.Stderr, "next: %s\n", next)
+		}
 	}
 	return code
 }

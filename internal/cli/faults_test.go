@@ -349,11 +349,12 @@ func TestUnreachable(t *testing.T) {
 		name, url, class, msg string
 		timeout               string // generous, but for the timeout
 		setup                 func(t *testing.T)
+		next                  string // the next step's advice for the class
 	}{
-		{name: "connection refused", url: refused, class: results.ErrConnect, msg: "connection refused", timeout: "10s"},
-		{name: "TLS failure", url: tlsSrv.URL + "/v1", class: results.ErrConnect, msg: "certificate", timeout: "10s"},
-		{name: "DNS failure", url: "http://latgate-nxdomain.invalid/v1", class: results.ErrConnect, msg: "DNS lookup of latgate-nxdomain.invalid failed: no such host", timeout: "10s", setup: loopbackDNS},
-		{name: "timeout before headers", url: "sim:fast?header_delay=10s", class: results.ErrTimeout, msg: "timed out before the response headers", timeout: "300ms"},
+		{name: "connection refused", url: refused, class: results.ErrConnect, msg: "connection refused", timeout: "10s", next: "nothing answered at base_url"},
+		{name: "TLS failure", url: tlsSrv.URL + "/v1", class: results.ErrConnect, msg: "certificate", timeout: "10s", next: "nothing answered at base_url"},
+		{name: "DNS failure", url: "http://latgate-nxdomain.invalid/v1", class: results.ErrConnect, msg: "DNS lookup of latgate-nxdomain.invalid failed: no such host", timeout: "10s", setup: loopbackDNS, next: "nothing answered at base_url"},
+		{name: "timeout before headers", url: "sim:fast?header_delay=10s", class: results.ErrTimeout, msg: "timed out before the response headers", timeout: "300ms", next: "the endpoint did not finish within run.timeout"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -382,6 +383,10 @@ func TestUnreachable(t *testing.T) {
 			if want := tt.class + " 1"; !strings.Contains(stderr, "gave up after 1 of 3 requests: the error budget can no longer be met") ||
 				!strings.Contains(stderr, want) || !strings.Contains(stderr, tt.msg) {
 				t.Errorf("stderr lacks why it gave up, the breakdown %q and the message %q:\n%s", want, tt.msg, stderr)
+			}
+			// The failing command ends with what to do next (#23).
+			if want := "\nnext: " + tt.next; !strings.Contains(stderr, want) || !strings.Contains(stderr, "latgate measure --config "+cfg+" --requests 5") {
+				t.Errorf("stderr lacks the next step %q with the command that tries the endpoint:\n%s", want, stderr)
 			}
 		})
 	}
