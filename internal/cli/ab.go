@@ -54,7 +54,7 @@ samples and the comparison, schema latgate.ab/v1), and inside GitHub Actions
 the job summary, annotations and verdict= in $GITHUB_OUTPUT.
 
 ` + exitCodesHelp,
-		Flags: append(append(abRunFlags(), gateFlagDefs()...),
+		Flags: append(append(abRunFlags(), abGateFlags()...),
 			&ucli.StringFlag{Name: "config", Aliases: []string{"c"}, Usage: "take the gate settings from this latgate.yaml (default: CANDIDATE's gate)", TakesFile: true},
 			&ucli.StringFlag{Name: "targets", Usage: "compare target `BASE,CANDIDATE`: BASE's target BASE with CANDIDATE's target CANDIDATE, or two targets of one config"},
 			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "also write both sides' results, with the comparison, to `FILE`", TakesFile: true},
@@ -91,6 +91,18 @@ the job summary, annotations and verdict= in $GITHUB_OUTPUT.
 			return a.AB(c.Context, req)
 		},
 	}
+}
+
+// abGateFlags are the report flags of ab: check's, less --strict-baseline
+// (ab has no baseline; a flag it accepted and ignored would mislead).
+func abGateFlags() []ucli.Flag {
+	var out []ucli.Flag
+	for _, f := range gateFlagDefs() {
+		if f.Names()[0] != "strict-baseline" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // abRunFlags are the run overrides of ab: check's, less --config (ab's

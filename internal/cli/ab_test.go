@@ -106,7 +106,8 @@ func TestABOnTheWire(t *testing.T) {
 	}
 }
 
-// TestABUsage: ab needs two configs, or one with --targets; flags go first.
+// TestABUsage: ab needs two configs, or one with --targets; flags go
+// first; check's flags about a baseline are not ab's.
 func TestABUsage(t *testing.T) {
 	for _, tt := range []struct {
 		args []string
@@ -117,6 +118,7 @@ func TestABUsage(t *testing.T) {
 		{[]string{"ab", "a.yaml", "b.yaml", "--junit", "x"}, "flags go before the configs"},
 		{[]string{"ab", "--targets", "a", "x.yaml"}, "--targets takes two target names"},
 		{[]string{"ab", "missing-a.yaml", "missing-b.yaml"}, "no config at missing-a.yaml"},
+		{[]string{"ab", "--strict-baseline", "a.yaml", "b.yaml"}, "flag provided but not defined: --strict-baseline"}, // ab has no baseline
 	} {
 		code, _, stderr := run(t, nil, tt.args...)
 		if code != ExitUsage || !strings.Contains(stderr, tt.want) {
