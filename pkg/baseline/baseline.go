@@ -80,6 +80,7 @@ func clonePrompt(p results.Prompt) results.Prompt {
 	p.Samples = slices.Clone(p.Samples)
 	for i := range p.Samples {
 		p.Samples[i].ITL = slices.Clone(p.Samples[i].ITL)
+		p.Samples[i].Steps = slices.Clone(p.Samples[i].Steps)
 		p.Samples[i].FinishReason = sanitize.Line(p.Samples[i].FinishReason, sanitize.MaxField)
 	}
 	p.Failures = nil
@@ -108,6 +109,9 @@ func cloneMetrics(m results.Metrics) results.Metrics {
 		Total:      clonePtr(m.Total),
 		MaxStall:   clonePtr(m.MaxStall),
 		TokensPerS: clonePtr(m.TokensPerS),
+		// a chain's (results/chain.go)
+		ChainTotal:    clonePtr(m.ChainTotal),
+		ChainTTFTLast: clonePtr(m.ChainTTFTLast),
 	}
 }
 

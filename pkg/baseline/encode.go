@@ -94,7 +94,7 @@ type rounder struct {
 func (r *rounder) roundPrompt(p *results.Prompt) {
 	r.seq = -1
 	m := &p.Metrics
-	for _, s := range []*results.Summary{m.TTFB, m.TTFT, m.TTFCT, m.ITL, m.TPOT, m.Total, m.MaxStall} {
+	for _, s := range []*results.Summary{m.TTFB, m.TTFT, m.TTFCT, m.ITL, m.TPOT, m.Total, m.MaxStall, m.ChainTotal, m.ChainTTFTLast} {
 		if s != nil {
 			s.P50 = r.round("p50_ms", s.P50, msScale)
 			s.P95 = r.round("p95_ms", s.P95, msScale)
@@ -130,6 +130,14 @@ func (r *rounder) roundPrompt(p *results.Prompt) {
 		s.DNS = r.round("dns_ms", s.DNS, msScale)
 		s.Connect = r.round("connect_ms", s.Connect, msScale)
 		s.TLS = r.round("tls_ms", s.TLS, msScale)
+		s.ChainTotal = r.round("chain_total_ms", s.ChainTotal, msScale)
+		s.ChainTTFTLast = r.round("chain_ttft_last_ms", s.ChainTTFTLast, msScale)
+		for k := range s.Steps {
+			st := &s.Steps[k]
+			st.StartMS = r.round("steps.start_ms", st.StartMS, msScale)
+			st.TTFT = r.round("steps.ttft_ms", st.TTFT, msScale)
+			st.Total = r.round("steps.total_ms", st.Total, msScale)
+		}
 	}
 	r.seq = -1
 }

@@ -76,6 +76,9 @@ func CompareAB(base, cand Side, gate config.Gate, d Design) Report {
 				if pc.c.MaxOnly {
 					continue // a limit only
 				}
+				if !results.Applies(pc.c.Metric, b) && !results.Applies(pc.c.Metric, cp) {
+					continue // a chain metric, and no side is a chain
+				}
 				bd, ok := data[pc.c.Metric]
 				if !ok {
 					bd = newBlockData(b.Samples, cp.Samples, pc.c.Metric)

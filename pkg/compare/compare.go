@@ -298,6 +298,9 @@ func CompareWith(base, cur Side, gate config.Gate, s Setup) Report {
 				if pc.c.MaxOnly {
 					continue // a limit only: limitJobs
 				}
+				if !results.Applies(pc.c.Metric, bp) && !results.Applies(pc.c.Metric, cp) {
+					continue // a chain metric, and no side is a chain
+				}
 				dd, ok := data[pc.c.Metric]
 				if !ok {
 					dd = [2]*dataset{newDataset(bp.Samples, pc.c.Metric), newDataset(cp.Samples, pc.c.Metric)}

@@ -385,7 +385,7 @@ func TestWarnings(t *testing.T) {
 		{"unknown metric and statistic", side(prompt("a", few(30, 3))), side(prompt("a", few(30, 3))),
 			[]config.Check{{Metric: "ttlt", Stat: "p50"}, {Metric: results.TTFT, Stat: "max"}},
 			[]string{
-				`check ttlt p50 skipped: metric "ttlt" cannot be gated (use one of ttfb, ttft, ttfct, itl, tpot, total, max_stall, tokens_per_s)`,
+				`check ttlt p50 skipped: metric "ttlt" cannot be gated (use one of ttfb, ttft, ttfct, itl, tpot, total, max_stall, chain_total, chain_ttft_last, tokens_per_s)`,
 				`check ttft max skipped: statistic "max" is not p50, p95, p99 or mean`,
 				"nothing was compared: no check applies to a target and prompt present in both runs",
 			}},

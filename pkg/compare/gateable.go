@@ -40,7 +40,7 @@ func CannotGate(base Side, gate config.Gate) []string {
 			shorts := map[string]*short{}
 			data := map[string]*dataset{}
 			for _, c := range gate.Checks {
-				if c.MaxOnly || c.IsShare() && (c.MinOnly || c.Off || !shareApplies(c.Metric, p, true)) {
+				if c.MaxOnly || !results.Applies(c.Metric, p) || c.IsShare() && (c.MinOnly || c.Off || !shareApplies(c.Metric, p, true)) {
 					continue
 				}
 				if c.IsShare() { // share.go: a side needs ShareNeed requests with a value

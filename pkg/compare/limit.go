@@ -38,7 +38,7 @@ func limitJobs(cur Side, checks []parsedCheck) []*job {
 		for _, p := range t.Prompts {
 			data := map[string]*dataset{}
 			for _, pc := range checks {
-				if pc.c.Max <= 0 {
+				if pc.c.Max <= 0 || !results.Applies(pc.c.Metric, p) {
 					continue
 				}
 				d, ok := data[pc.c.Metric]

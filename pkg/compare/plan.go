@@ -208,8 +208,8 @@ func (p Plan) label(rep *Report, cur Side, checks []parsedCheck) {
 			}
 			data := map[string]*dataset{}
 			for _, pc := range checks {
-				if pc.c.MaxOnly {
-					continue // its limit check shows the value, and gates it
+				if pc.c.MaxOnly || !results.Applies(pc.c.Metric, pr) {
+					continue // its limit check shows the value, and gates it; a chain metric of no chain
 				}
 				d, ok := data[pc.c.Metric]
 				if !ok {

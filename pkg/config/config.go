@@ -115,7 +115,16 @@ type Prompt struct {
 	Cache string
 	// SLO is the prompt's objective (nil: its target's, see SLOFor).
 	SLO *SLO
+	// Steps makes the prompt an agent chain: each step's messages are sent
+	// after the previous step's answer, which goes before them as an
+	// assistant turn, the conversation growing as an agent loop's does.
+	// Messages is then the first step's. Nil for a prompt of one request;
+	// part of Hash.
+	Steps [][]Message
 }
+
+// IsChain reports whether the prompt is an agent chain (steps:).
+func (pr Prompt) IsChain() bool { return len(pr.Steps) > 1 }
 
 // Run holds the run settings.
 type Run struct {

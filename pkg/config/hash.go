@@ -34,6 +34,12 @@ func hashMessages(msgs []Message) string {
 // and its tools and tool choice when it has any (so a prompt without tools
 // hashes as its messages always did).
 func hashPrompt(pr Prompt) string {
+	if len(pr.Steps) > 0 { // a chain: its steps are what it sends
+		return shortHash(struct {
+			Steps [][]Message `json:"steps"`
+			Cache string      `json:"cache,omitempty"`
+		}{pr.Steps, pr.Cache})
+	}
 	if len(pr.Tools) == 0 && pr.ToolChoice == "" && pr.Cache == "" {
 		return hashMessages(pr.Messages)
 	}

@@ -292,6 +292,10 @@ func (p *parser) headersEnv(n *yaml.Node, field string, t *Target) map[string]st
 func (p *parser) apiPrompts(targets []Target, prompts []Prompt) {
 	for _, t := range targets {
 		for i, pr := range prompts {
+			if problem := chainProblem(t, pr); problem != "" { // schema_steps.go
+				p.errs = append(p.errs, &Error{File: p.path, Line: pr.Line, Field: fmt.Sprintf("prompts[%d].steps", i), Msg: problem})
+				continue
+			}
 			if problem := promptProblem(t.APIName(), pr); problem != "" {
 				p.errs = append(p.errs, &Error{File: p.path, Line: pr.Line, Field: fmt.Sprintf("prompts[%d]", i),
 					Msg: fmt.Sprintf("target %q (api: %s) %s", t.Name, t.APIName(), problem)})
@@ -302,7 +306,11 @@ func (p *parser) apiPrompts(targets []Target, prompts []Prompt) {
 
 func promptProblem(api string, pr Prompt) string {
 	conversational := 0
-	for _, m := range pr.Messages {
+	msgs := pr.Messages
+	for _, step := range pr.Steps[min(1, len(pr.Steps)):] { // a chain's later steps are sent too
+		msgs = append(slices.Clip(msgs), step...)
+	}
+	for _, m := range msgs {
 		switch {
 		case m.Role == "tool" && api != APIChat:
 			return "cannot send a message of role tool (a tool result needs the call it answers); keep tool results to api: chat"

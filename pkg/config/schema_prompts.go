@@ -20,7 +20,7 @@ import (
 // messages files.
 
 var (
-	promptKeys  = []string{"id", "messages", "messages_file", "tools", "tool_choice", "cache", "slo"}
+	promptKeys  = []string{"id", "messages", "messages_file", "steps", "tools", "tool_choice", "cache", "slo"}
 	messageKeys = []string{"role", "content", "name", "cache"}
 )
 
@@ -68,8 +68,26 @@ func (p *parser) prompt(n *yaml.Node, path string) (Prompt, bool) {
 		}
 		pr.ID = s
 	}
-	msgs, file := get(m, "messages"), get(m, "messages_file")
+	msgs, file, steps := get(m, "messages"), get(m, "messages_file"), get(m, "steps")
 	switch {
+	case steps != nil && (msgs != nil || file != nil):
+		at := msgs
+		if at == nil {
+			at = file
+		}
+		p.fail(at, path, "has both steps and messages; a chain's messages are its steps': move them into steps[0].messages")
+	case steps != nil:
+		pr.Steps = p.steps(steps, path+".steps") // schema_steps.go
+		if len(pr.Steps) > 0 {
+			pr.Messages = pr.Steps[0]
+		}
+		if get(m, "tools") != nil || get(m, "tool_choice") != nil {
+			at := get(m, "tools")
+			if at == nil {
+				at = get(m, "tool_choice")
+			}
+			p.fail(at, path+".tools", "a chain (steps) cannot declare tools: each step's answer goes back as the next step's assistant turn, as text, and a tool call is no text to replay; drop tools or steps")
+		}
 	case msgs != nil && file != nil:
 		p.fail(file, path, "has both messages and messages_file; keep exactly one")
 	case msgs == nil && file == nil:

@@ -112,6 +112,12 @@ func TestRecordsEveryGateableStatistic(t *testing.T) {
 		vals := results.Values(f.Targets[0].Prompts[0].Samples, metric)
 		slices.Sort(vals)
 		st, ok := got.Metrics[metric]
+		if !results.Applies(metric, f.Targets[0].Prompts[0]) { // a chain metric of no chain
+			if ok {
+				t.Errorf("%s kept for a prompt that is no chain: %+v", metric, st)
+			}
+			continue
+		}
 		if !ok || st.N != len(vals) {
 			t.Errorf("%s: kept %v (n %d), want n %d", metric, ok, st.N, len(vals))
 			continue

@@ -42,6 +42,8 @@ func Has(s *Sample, metric string) bool {
 		return s.HasContent
 	case TPOT, TokensPerS:
 		return s.OutputTokens >= 2 && s.TPOT > 0
+	case ChainTotal, ChainTTFTLast:
+		return len(s.Steps) > 0
 	}
 	return false
 }
@@ -64,6 +66,10 @@ func Value(s *Sample, metric string) float64 {
 		return s.MaxStall
 	case TokensPerS:
 		return s.TokensPerS
+	case ChainTotal:
+		return s.ChainTotal
+	case ChainTTFTLast:
+		return s.ChainTTFTLast
 	}
 	return math.NaN()
 }
@@ -112,6 +118,10 @@ func (m *Metrics) slot(metric string) **Summary {
 		return &m.Total
 	case MaxStall:
 		return &m.MaxStall
+	case ChainTotal:
+		return &m.ChainTotal
+	case ChainTTFTLast:
+		return &m.ChainTTFTLast
 	}
 	return nil
 }

@@ -21,7 +21,9 @@ const (
 
 // DurationMetrics returns the duration metrics, in report order: the ones a
 // gate can check (tokens_per_s is a rate, higher is better).
-func DurationMetrics() []string { return []string{TTFB, TTFT, TTFCT, ITL, TPOT, Total, MaxStall} }
+func DurationMetrics() []string {
+	return []string{TTFB, TTFT, TTFCT, ITL, TPOT, Total, MaxStall, ChainTotal, ChainTTFTLast}
+}
 
 // GatedMetrics returns the metrics a gate check may name: the duration
 // metrics, for which larger is worse, and tokens_per_s, for which larger is
@@ -158,8 +160,12 @@ type Prompt struct {
 	// endpoint does) and SLO its objective (nil: none): what the gate's
 	// cache_hit_rate and slo_attainment checks read. Both are absent from
 	// files written before latgate recorded them.
-	Cache    string         `json:"cache,omitempty"`
-	SLO      *SLO           `json:"slo,omitempty"`
+	Cache string `json:"cache,omitempty"`
+	SLO   *SLO   `json:"slo,omitempty"`
+	// Steps is the number of steps of an agent chain (config steps:), 0
+	// for a prompt of one request: a chain's samples carry the chain
+	// metrics (chain.go).
+	Steps    int            `json:"steps,omitempty"`
 	Requests int            `json:"requests"`
 	Errors   int            `json:"errors"`
 	ByClass  map[string]int `json:"errors_by_class,omitempty"`
@@ -192,6 +198,10 @@ type Metrics struct {
 	Total      *Summary     `json:"total,omitempty"`
 	MaxStall   *Summary     `json:"max_stall,omitempty"`
 	TokensPerS *RateSummary `json:"tokens_per_s,omitempty"`
+	// ChainTotal and ChainTTFTLast summarize a chain's samples (chain.go);
+	// nil for a prompt that is no chain.
+	ChainTotal    *Summary `json:"chain_total,omitempty"`
+	ChainTTFTLast *Summary `json:"chain_ttft_last,omitempty"`
 }
 
 // Summary describes one duration metric in milliseconds. Percentiles use the
@@ -257,6 +267,12 @@ type Sample struct {
 	TLS          float64 `json:"tls_ms,omitempty"`
 	Reused       bool    `json:"reused"`
 	Retries      int     `json:"retries,omitempty"`
+	// ChainTotal, ChainTTFTLast and Steps are a chain's (chain.go): its
+	// wall time, its last step's first token from the chain's start, and
+	// each step's own timing. The fields above are then its last step's.
+	ChainTotal    float64 `json:"chain_total_ms,omitempty"`
+	ChainTTFTLast float64 `json:"chain_ttft_last_ms,omitempty"`
+	Steps         []Step  `json:"steps,omitempty"`
 }
 
 // Failure is one measured request that failed; it is never a sample.

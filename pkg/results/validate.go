@@ -159,6 +159,9 @@ func (v *validator) prompt(path string, p Prompt) {
 	if p.Cache != "" && p.Cache != CacheWarm && p.Cache != CacheCold {
 		v.fail(path+".cache", "%q is not %s or %s", p.Cache, CacheWarm, CacheCold)
 	}
+	if p.Steps == 1 || p.Steps < 0 || p.Steps > MaxSteps {
+		v.fail(path+".steps", "%d is not a chain's number of steps (2 to %d; absent for a prompt of one request)", p.Steps, MaxSteps)
+	}
 	if o := p.SLO; o != nil {
 		for _, l := range []struct {
 			name string
@@ -208,6 +211,7 @@ func (v *validator) sample(path string, s Sample) {
 	if s.HasContent {
 		dur("ttfct_ms", s.TTFCT, true)
 	}
+	v.steps(path, s)
 	for i, g := range s.ITL { // the name only on failure: a sample holds up to max_tokens gaps
 		if p := durProblem(g, false); p != "" {
 			v.fail(path+".itl_ms["+strconv.Itoa(i)+"]", "%s", p)
@@ -233,6 +237,57 @@ func (v *validator) sample(path string, s Sample) {
 			s.OutputTokens, s.Chunks, s.Retries, s.PromptTokens, s.CachedTokens, s.CacheCreationTokens, s.ReasoningTokens)
 	case len(s.ITL) > MaxTokens:
 		v.fail(path+".itl_ms", "%d gaps is absurd", len(s.ITL))
+	}
+}
+
+// steps validates a chain sample's steps and chain times: each step in
+// order after the previous, the last step's first token and end within the
+// chain.
+func (v *validator) steps(path string, s Sample) {
+	if len(s.Steps) == 0 {
+		if s.ChainTotal != 0 || s.ChainTTFTLast != 0 {
+			v.fail(path+".chain_total_ms", "a sample without steps has no chain times")
+		}
+		return
+	}
+	if len(s.Steps) > MaxSteps {
+		v.fail(path+".steps", "%d steps is more than a chain may have (%d)", len(s.Steps), MaxSteps)
+		return
+	}
+	const eps = 0.0015
+	for name, x := range map[string]float64{"chain_total_ms": s.ChainTotal, "chain_ttft_last_ms": s.ChainTTFTLast} {
+		if p := durProblem(x, true); p != "" {
+			v.fail(path+"."+name, "%s", p)
+		}
+	}
+	prevEnd := 0.0
+	for i, st := range s.Steps {
+		sp := path + ".steps[" + strconv.Itoa(i) + "]"
+		for _, d := range []struct {
+			name     string
+			x        float64
+			positive bool
+		}{{"start_ms", st.StartMS, false}, {"ttft_ms", st.TTFT, true}, {"total_ms", st.Total, true}} {
+			if p := durProblem(d.x, d.positive); p != "" {
+				v.fail(sp+"."+d.name, "%s", p)
+			}
+		}
+		switch {
+		case st.TTFT > st.Total+eps:
+			v.fail(sp+".ttft_ms", "%s ms is after total_ms %s ms", num(st.TTFT), num(st.Total))
+		case st.StartMS < prevEnd-eps:
+			v.fail(sp+".start_ms", "%s ms is before the previous step ended (%s ms): steps run one after another", num(st.StartMS), num(prevEnd))
+		case st.OutputTokens < 0 || st.PromptTokens < 0 || st.Retries < 0:
+			v.fail(sp, "a count cannot be negative")
+		}
+		prevEnd = st.StartMS + st.Total
+	}
+	last := s.Steps[len(s.Steps)-1]
+	switch {
+	case s.ChainTotal < prevEnd-eps:
+		v.fail(path+".chain_total_ms", "%s ms is before the last step ended (%s ms)", num(s.ChainTotal), num(prevEnd))
+	case s.ChainTTFTLast < last.StartMS-eps || s.ChainTTFTLast > s.ChainTotal+eps:
+		v.fail(path+".chain_ttft_last_ms", "%s ms is not between the last step's start and chain_total_ms", num(s.ChainTTFTLast))
 	}
 }
 
