@@ -189,7 +189,7 @@ func apiReader(tb testing.TB, api string, n int) (*client, *frameReader) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if o := c.stream(context.Background(), 0, time.Minute, make([]byte, 32<<10)); o.failure != nil {
+	if o := c.stream(context.Background(), 0, nil, nil, time.Minute, make([]byte, 32<<10)); o.failure != nil {
 		tb.Fatalf("%s: %s", api, o.failure.Message)
 	}
 	sep := []byte("\n\n")
@@ -291,7 +291,7 @@ func benchLoopback(b *testing.B, api string, tokens int) {
 	ctx := context.Background()
 	buf := make([]byte, 32<<10)
 	for range 3 { // warm the connection and the heap
-		if o := c.stream(ctx, 0, time.Minute, buf); o.failure != nil {
+		if o := c.stream(ctx, 0, nil, nil, time.Minute, buf); o.failure != nil {
 			b.Fatalf("warmup: %s", o.failure.Message)
 		}
 	}
@@ -302,7 +302,7 @@ func benchLoopback(b *testing.B, api string, tokens int) {
 	start := time.Now()
 	chunks := 0
 	for b.Loop() {
-		o := c.stream(ctx, 0, time.Minute, buf)
+		o := c.stream(ctx, 0, nil, nil, time.Minute, buf)
 		if o.failure != nil {
 			b.Fatalf("stream: %s", o.failure.Message)
 		}

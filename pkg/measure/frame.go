@@ -17,6 +17,11 @@ type frame struct {
 	toolCall     bool // a tool-call delta (delta.tool_calls, a tool_use block, function call arguments)
 	status       bool // a status event of an app's stream: progress, never a token
 	finishReason []byte
+	// text is the answer text of a content frame, as the frame has it
+	// (escaped JSON string content; plain, unescaped, when plain is set);
+	// it aliases the input. A chain's step keeps it (chain.go).
+	text  []byte
+	plain bool
 
 	hasUsage bool
 	usage    tokenUsage
@@ -67,7 +72,8 @@ func parseFrame(data []byte, f *frame) {
 						s.object(func(key []byte) {
 							switch string(key) {
 							case "content":
-								f.content = s.nonEmptyString()
+								f.text = s.str()
+								f.content = len(f.text) > 0
 							case "reasoning_content", "reasoning":
 								if s.nonEmptyString() {
 									f.reasoning = true

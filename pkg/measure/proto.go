@@ -27,6 +27,9 @@ type protocol interface {
 	// request returns an error fail classifies (*statusError for an HTTP
 	// error answer); the closer is closed when the answer has been read.
 	send(ctx context.Context, c *client, i int) (io.Closer, error)
+	// sendPrompt is send of a prompt built on the spot: a chain's step,
+	// whose messages hold the answers so far (chain.go).
+	sendPrompt(ctx context.Context, c *client, pr config.Prompt) (io.Closer, error)
 	// parse fills f (resetting it first) from one data payload; event is
 	// the name of its SSE event, nil when it had no event: line. It must
 	// not allocate, and may keep slices of data in f only until the next

@@ -24,6 +24,7 @@ const anthropicVersion = "2023-06-01"
 // bookkeeping; message_delta carries the stop_reason and the output usage,
 // message_stop ends the stream, an error event is an error.
 type anthropic struct {
+	ep      Endpoint
 	url     string
 	headers map[string]string
 	bodies  [][]byte
@@ -73,42 +74,60 @@ func newAnthropic(ep Endpoint, base string, prompts []config.Prompt) (*anthropic
 	if k := strings.TrimSpace(ep.APIKey); k != "" {
 		p.headers[config.KeyHeader(config.APIAnthropic)] = k
 	}
+	p.ep = ep
 	for _, pr := range prompts {
-		system, conv := promptParts(pr.Messages)
-		r := anthropicRequest{Model: ep.Model, MaxTokens: ep.MaxTokens, Temperature: ep.Temperature, Stream: true}
-		for _, m := range system {
-			r.System = append(r.System, anthropicBlock{Type: "text", Text: m.Content, CacheControl: cacheOf(m)})
-		}
-		for _, m := range conv {
-			msg := anthropicMessage{Role: m.Role, Content: m.Content}
-			if m.Cache {
-				msg.Content = []anthropicBlock{{Type: "text", Text: m.Content, CacheControl: cacheOf(m)}}
-			}
-			r.Messages = append(r.Messages, msg)
-		}
-		for _, t := range pr.Tools {
-			r.Tools = append(r.Tools, anthropicTool{Name: t.Name, Description: t.Description, InputSchema: toolParameters(t)})
-		}
-		switch c := pr.ToolChoice; c {
-		case "":
-		case "auto", "none":
-			r.ToolChoice = map[string]string{"type": c}
-		case "required":
-			r.ToolChoice = map[string]string{"type": "any"}
-		default:
-			r.ToolChoice = map[string]string{"type": "tool", "name": c}
-		}
-		b, err := jsonBody(r, ep.Extra)
+		b, err := anthropicBody(ep, pr)
 		if err != nil {
-			return nil, fmt.Errorf("prompt %q: %w", pr.ID, err)
+			return nil, err
 		}
 		p.bodies = append(p.bodies, b)
 	}
 	return p, nil
 }
 
+// anthropicBody is the request body of a prompt.
+func anthropicBody(ep Endpoint, pr config.Prompt) ([]byte, error) {
+	system, conv := promptParts(pr.Messages)
+	r := anthropicRequest{Model: ep.Model, MaxTokens: ep.MaxTokens, Temperature: ep.Temperature, Stream: true}
+	for _, m := range system {
+		r.System = append(r.System, anthropicBlock{Type: "text", Text: m.Content, CacheControl: cacheOf(m)})
+	}
+	for _, m := range conv {
+		msg := anthropicMessage{Role: m.Role, Content: m.Content}
+		if m.Cache {
+			msg.Content = []anthropicBlock{{Type: "text", Text: m.Content, CacheControl: cacheOf(m)}}
+		}
+		r.Messages = append(r.Messages, msg)
+	}
+	for _, t := range pr.Tools {
+		r.Tools = append(r.Tools, anthropicTool{Name: t.Name, Description: t.Description, InputSchema: toolParameters(t)})
+	}
+	switch c := pr.ToolChoice; c {
+	case "":
+	case "auto", "none":
+		r.ToolChoice = map[string]string{"type": c}
+	case "required":
+		r.ToolChoice = map[string]string{"type": "any"}
+	default:
+		r.ToolChoice = map[string]string{"type": "tool", "name": c}
+	}
+	b, err := jsonBody(r, ep.Extra)
+	if err != nil {
+		return nil, fmt.Errorf("prompt %q: %w", pr.ID, err)
+	}
+	return b, nil
+}
+
 func (p *anthropic) send(ctx context.Context, c *client, i int) (io.Closer, error) {
 	return c.post(ctx, p.url, p.bodies[i], p.headers)
+}
+
+func (p *anthropic) sendPrompt(ctx context.Context, c *client, pr config.Prompt) (io.Closer, error) {
+	b, err := anthropicBody(p.ep, pr)
+	if err != nil {
+		return nil, err
+	}
+	return c.post(ctx, p.url, b, p.headers)
 }
 
 func (*anthropic) parse(event, data []byte, f *frame) {
@@ -118,8 +137,8 @@ func (*anthropic) parse(event, data []byte, f *frame) {
 	}
 	defer s.end(f)
 	var (
-		typ, deltaType, blockType []byte
-		text                      bool
+		typ, deltaType, blockType, raw []byte
+		text                           bool
 	)
 	s.object(func(key []byte) {
 		switch string(key) {
@@ -131,7 +150,8 @@ func (*anthropic) parse(event, data []byte, f *frame) {
 				case "type":
 					deltaType = s.str()
 				case "text", "thinking", "partial_json":
-					text = s.nonEmptyString()
+					raw = s.str()
+					text = len(raw) > 0
 				case "stop_reason":
 					f.finishReason = s.str()
 				default:
@@ -172,7 +192,7 @@ func (*anthropic) parse(event, data []byte, f *frame) {
 	case "content_block_delta":
 		switch string(deltaType) {
 		case "text_delta":
-			f.content = text
+			f.content, f.text = text, raw
 		case "thinking_delta":
 			f.reasoning = text
 		case "input_json_delta":

@@ -45,23 +45,28 @@ func newChat(ep Endpoint, base string, d *doer, prompts []config.Prompt) (*chat,
 	cfg.HTTPClient = d
 	p := &chat{ep: ep, oa: openai.NewClientWithConfig(cfg), reqs: make([]openai.ChatCompletionRequest, len(prompts))}
 	for i, pr := range prompts {
-		r := openai.ChatCompletionRequest{
-			Model:         ep.Model,
-			MaxTokens:     ep.MaxTokens,
-			Stream:        true,
-			StreamOptions: &openai.StreamOptions{IncludeUsage: true},
-		}
-		for _, m := range pr.Messages {
-			r.Messages = append(r.Messages, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, Name: m.Name})
-		}
-		for _, t := range pr.Tools {
-			r.Tools = append(r.Tools, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
-				Name: t.Name, Description: t.Description, Parameters: toolParameters(t)}})
-		}
-		r.ToolChoice = chatToolChoice(pr.ToolChoice)
-		p.reqs[i] = r
+		p.reqs[i] = p.request(pr)
 	}
 	return p, nil
+}
+
+// request is the request of a prompt.
+func (p *chat) request(pr config.Prompt) openai.ChatCompletionRequest {
+	r := openai.ChatCompletionRequest{
+		Model:         p.ep.Model,
+		MaxTokens:     p.ep.MaxTokens,
+		Stream:        true,
+		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
+	}
+	for _, m := range pr.Messages {
+		r.Messages = append(r.Messages, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, Name: m.Name})
+	}
+	for _, t := range pr.Tools {
+		r.Tools = append(r.Tools, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+			Name: t.Name, Description: t.Description, Parameters: toolParameters(t)}})
+	}
+	r.ToolChoice = chatToolChoice(pr.ToolChoice)
+	return r
 }
 
 // toolParameters is a tool's argument schema, an empty object schema when
@@ -84,7 +89,14 @@ func chatToolChoice(choice string) any {
 }
 
 func (p *chat) send(ctx context.Context, _ *client, i int) (io.Closer, error) {
-	req := p.reqs[i]
+	return p.sendRequest(ctx, p.reqs[i])
+}
+
+func (p *chat) sendPrompt(ctx context.Context, _ *client, pr config.Prompt) (io.Closer, error) {
+	return p.sendRequest(ctx, p.request(pr))
+}
+
+func (p *chat) sendRequest(ctx context.Context, req openai.ChatCompletionRequest) (io.Closer, error) {
 	st, err := p.oa.CreateChatCompletionStream(ctx, req)
 	if errors.Is(err, openai.ErrReasoningModelMaxTokensDeprecated) {
 		req.MaxTokens, req.MaxCompletionTokens = 0, p.ep.MaxTokens

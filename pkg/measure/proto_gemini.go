@@ -20,6 +20,7 @@ import (
 // with the body (Gemini sends no end marker). usageMetadata holds the
 // usage; an {"error": …} event is an error.
 type gemini struct {
+	ep      Endpoint
 	url     string
 	headers map[string]string
 	bodies  [][]byte
@@ -51,41 +52,11 @@ func newGemini(ep Endpoint, base string, prompts []config.Prompt) (*gemini, erro
 	if k := strings.TrimSpace(ep.APIKey); k != "" {
 		p.headers[config.KeyHeader(config.APIGemini)] = k
 	}
+	p.ep = ep
 	for _, pr := range prompts {
-		system, conv := promptParts(pr.Messages)
-		r := geminiRequest{GenerationConfig: map[string]any{"maxOutputTokens": ep.MaxTokens}}
-		if ep.Temperature != nil {
-			r.GenerationConfig["temperature"] = *ep.Temperature
-		}
-		if len(system) > 0 {
-			r.SystemInstruction = &geminiContent{Parts: []geminiPart{{Text: joinText(system)}}}
-		}
-		for _, m := range conv {
-			role := m.Role
-			if role == "assistant" {
-				role = "model"
-			}
-			r.Contents = append(r.Contents, geminiContent{Role: role, Parts: []geminiPart{{Text: m.Content}}})
-		}
-		if len(pr.Tools) > 0 {
-			var decls []responsesTool
-			for _, t := range pr.Tools {
-				decls = append(decls, responsesTool{Name: t.Name, Description: t.Description, Parameters: toolParameters(t)})
-			}
-			r.Tools = []geminiTools{{FunctionDeclarations: decls}}
-		}
-		switch c := pr.ToolChoice; c {
-		case "":
-		case "auto", "none":
-			r.ToolConfig = map[string]any{"functionCallingConfig": map[string]any{"mode": strings.ToUpper(c)}}
-		case "required":
-			r.ToolConfig = map[string]any{"functionCallingConfig": map[string]any{"mode": "ANY"}}
-		default:
-			r.ToolConfig = map[string]any{"functionCallingConfig": map[string]any{"mode": "ANY", "allowedFunctionNames": []string{c}}}
-		}
-		b, err := jsonBody(r, ep.Extra)
+		b, err := geminiBody(ep, pr)
 		if err != nil {
-			return nil, fmt.Errorf("prompt %q: %w", pr.ID, err)
+			return nil, err
 		}
 		p.bodies = append(p.bodies, b)
 	}
@@ -94,8 +65,56 @@ func newGemini(ep Endpoint, base string, prompts []config.Prompt) (*gemini, erro
 
 // url is built from a base URL without its query string; the doer adds the
 // base URL's query (e.g. ?key=…) before alt=sse.
+// geminiBody is the request body of a prompt.
+func geminiBody(ep Endpoint, pr config.Prompt) ([]byte, error) {
+	system, conv := promptParts(pr.Messages)
+	r := geminiRequest{GenerationConfig: map[string]any{"maxOutputTokens": ep.MaxTokens}}
+	if ep.Temperature != nil {
+		r.GenerationConfig["temperature"] = *ep.Temperature
+	}
+	if len(system) > 0 {
+		r.SystemInstruction = &geminiContent{Parts: []geminiPart{{Text: joinText(system)}}}
+	}
+	for _, m := range conv {
+		role := m.Role
+		if role == "assistant" {
+			role = "model"
+		}
+		r.Contents = append(r.Contents, geminiContent{Role: role, Parts: []geminiPart{{Text: m.Content}}})
+	}
+	if len(pr.Tools) > 0 {
+		var decls []responsesTool
+		for _, t := range pr.Tools {
+			decls = append(decls, responsesTool{Name: t.Name, Description: t.Description, Parameters: toolParameters(t)})
+		}
+		r.Tools = []geminiTools{{FunctionDeclarations: decls}}
+	}
+	switch c := pr.ToolChoice; c {
+	case "":
+	case "auto", "none":
+		r.ToolConfig = map[string]any{"functionCallingConfig": map[string]any{"mode": strings.ToUpper(c)}}
+	case "required":
+		r.ToolConfig = map[string]any{"functionCallingConfig": map[string]any{"mode": "ANY"}}
+	default:
+		r.ToolConfig = map[string]any{"functionCallingConfig": map[string]any{"mode": "ANY", "allowedFunctionNames": []string{c}}}
+	}
+	b, err := jsonBody(r, ep.Extra)
+	if err != nil {
+		return nil, fmt.Errorf("prompt %q: %w", pr.ID, err)
+	}
+	return b, nil
+}
+
 func (p *gemini) send(ctx context.Context, c *client, i int) (io.Closer, error) {
 	return c.post(ctx, p.url, p.bodies[i], p.headers)
+}
+
+func (p *gemini) sendPrompt(ctx context.Context, c *client, pr config.Prompt) (io.Closer, error) {
+	b, err := geminiBody(p.ep, pr)
+	if err != nil {
+		return nil, err
+	}
+	return c.post(ctx, p.url, b, p.headers)
 }
 
 func (*gemini) parse(_, data []byte, f *frame) {
@@ -121,11 +140,15 @@ func (*gemini) parse(_, data []byte, f *frame) {
 								return
 							}
 							s.array(func(int) {
-								var text, thought, call bool
+								var (
+									text, thought, call bool
+									raw                 []byte
+								)
 								s.object(func(key []byte) {
 									switch string(key) {
 									case "text":
-										text = s.nonEmptyString()
+										raw = s.str()
+										text = len(raw) > 0
 									case "thought":
 										thought = s.peek() == 't'
 										s.skip()
@@ -143,6 +166,11 @@ func (*gemini) parse(_, data []byte, f *frame) {
 									f.reasoning = true
 								case text:
 									f.content = true
+									if f.text == nil {
+										f.text = raw
+									} else { // parts of one event, in order (rare: a copy)
+										f.text = append(f.text[:len(f.text):len(f.text)], raw...)
+									}
 								}
 							})
 						})

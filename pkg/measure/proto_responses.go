@@ -20,6 +20,7 @@ import (
 // bookkeeping. response.completed and response.incomplete end the stream
 // and carry the usage; error and response.failed are errors.
 type responses struct {
+	ep      Endpoint
 	url     string
 	headers map[string]string
 	bodies  [][]byte // per prompt
@@ -53,33 +54,51 @@ func newResponses(ep Endpoint, base string, prompts []config.Prompt) (*responses
 	if k := strings.TrimSpace(ep.APIKey); k != "" {
 		p.headers["Authorization"] = "Bearer " + k
 	}
+	p.ep = ep
 	for _, pr := range prompts {
-		system, conv := promptParts(pr.Messages)
-		r := responsesRequest{Model: ep.Model, Instructions: joinText(system), MaxOutputTokens: ep.MaxTokens, Temperature: ep.Temperature, Stream: true}
-		for _, m := range conv {
-			r.Input = append(r.Input, responsesInput{Role: m.Role, Content: m.Content})
-		}
-		for _, t := range pr.Tools {
-			r.Tools = append(r.Tools, responsesTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: toolParameters(t)})
-		}
-		switch c := pr.ToolChoice; c {
-		case "":
-		case "auto", "required", "none":
-			r.ToolChoice = c
-		default:
-			r.ToolChoice = map[string]string{"type": "function", "name": c}
-		}
-		b, err := jsonBody(r, ep.Extra)
+		b, err := responsesBody(ep, pr)
 		if err != nil {
-			return nil, fmt.Errorf("prompt %q: %w", pr.ID, err)
+			return nil, err
 		}
 		p.bodies = append(p.bodies, b)
 	}
 	return p, nil
 }
 
+// responsesBody is the request body of a prompt.
+func responsesBody(ep Endpoint, pr config.Prompt) ([]byte, error) {
+	system, conv := promptParts(pr.Messages)
+	r := responsesRequest{Model: ep.Model, Instructions: joinText(system), MaxOutputTokens: ep.MaxTokens, Temperature: ep.Temperature, Stream: true}
+	for _, m := range conv {
+		r.Input = append(r.Input, responsesInput{Role: m.Role, Content: m.Content})
+	}
+	for _, t := range pr.Tools {
+		r.Tools = append(r.Tools, responsesTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: toolParameters(t)})
+	}
+	switch c := pr.ToolChoice; c {
+	case "":
+	case "auto", "required", "none":
+		r.ToolChoice = c
+	default:
+		r.ToolChoice = map[string]string{"type": "function", "name": c}
+	}
+	b, err := jsonBody(r, ep.Extra)
+	if err != nil {
+		return nil, fmt.Errorf("prompt %q: %w", pr.ID, err)
+	}
+	return b, nil
+}
+
 func (p *responses) send(ctx context.Context, c *client, i int) (io.Closer, error) {
 	return c.post(ctx, p.url, p.bodies[i], p.headers)
+}
+
+func (p *responses) sendPrompt(ctx context.Context, c *client, pr config.Prompt) (io.Closer, error) {
+	b, err := responsesBody(p.ep, pr)
+	if err != nil {
+		return nil, err
+	}
+	return c.post(ctx, p.url, b, p.headers)
 }
 
 func (*responses) parse(event, data []byte, f *frame) {
@@ -89,15 +108,16 @@ func (*responses) parse(event, data []byte, f *frame) {
 	}
 	defer s.end(f)
 	var (
-		typ, status, reason []byte
-		delta, function     bool
+		typ, status, reason, raw []byte
+		delta, function          bool
 	)
 	s.object(func(key []byte) {
 		switch string(key) {
 		case "type":
 			typ = s.str()
 		case "delta":
-			delta = s.nonEmptyString()
+			raw = s.str()
+			delta = len(raw) > 0
 		case "item":
 			s.object(func(key []byte) {
 				if string(key) == "type" {
@@ -139,7 +159,7 @@ func (*responses) parse(event, data []byte, f *frame) {
 	}
 	switch string(typ) {
 	case "response.output_text.delta", "response.refusal.delta":
-		f.content = delta
+		f.content, f.text = delta, raw
 	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
 		f.reasoning = delta
 	case "response.function_call_arguments.delta", "response.custom_tool_call_input.delta":

@@ -23,6 +23,7 @@ import (
 // are errors; any other event is bookkeeping. The first SSE id: field is
 // the response id.
 type sse struct {
+	ep      Endpoint
 	url     string
 	headers map[string]string
 	bodies  [][]byte
@@ -59,14 +60,24 @@ func newSSE(ep Endpoint, base string, prompts []config.Prompt) (*sse, error) {
 			p.pointer = append(p.pointer, strings.NewReplacer("~1", "/", "~0", "~").Replace(seg))
 		}
 	}
+	p.ep = ep
 	for _, pr := range prompts {
-		b, err := json.Marshal(fill(o.Body, placeholders(ep, pr)))
+		b, err := sseBody(ep, pr)
 		if err != nil {
-			return nil, fmt.Errorf("prompt %q: sse.body: %w", pr.ID, err)
+			return nil, err
 		}
 		p.bodies = append(p.bodies, b)
 	}
 	return p, nil
+}
+
+// sseBody is the sse.body template filled for a prompt.
+func sseBody(ep Endpoint, pr config.Prompt) ([]byte, error) {
+	b, err := json.Marshal(fill(ep.SSE.Body, placeholders(ep, pr)))
+	if err != nil {
+		return nil, fmt.Errorf("prompt %q: sse.body: %w", pr.ID, err)
+	}
+	return b, nil
 }
 
 // placeholders returns the values of an sse body's placeholders for a
@@ -132,6 +143,16 @@ func (p *sse) send(ctx context.Context, c *client, i int) (io.Closer, error) {
 	return c.post(ctx, p.url, p.bodies[i], p.headers)
 }
 
+// sendPrompt fills the template with a chain step's conversation: config
+// lets a chain reach an sse target only when its body has {{messages}}.
+func (p *sse) sendPrompt(ctx context.Context, c *client, pr config.Prompt) (io.Closer, error) {
+	b, err := sseBody(p.ep, pr)
+	if err != nil {
+		return nil, err
+	}
+	return c.post(ctx, p.url, b, p.headers)
+}
+
 func has(names [][]byte, name []byte) bool {
 	for _, n := range names {
 		if bytes.Equal(n, name) {
@@ -157,6 +178,9 @@ func (p *sse) parse(event, data []byte, f *frame) {
 		f.status = true
 	case has(p.token, event):
 		f.content = p.text(data, f)
+		if f.content && p.pointer == nil {
+			f.text, f.plain = bytes.TrimSpace(data), true
+		}
 	case has(p.reasoning, event):
 		f.reasoning = p.text(data, f)
 	}
@@ -173,7 +197,7 @@ func (p *sse) text(data []byte, f *frame) bool {
 	if !s.start(data, f) {
 		return false
 	}
-	found := s.pointer(p.pointer)
+	found := s.pointer(p.pointer, f)
 	if s.ws(); s.bad || s.i != len(s.b) {
 		*f = frame{malformed: true}
 		return false
@@ -183,16 +207,17 @@ func (p *sse) text(data []byte, f *frame) bool {
 
 // pointer consumes one value and reports whether the JSON pointer segs
 // leads, within it, to a non-empty string.
-func (s *scanner) pointer(segs []string) bool {
+func (s *scanner) pointer(segs []string, f *frame) bool {
 	if len(segs) == 0 {
-		return s.nonEmptyString()
+		f.text = s.str() // a reasoning event's is never kept: only content's
+		return len(f.text) > 0
 	}
 	found := false
 	switch s.peek() {
 	case '{':
 		s.object(func(key []byte) {
 			if !found && string(key) == segs[0] {
-				found = s.pointer(segs[1:])
+				found = s.pointer(segs[1:], f)
 				return
 			}
 			s.skip()
@@ -201,7 +226,7 @@ func (s *scanner) pointer(segs []string) bool {
 		idx, err := strconv.Atoi(segs[0])
 		s.array(func(i int) {
 			if err == nil && i == idx {
-				found = s.pointer(segs[1:])
+				found = s.pointer(segs[1:], f)
 				return
 			}
 			s.skip()

@@ -94,6 +94,9 @@ type attempt struct {
 	// nonce: the request is of a cold prompt, whose body gets a fresh
 	// nonce (cache.go).
 	nonce bool
+	// answer, when not nil, collects the answer's text: a chain's step,
+	// whose answer the next step sends (chain.go).
+	answer *answerText
 
 	// net/http may finish a dial started for this request on its own
 	// goroutine after the request got another (idle) connection: the dial
@@ -220,6 +223,9 @@ type client struct {
 	doer  *doer
 	// cold marks the prompts whose requests carry a nonce (cache.go).
 	cold []bool
+	// prompts are the prompts as sent (cold ones with their nonce
+	// placeholder): a chain's steps are built from them (chain.go).
+	prompts []config.Prompt
 	// redact holds every form of the credentials this client sends: all
 	// text from the endpoint passes through it (sanitize.Field) before it
 	// is stored in an outcome.
@@ -241,6 +247,7 @@ func newClient(ep Endpoint, hc *http.Client, prompts []config.Prompt) (*client, 
 	}
 	c := &client{ep: ep, doer: d, redact: sanitize.NewRedactor(secrets...)}
 	prompts, c.cold = withNonces(prompts)
+	c.prompts = prompts
 	c.proto, err = newProtocol(ep, strings.TrimRight(base, "/"), d, prompts)
 	if err != nil {
 		return nil, fmt.Errorf("target %q: %w", ep.Name, err)
@@ -273,15 +280,26 @@ type outcome struct {
 	start time.Time
 }
 
-// stream sends prompt i's streamed request and measures it. buf is a
-// reusable read buffer. It never returns an error: failures are classified
-// in the outcome.
-func (c *client) stream(ctx context.Context, i int, timeout time.Duration, buf []byte) outcome {
+// stream sends prompt i's streamed request and measures it; with conv, a
+// chain's step, prompt i with conv as its messages, its answer's text
+// collected in answer (chain.go). buf is a reusable read buffer. It never
+// returns an error: failures are classified in the outcome.
+func (c *client) stream(ctx context.Context, i int, conv []config.Message, answer *answerText, timeout time.Duration, buf []byte) outcome {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	a := &attempt{nonce: i < len(c.cold) && c.cold[i]}
+	a := &attempt{nonce: i < len(c.cold) && c.cold[i], answer: answer}
 	ctx = context.WithValue(httptrace.WithClientTrace(ctx, a.trace()), reqKey{}, a)
-	closer, err := c.proto.send(ctx, c, i)
+	var (
+		closer io.Closer
+		err    error
+	)
+	if conv != nil {
+		pr := c.prompts[i]
+		pr.Messages = conv
+		closer, err = c.proto.sendPrompt(ctx, c, pr)
+	} else {
+		closer, err = c.proto.send(ctx, c, i)
+	}
 	if err != nil {
 		return c.fail(ctx, a, err)
 	}
@@ -414,6 +432,9 @@ func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 			}
 			if f.content && firstContent.IsZero() {
 				firstContent = at
+			}
+			if f.content && a.answer != nil {
+				a.answer.add(f.text, f.plain)
 			}
 			last = at
 			if chunks++; chunks >= tokens {

@@ -317,11 +317,25 @@ func schedule(prompts, rounds int, order string, seed int64, measured bool) []jo
 // huge Retry-After values gives up in the time the timeout allows, not in
 // MaxRetries × MaxRetryWait). A retried request keeps the timings of its last
 // attempt and says how many retries it took.
+//
+// A chain's prompt runs its steps, each step one request of this kind
+// (chain.go).
 func (c *client) do(ctx context.Context, prompt int, opts Options, buf []byte, gu *giveUp) outcome {
+	if prompt >= 0 && prompt < len(c.prompts) && c.prompts[prompt].IsChain() {
+		return c.chain(ctx, prompt, opts, buf, gu)
+	}
+	return c.attempts(ctx, prompt, nil, nil, opts, buf, gu)
+}
+
+// attempts is do's request: prompt's, or with conv a chain's step.
+func (c *client) attempts(ctx context.Context, prompt int, conv []config.Message, answer *answerText, opts Options, buf []byte, gu *giveUp) outcome {
 	first := time.Now()
 	timeout, lim := c.limit(opts, prompt)
 	for retry := 0; ; retry++ {
-		o := c.stream(ctx, prompt, timeout, buf)
+		if answer != nil {
+			answer.b, answer.over = answer.b[:0], false // a retried step's answer is its last attempt's
+		}
+		o := c.stream(ctx, prompt, conv, answer, timeout, buf)
 		limited := o.failure != nil && o.failure.Class == results.ErrRateLimit
 		wait, over := time.Duration(0), false
 		if limited && retry < opts.MaxRetries {
@@ -401,6 +415,9 @@ func Describe(t config.Target, prompts []config.Prompt) results.Target {
 	}
 	for i, p := range prompts {
 		rt.Prompts[i] = results.Prompt{ID: p.ID, Hash: p.Hash, Cache: p.Cache}
+		if p.IsChain() {
+			rt.Prompts[i].Steps = len(p.Steps)
+		}
 		if o := config.SLOFor(t, p); o != nil {
 			r := o.Results()
 			rt.Prompts[i].SLO = &r

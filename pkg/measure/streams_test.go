@@ -207,7 +207,7 @@ func TestSimSpeaksTheGoldenShapes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if o := c.stream(context.Background(), 0, 10*time.Second, make([]byte, 32<<10)); o.failure != nil {
+			if o := c.stream(context.Background(), 0, nil, nil, 10*time.Second, make([]byte, 32<<10)); o.failure != nil {
 				t.Fatalf("failure %+v", *o.failure)
 			}
 			want := shape(t, tt.api, golden)

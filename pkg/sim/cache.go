@@ -95,11 +95,7 @@ func (p Profile) prefill(plan *Plan, uncached int) {
 	if p.Prefill <= 0 || uncached <= 0 {
 		return
 	}
-	d := time.Duration(uncached) * p.Prefill
-	for k := range plan.Tokens {
-		plan.Tokens[k] += d
-	}
-	plan.Finish += d
+	delay(plan, time.Duration(uncached)*p.Prefill)
 }
 
 // textOf is the text of a JSON value in order: its strings, and of an

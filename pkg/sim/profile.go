@@ -197,6 +197,11 @@ type Profile struct {
 	// Prefill is the time each prompt token not served from the cache adds
 	// to the TTFT (0: none, the TTFT is the profile's alone).
 	Prefill time.Duration
+	// ChainStep and ChainStepDelay add ChainStepDelay to the TTFT of step
+	// ChainStep (counted from 1) of every agent chain: a request holding
+	// ChainStep−1 assistant turns (chain.go). 0: none.
+	ChainStep      int
+	ChainStepDelay time.Duration
 	// Slowdown multiplies every delay (0 means 1).
 	Slowdown float64
 	// TTFTFactor multiplies the TTFT only (0 means 1).
@@ -324,6 +329,8 @@ func (p Profile) Validate() error {
 	check(p.CachedTokens >= 0, "cached_tokens: negative %d", p.CachedTokens)
 	check(slices.Contains([]string{CacheFixed, CacheOn, CacheOff}, p.Cache), "cache: %q is not on or off", p.Cache)
 	check(p.Prefill >= 0 && p.Prefill <= time.Second, "prefill: %v outside [0, 1s] per token", p.Prefill)
+	check(p.ChainStep >= 0 && p.ChainStep <= 1000, "chain_step: %d outside [0, 1000]", p.ChainStep)
+	check(p.ChainStepDelay >= 0 && p.ChainStepDelay <= time.Minute, "chain_step_delay: %v outside [0, 1m]", p.ChainStepDelay)
 	check(p.Slowdown >= 0 && !math.IsInf(p.Slowdown, 0), "slowdown: %v is not a finite factor ≥ 0", p.Slowdown)
 	check(p.TTFTFactor >= 0 && !math.IsInf(p.TTFTFactor, 0), "ttft_factor: %v is not a finite factor ≥ 0", p.TTFTFactor)
 	check(p.Spin >= 0, "spin: negative %v", p.Spin)

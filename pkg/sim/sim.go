@@ -29,6 +29,9 @@ type Record struct {
 	// PromptTokens and Cached are the prompt's tokens and those of them
 	// served from the prompt cache (reported in the usage).
 	PromptTokens, Cached int
+	// Turns counts the request's assistant turns: step N of an agent chain
+	// holds N−1 (chain.go).
+	Turns int
 	// Plan is the request's schedule, offsets from Start.
 	Plan Plan
 	// Header is when the headers (and the role chunk) were flushed; zero when
@@ -239,6 +242,7 @@ func (s *Server) listModels(w http.ResponseWriter) {
 type chatRequest struct {
 	Model    string `json:"model"`
 	Messages []struct {
+		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
 	} `json:"messages"`
 	Stream              bool `json:"stream"`
@@ -274,6 +278,9 @@ type simRequest struct {
 	// tool is the tool the answer calls ("" for a text answer): the first
 	// declared, unless tool_choice says none or names another.
 	tool string
+	// turns counts the assistant turns of the conversation: an agent
+	// chain's step N holds N−1 (chain.go).
+	turns int
 }
 
 // answer is what one request will get.
@@ -370,9 +377,10 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, wr wire) {
 	s.cache(&a, req) // cache.go
 	a.plan = s.p.PlanAt(seq, a.n, st.start)
 	s.p.prefill(&a.plan, a.promptTokens-a.cached)
+	s.p.stepDelay(&a.plan, req.turns) // chain.go
 	if st.rec != nil {
 		st.rec.Fault, st.rec.Plan, st.rec.Level = a.fault, a.plan, s.p.Level.At(st.start)
-		st.rec.PromptTokens, st.rec.Cached = a.promptTokens, a.cached
+		st.rec.PromptTokens, st.rec.Cached, st.rec.Turns = a.promptTokens, a.cached, req.turns
 	}
 
 	switch a.fault {

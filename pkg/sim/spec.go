@@ -111,6 +111,8 @@ func keys() []key {
 		{"cached_tokens", "usage.prompt_tokens_details.cached_tokens", intArg(func(p *Profile) *int { return &p.CachedTokens }, math.MaxInt32)},
 		{"cache", "a prompt cache: on (a prefix cache of the prompts seen, hits reported in each API's usage) or off (nothing is cached)", oneOf(func(p *Profile) *string { return &p.Cache }, CacheOn, CacheOff)},
 		{"prefill", "TTFT added per prompt token not served from the cache (duration, e.g. 100us)", durArg(func(p *Profile) *time.Duration { return &p.Prefill })},
+		{"chain_step", "the step of every agent chain (counted from 1: a request holding N-1 assistant turns) that chain_step_delay slows", intArg(func(p *Profile) *int { return &p.ChainStep }, 1000)},
+		{"chain_step_delay", "TTFT added to step chain_step of every agent chain (duration)", durArg(func(p *Profile) *time.Duration { return &p.ChainStepDelay })},
 		{"slowdown", "multiplies every delay (> 0)", factorArg(func(p *Profile) *float64 { return &p.Slowdown })},
 		{"ttft_factor", "multiplies the TTFT only (> 0)", factorArg(func(p *Profile) *float64 { return &p.TTFTFactor })},
 		{"seed", "seed of the drawn delays (uint64)", func(p *Profile, v string) error {

@@ -54,6 +54,9 @@ func (chatWire) decode(body []byte) (simRequest, error) {
 	for _, m := range cr.Messages {
 		size += len(m.Content)
 		req.prompt += textOf(m.Content)
+		if m.Role == "assistant" {
+			req.turns++
+		}
 	}
 	req.promptTokens = max(1, (size+3)/4)
 	if len(cr.Tools) > 0 {

@@ -74,6 +74,9 @@ func (anthropicWire) decode(body []byte) (simRequest, error) {
 	all := blocks(ar.System)
 	for _, m := range ar.Messages {
 		all = append(all, blocks(m.Content)...)
+		if m.Role == "assistant" {
+			req.turns++
+		}
 	}
 	for _, b := range all {
 		text = append(text, b.Text...)

@@ -22,6 +22,9 @@ func (appWire) decode(body []byte) (simRequest, error) {
 		return simRequest{}, err
 	}
 	req := simRequest{model: "sim", stream: true, usage: true, promptTokens: tokensOf(len(body)), prompt: string(body)}
+	for _, raw := range v { // the conversation, wherever the body template put it
+		req.turns += assistantTurns(raw)
+	}
 	var model string
 	if json.Unmarshal(v["model"], &model) == nil && model != "" {
 		req.model = model

@@ -53,7 +53,7 @@ func (w geminiWire) decode(body []byte) (simRequest, error) {
 		size += textSize(gr.SystemInstruction)
 	}
 	return simRequest{model: w.model, stream: true, maxTokens: gr.GenerationConfig.MaxOutputTokens, usage: true, promptTokens: tokensOf(size),
-		prompt: textOf(gr.SystemInstruction) + textOf(gr.Contents)}, nil
+		prompt: textOf(gr.SystemInstruction) + textOf(gr.Contents), turns: assistantTurns(gr.Contents)}, nil
 }
 
 func (geminiWire) authorized(r *http.Request, key string) bool {

@@ -41,7 +41,7 @@ func (responsesWire) decode(body []byte) (simRequest, error) {
 		return simRequest{}, errors.New("missing input")
 	}
 	req := simRequest{model: rr.Model, stream: rr.Stream, maxTokens: rr.MaxOutputTokens, usage: true,
-		promptTokens: tokensOf(textSize(rr.Input) + len(rr.Instructions)), prompt: rr.Instructions + textOf(rr.Input)}
+		promptTokens: tokensOf(textSize(rr.Input) + len(rr.Instructions)), prompt: rr.Instructions + textOf(rr.Input), turns: assistantTurns(rr.Input)}
 	if len(rr.Tools) > 0 {
 		req.tool = rr.Tools[0].Name
 		var s string
