@@ -149,6 +149,9 @@ func Attribute(metric string, base, cur Side) Attribution {
 		}
 	}
 	own := metricShift(metric, base.Samples, cur.Samples)
+	if results.IsChain(metric) {
+		add(stepCause(base.Samples, cur.Samples, own)) // chain.go
+	}
 	add(integrityCause(base.Samples, cur.Samples))
 	add(cacheCause(base.Samples, cur.Samples))
 	add(tokensCause(KindPromptTokens, base.Samples, cur.Samples, func(s *results.Sample) int { return s.PromptTokens }))

@@ -30,7 +30,10 @@
 //
 // The wait before the first byte (queueing) is a cause of a TTFT, TTFCT or
 // total regression when TTFB moved by at least half of the metric's own
-// shift: the time went by before the server answered at all. A regression
+// shift: the time went by before the server answered at all. Of a chain
+// metric (chain_total, chain_ttft_last), the step whose own total moved
+// most is named first when it moved by at least half of the metric's
+// shift. A regression
 // with none of these is "no recorded cause moved": the time is in the
 // model, or somewhere latgate does not see.
 package diagnose

@@ -98,6 +98,7 @@ func notes(t results.Target, run results.Run) []string {
 	if line := CacheLine(t); line != "" {
 		out = append(out, line)
 	}
+	out = append(out, ChainLines(t)...) // chain.go
 	if lo, _ := requestRange(t, run); lo > 0 && t.Requests > 0 {
 		if need := (stats.Stat{P: 0.95}).Need(0.95); lo < need {
 			out = append(out, fmt.Sprintf("per-prompt TTFT p95 from %d requests is not resolvable (needs %d for a distribution-free bound): read it as a rough value, or raise run.requests", lo, need))

@@ -57,12 +57,16 @@ type Wall struct {
 }
 
 // NotesOf reads the notes a report shows per target from a results file:
-// the warm and cold TTFT of targets that measured both (CacheLine).
+// the warm and cold TTFT of targets that measured both (CacheLine), and
+// each agent chain's metrics and steps (ChainLines).
 func NotesOf(f *results.File) map[string][]string {
 	out := map[string][]string{}
 	for _, t := range f.Targets {
 		if line := CacheLine(t); line != "" {
 			out[t.Label()] = append(out[t.Label()], line)
+		}
+		if lines := ChainLines(t); len(lines) > 0 { // chain.go
+			out[t.Label()] = append(out[t.Label()], lines...)
 		}
 	}
 	return out
