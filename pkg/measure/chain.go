@@ -81,6 +81,7 @@ func (c *client) chain(ctx context.Context, i int, opts Options, buf []byte, gu 
 		start   time.Time
 		o       outcome
 		retries int
+		tally   results.Usage // every step's request, for the cost of the run
 	)
 	for k := range n {
 		if k > 0 {
@@ -90,7 +91,7 @@ func (c *client) chain(ctx context.Context, i int, opts Options, buf []byte, gu 
 				if err != nil {
 					why = "could not be decoded: " + err.Error()
 				}
-				return stepFailure(o, k, n, results.ErrEmpty, fmt.Sprintf("the answer %s to pass on as step %d's assistant turn", why, k+1))
+				return stepFailure(o, &tally, k, n, results.ErrEmpty, fmt.Sprintf("the answer %s to pass on as step %d's assistant turn", why, k+1))
 			}
 			conv = append(conv, config.Message{Role: "assistant", Content: text})
 			conv = append(conv, pr.Steps[k]...)
@@ -98,12 +99,15 @@ func (c *client) chain(ctx context.Context, i int, opts Options, buf []byte, gu 
 		ans.b, ans.over = ans.b[:0], false
 		o = c.attempts(ctx, i, conv, ans, opts, buf, gu)
 		if o.failure != nil {
+			tally.Add(nil)
 			o.failure.Message = fmt.Sprintf("step %d of %d: %s", k+1, n, o.failure.Message)
 			o.failure.Retries += retries
+			o.usage = &tally
 			return o
 		}
+		tally.Add(&o.sample)
 		if ans.over {
-			return stepFailure(o, k+1, n, results.ErrOverrun, fmt.Sprintf("the answer's text passed %d bytes, the most latgate passes on to the next step", maxAnswer))
+			return stepFailure(o, &tally, k+1, n, results.ErrOverrun, fmt.Sprintf("the answer's text passed %d bytes, the most latgate passes on to the next step", maxAnswer))
 		}
 		if k == 0 {
 			start = o.start
@@ -119,11 +123,12 @@ func (c *client) chain(ctx context.Context, i int, opts Options, buf []byte, gu 
 	s.ChainTotal = last.StartMS + last.Total
 	s.ChainTTFTLast = last.StartMS + last.TTFT
 	s.Retries = retries
+	o.usage = &tally
 	return o
 }
 
 // stepFailure is the chain's failure at step k (1-based) of n, after its
-// last successful step's outcome o.
-func stepFailure(o outcome, k, n int, class, msg string) outcome {
-	return outcome{start: o.start, failure: &results.Failure{Class: class, Message: fmt.Sprintf("step %d of %d: %s", k, n, msg)}}
+// last successful step's outcome o, with the tally of its steps' requests.
+func stepFailure(o outcome, tally *results.Usage, k, n int, class, msg string) outcome {
+	return outcome{start: o.start, usage: tally, failure: &results.Failure{Class: class, Message: fmt.Sprintf("step %d of %d: %s", k, n, msg)}}
 }

@@ -80,6 +80,10 @@ func TestChainOnTheWire(t *testing.T) {
 					t.Errorf("chain_ttft_last %.3f ms, want %.3f; sample ttft %.3f is the last step's %.3f", s.ChainTTFTLast, last.StartMS+last.TTFT, s.TTFT, last.TTFT)
 				}
 			}
+			// the cost tally counts each step's request: 4 chains of 3
+			if u := f.Targets[0].Usage; u == nil || u.Requests != 12 {
+				t.Errorf("usage tally %+v, want 12 requests (4 chains of 3 steps)", u)
+			}
 			if err := srv.Close(); err != nil {
 				t.Fatal(err)
 			}
@@ -125,5 +129,8 @@ func TestChainStepFails(t *testing.T) {
 	}
 	if fl := pr.Failures[0]; fl.Class != results.ErrServer || !strings.HasPrefix(fl.Message, "step 3 of 3: ") {
 		t.Errorf("failure %+v; want class %s, message opening with step 3 of 3", fl, results.ErrServer)
+	}
+	if u := f.Targets[0].Usage; u == nil || u.Requests != 3 || u.Unknown != 1 {
+		t.Errorf("usage tally %+v, want the 3 requests sent, the failed one unknown", u)
 	}
 }

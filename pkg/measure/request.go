@@ -278,6 +278,9 @@ type outcome struct {
 	// count from (Progress.ResponseID and Progress.Sent).
 	id    string
 	start time.Time
+	// usage is a chain's tally of the requests its steps sent (chain.go),
+	// nil for one request.
+	usage *results.Usage
 }
 
 // stream sends prompt i's streamed request and measures it; with conv, a

@@ -205,9 +205,12 @@ func runTarget(ctx context.Context, ep Endpoint, opts Options, runStart time.Tim
 					o := c.do(ctx, j.prompt, opts, buf, gu)
 					ended := ms(time.Since(runStart))
 					spansMu.Lock()
-					if o.failure == nil {
+					switch {
+					case o.usage != nil: // a chain: each of its steps' requests (chain.go)
+						usage = *usage.Plus(o.usage)
+					case o.failure == nil:
 						usage.Add(&o.sample)
-					} else {
+					default:
 						usage.Add(nil)
 					}
 					spansMu.Unlock()
