@@ -417,10 +417,10 @@ func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 			o.id = string(f.id)
 		}
 		if o.model == "" && len(f.model) > 0 {
-			o.model = c.field(f.model)
+			o.model = c.field(jsonText(f.model))
 		}
 		if o.fp == "" && len(f.fingerprint) > 0 {
-			o.fp = c.field(f.fingerprint)
+			o.fp = c.field(jsonText(f.fingerprint))
 		}
 		if f.status && firstStatus.IsZero() {
 			firstStatus = at
@@ -504,6 +504,21 @@ func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 	o.start = a.start
 	s.DNS, s.Connect, s.TLS, s.Reused = ms(a.dns), ms(a.connect), ms(a.tls), a.reused
 	return o
+}
+
+// jsonText decodes the escapes of a JSON string's contents as the frame
+// scanner returns them (raw, between the quotes): "a\u003cb" is "a<b", as
+// the endpoint meant it, before the sanitiser sees it. Contents that do
+// not decode stay as they are (the sanitiser still sees them).
+func jsonText(b []byte) []byte {
+	if !bytes.ContainsRune(b, '\\') {
+		return b
+	}
+	var s string
+	if json.Unmarshal(append(append([]byte{'"'}, b...), '"'), &s) != nil {
+		return b
+	}
+	return []byte(s)
 }
 
 // field is text of a stream frame as it may be stored: redacted, one line,
