@@ -22,14 +22,18 @@ func TestRunCost(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measures the simulator")
 	}
-	// ttft p90 cannot be decided with 20 requests (it needs 36), so check
-	// measures another round, up to max_requests.
+	// The one check, ttft p90, cannot be resolved with up to 40 requests (it
+	// needs 45) nor regress (500%), so check measures every round up to
+	// max_requests whatever the machine's load, and passes undecided.
 	const body = `targets:
   - {name: sim, base_url: "sim:fast?tokens=16", model: sim, max_tokens: 16, price: {input: 2.50, cached: 1.25, output: 10.00}}
   - {name: blind, base_url: "sim:fast?tokens=16&usage=false", model: sim, max_tokens: 16, price: {input: 2.50, output: 10.00}}
 prompts:
   - {id: greeting, messages: [{role: user, content: "Say hello in five words, please."}]}
 run: {requests: 20, max_requests: 40, bless_requests: 40, warmup: 1, concurrency: 4}
+gate:
+  checks:
+    - {metric: ttft, stat: p90, tolerance: 500%}
 `
 	dir := t.TempDir()
 	cfg := writeConfig(t, dir, body)
@@ -48,7 +52,9 @@ run: {requests: 20, max_requests: 40, bless_requests: 40, warmup: 1, concurrency
 		t.Fatalf("sample usage: %+v", s)
 	}
 	each := (float64(s.PromptTokens)*2.50 + 16*10.00) / 1e6
-	flat := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	// As read: wrapped or not, and Markdown's \$ (which keeps GitHub's math
+	// shut) as the $ it renders.
+	flat := func(s string) string { return strings.ReplaceAll(strings.Join(strings.Fields(s), " "), `\$`, "$") }
 	dollars := func(t *testing.T, text, pattern string) (float64, []string) {
 		t.Helper()
 		m := regexp.MustCompile(pattern).FindStringSubmatch(flat(text))
@@ -76,8 +82,8 @@ run: {requests: 20, max_requests: 40, bless_requests: 40, warmup: 1, concurrency
 	res := filepath.Join(dir, "results.json")
 	code, out, errs = run(t, map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary, "GITHUB_OUTPUT": filepath.Join(dir, "out.txt")},
 		"check", "--config", cfg, "--quiet", "--markdown", md, "--out", res)
-	if code != ExitPass && code != ExitRegression {
-		t.Fatalf("check exit %d\n%s\n%s", code, out, errs)
+	if code != ExitPass {
+		t.Fatalf("check exit %d, want 0\n%s\n%s", code, out, errs)
 	}
 	f, err := results.Read(res)
 	if err != nil {
