@@ -475,11 +475,12 @@ func isBidi(r rune) bool {
 // Markdown returns s (already a Line, or any text) escaped for inline
 // Markdown: one line, with every character that could start emphasis, a code
 // span, a link or image, a heading, a table cell, an HTML tag or entity, or
-// an autolink backslash-escaped, so that the text renders as itself.
+// an autolink, or GitHub's math ($…$) backslash-escaped, so that the text
+// renders as itself.
 func Markdown(s string) string {
 	var b strings.Builder
 	for _, r := range Line(s, 0) {
-		if strings.ContainsRune("\\`*_[]()<>|#~&!{}+-.=:\"'", r) {
+		if strings.ContainsRune("\\`*_[]()<>|#~&!{}+-.=:\"'$", r) {
 			b.WriteByte('\\')
 		}
 		b.WriteRune(r)

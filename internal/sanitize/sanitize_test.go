@@ -148,7 +148,7 @@ func TestLine(t *testing.T) {
 }
 
 func TestMarkdown(t *testing.T) {
-	in := "x` ```\n# head ![img](http://e/x.png) <img src=x> &amp; | cell"
+	in := "x` ```\n# head ![img](http://e/x.png) <img src=x> &amp; | cell $\\color{red}{x}$"
 	got := Markdown(in)
 	for _, bad := range []string{"```", "![", "](", "\n"} {
 		if strings.Contains(got, bad) {
@@ -156,7 +156,7 @@ func TestMarkdown(t *testing.T) {
 		}
 	}
 	for i, c := range got {
-		if strings.ContainsRune("`<>&[]|#!", c) && (i == 0 || got[i-1] != '\\') {
+		if strings.ContainsRune("`<>&[]|#!$", c) && (i == 0 || got[i-1] != '\\') {
 			t.Errorf("Markdown(%q) = %q: %q at %d is not escaped", in, got, c, i)
 		}
 	}

@@ -1,8 +1,11 @@
 package report
 
 import (
+	"io"
+	"strings"
 	"testing"
 
+	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/cost"
 )
 
@@ -44,5 +47,53 @@ func TestCostLine(t *testing.T) {
 				t.Errorf("CostLine =\n  %q\nwant\n  %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestCostInReports: the bill is in the text and Markdown reports and in
+// the JUnit suite of its target, as figures; without a price, nowhere.
+func TestCostInReports(t *testing.T) {
+	bill := cost.Bill{Targets: []cost.Target{{Name: "primary", All: cost.Amount{USD: 0.0042, Requests: 84, Unknown: 2},
+		Rounds: cost.Amount{USD: 0.0011, Requests: 22}, Recorded: true}}}
+	rep := passReport()
+	render := func(f func(io.Writer, compare.Report, Options) error, o Options) string {
+		t.Helper()
+		var b strings.Builder
+		if err := f(&b, rep, o); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	const line = "cost: $0.0042 for the 82 of 84 requests that reported usage (2 unknown); the gate's extra rounds added $0.0011 of it (22 requests)"
+	flat := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	for name, f := range map[string]func(io.Writer, compare.Report, Options) error{"text": Verdicts, "Markdown": Markdown, "summary": GitHubSummary} {
+		want := line
+		if name != "text" { // Markdown: a $ would open GitHub's math
+			want = strings.ReplaceAll(line, "$", `\$`)
+		}
+		if got := render(f, Options{Cost: bill}); !strings.Contains(flat(got), want) {
+			t.Errorf("%s lacks %q:\n%s", name, want, got)
+		}
+		if got := render(f, Options{}); strings.Contains(got, "cost:") {
+			t.Errorf("%s without a price says a cost:\n%s", name, got)
+		}
+	}
+	junit := render(JUnit, Options{Cost: bill})
+	for _, p := range []string{`name="latgate.cost_usd" value="0.0042"`, `name="latgate.cost_requests" value="84"`,
+		`name="latgate.cost_unknown_requests" value="2"`, `name="latgate.rounds_cost_usd" value="0.0011"`} {
+		if !strings.Contains(junit, p) {
+			t.Errorf("JUnit lacks %s", p)
+		}
+	}
+	if strings.Contains(render(JUnit, Options{}), "latgate.cost") {
+		t.Error("JUnit without a price has cost properties")
+	}
+}
+
+// TestMarkdownMath: hostile text cannot open GitHub's math ($…$), which
+// renders LaTeX (colours, sizes) from a model's name.
+func TestMarkdownMath(t *testing.T) {
+	if got, want := mdEscape(`gpt $\color{red}{\Huge x}$`), `gpt \$\\color{red}{\\Huge x}\$`; got != want {
+		t.Errorf("mdEscape = %q, want %q", got, want)
 	}
 }

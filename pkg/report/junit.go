@@ -12,6 +12,7 @@ import (
 
 	"github.com/latgate/latgate/internal/numfmt"
 	"github.com/latgate/latgate/pkg/compare"
+	"github.com/latgate/latgate/pkg/cost"
 	"github.com/latgate/latgate/pkg/results"
 )
 
@@ -74,6 +75,7 @@ func JUnit(w io.Writer, rep compare.Report, opts Options) error {
 		for _, ch := range rep.Changes {
 			suite.AddProperty("latgate.changed", ch.Message())
 		}
+		costProperties(&suite, target, opts.Cost)
 		add := func(tc junit.Testcase, c compare.Check) {
 			suite.AddTestcase(tc) // counts it
 			suite.Cases = append(suite.Cases, xmlCase{Testcase: tc, Properties: caseProperties(c)})
@@ -322,4 +324,25 @@ func xmlText(s string) string {
 		}
 		return '\uFFFD'
 	}, s)
+}
+
+// costProperties give a priced target's cost (pkg/cost) to tools:
+// latgate.cost_usd (absent when unknown), latgate.cost_requests and
+// latgate.cost_unknown_requests, and latgate.rounds_cost_usd when the
+// gate's rounds added some.
+func costProperties(suite *xmlSuite, target string, b cost.Bill) {
+	for _, t := range b.Targets {
+		if t.Name != target {
+			continue
+		}
+		usd := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+		if t.Recorded && t.All.Known() {
+			suite.AddProperty("latgate.cost_usd", usd(t.All.USD))
+		}
+		suite.AddProperty("latgate.cost_requests", strconv.Itoa(t.All.Requests))
+		suite.AddProperty("latgate.cost_unknown_requests", strconv.Itoa(t.All.Unknown))
+		if t.Rounds.Known() {
+			suite.AddProperty("latgate.rounds_cost_usd", usd(t.Rounds.USD))
+		}
+	}
 }

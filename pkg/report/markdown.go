@@ -193,7 +193,7 @@ func mdEscape(s string) string {
 	var b strings.Builder
 	for _, r := range sanitize.Line(s, 0) { // no control characters, no "::" command
 		switch {
-		case strings.ContainsRune("\\`*_[]<>|#~&", r):
+		case strings.ContainsRune("\\`*_[]<>|#~&$", r): // $: GitHub's math
 			b.WriteByte('\\')
 			b.WriteRune(r)
 		default:
