@@ -19,17 +19,20 @@ import (
 // with its class. The sample is the last step's request, with the chain's
 // times and each step's own (results.Step).
 
-// maxAnswer bounds the text of one step's answer that latgate keeps to pass
-// on: an answer longer than this fails the chain (results.ErrOverrun)
-// rather than being cut, which would send another conversation.
-const maxAnswer = 1 << 20
+// answerLimit bounds the text of one step's answer that latgate keeps to
+// pass on: 64 KiB plus 256 bytes per max_tokens token (a token's escaped
+// text is far shorter), at most 1 MiB. An answer longer than this fails
+// the chain (results.ErrOverrun) rather than being cut, which would send
+// another conversation. A chain holds at most results.MaxSteps answers.
+func answerLimit(maxTokens int) int { return min(64<<10+256*max(maxTokens, 1), 1<<20) }
 
 // answerText collects a step's answer text as it streams, JSON-escaped
 // (the protocols hand over string values as they are in the frame), to be
 // decoded once at the end of the step.
 type answerText struct {
-	b    []byte
-	over bool
+	b     []byte
+	limit int
+	over  bool
 }
 
 // add appends one token's text: escaped JSON string content, or plain
@@ -38,7 +41,7 @@ func (t *answerText) add(text []byte, plain bool) {
 	if t.over {
 		return
 	}
-	if len(t.b)+len(text) > maxAnswer {
+	if len(t.b)+len(text) > t.limit {
 		t.over = true
 		return
 	}
@@ -76,7 +79,7 @@ func (c *client) chain(ctx context.Context, i int, opts Options, buf []byte, gu 
 	// the nonce placeholder, which every step's body then opens with).
 	conv := append(make([]config.Message, 0, len(pr.Messages)+2*n), pr.Messages...)
 	steps := make([]results.Step, 0, n)
-	ans := &answerText{}
+	ans := &answerText{limit: answerLimit(c.ep.MaxTokens)}
 	var (
 		start   time.Time
 		o       outcome
@@ -107,7 +110,7 @@ func (c *client) chain(ctx context.Context, i int, opts Options, buf []byte, gu 
 		}
 		tally.Add(&o.sample)
 		if ans.over {
-			return stepFailure(o, &tally, k+1, n, results.ErrOverrun, fmt.Sprintf("the answer's text passed %d bytes, the most latgate passes on to the next step", maxAnswer))
+			return stepFailure(o, &tally, k+1, n, results.ErrOverrun, fmt.Sprintf("the answer's text passed %d bytes, the most latgate passes on to the next step (64 KiB + 256 bytes per max_tokens token, at most 1 MiB)", ans.limit))
 		}
 		if k == 0 {
 			start = o.start

@@ -134,3 +134,27 @@ func TestChainStepFails(t *testing.T) {
 		t.Errorf("usage tally %+v, want the 3 requests sent, the failed one unknown", u)
 	}
 }
+
+// TestAnswerText: escaped fragments and plain text (an sse target's whole
+// data) decode to the answer; past its limit the answer is over, not cut.
+func TestAnswerText(t *testing.T) {
+	a := &answerText{limit: answerLimit(64)}
+	a.add([]byte(`Hello, \"Lyon\"`), false)
+	a.add([]byte(`\n\u00e9`), false)
+	a.add([]byte("tab\there \"q\" \\"), true)
+	got, err := a.text()
+	if want := "Hello, \"Lyon\"\né" + "tab\there \"q\" \\"; err != nil || got != want {
+		t.Errorf("text() = %q, %v; want %q", got, err, want)
+	}
+	if a.over {
+		t.Error("over before the limit")
+	}
+	big := make([]byte, answerLimit(64))
+	a.add(big, false)
+	if !a.over {
+		t.Errorf("an answer past %d bytes is not over", answerLimit(64))
+	}
+	if answerLimit(1<<20) != 1<<20 || answerLimit(64) != 64<<10+256*64 {
+		t.Errorf("answerLimit: %d for 64 tokens, %d for 1M tokens", answerLimit(64), answerLimit(1<<20))
+	}
+}
