@@ -168,7 +168,40 @@ func decisionNote(rep compare.Report, label string) string {
 		adjusted = fmt.Sprintf(" after adjusting for its target's %d prompt tests (Holm)", fam)
 	}
 	return fmt.Sprintf("decided per target by its %q rows, all its prompts' requests pooled; a prompt fails the run only beyond its tolerance%s; "+
-		"\"(pooled)\" prompt rows do not hold the run undecided", label, adjusted)
+		"\"(pooled)\" prompt rows do not hold the run undecided", label, adjusted) + unpooledNote(rep)
+}
+
+// unpooledNote names the gated checks a report has no pooled row for
+// because they were decided on the difference scale (a side's interval
+// reaches 0 ms, as the ITL P50 of tokens that arrive several in one read:
+// no ratio to pool), so that a missing row reads as a decision, not a bug:
+// `; itl p50 has no pooled row: a side reaches 0 ms (tokens sharing one
+// read), so each prompt decides it alone, in ms`.
+func unpooledNote(rep compare.Report) string {
+	targets := map[string]bool{}
+	for _, c := range rep.Checks {
+		targets[targetOf(c)] = true
+	}
+	var names []string
+	for _, c := range rep.Checks {
+		name := c.Metric + " " + c.Stat
+		if len(targets) > 1 {
+			name = targetOf(c) + " " + name
+		}
+		if c.Scale == compare.ScaleDifference && !c.Diagnostic && !slices.Contains(names, name) &&
+			!slices.ContainsFunc(rep.Aggregates, func(a compare.Check) bool {
+				return targetOf(a) == targetOf(c) && a.Metric == c.Metric && a.Stat == c.Stat
+			}) {
+			names = append(names, name)
+		}
+	}
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return "; " + names[0] + " has no pooled row: a side reaches 0 ms (tokens sharing one read), so each prompt decides it alone, in ms"
+	}
+	return "; " + strings.Join(names, ", ") + " have no pooled rows: a side reaches 0 ms (tokens sharing one read), so each prompt decides them alone, in ms"
 }
 
 // noiseNote says what day-to-day noise the intervals carry and where it
