@@ -34,6 +34,7 @@ type Progress struct {
 	lastTen  int
 	failures int
 	shown    int
+	said     map[string]bool // class and message of each failure shown
 	drawn    bool
 	ttft     []float64 // measured (non-warmup) TTFTs of the current target
 }
@@ -59,7 +60,15 @@ func (p *Progress) Progress(ev measure.Progress) {
 	}
 	if ev.Failure != nil {
 		p.failures++
-		if p.shown < maxShownFailures {
+		// The same failure again (every warmup request refused, a run of
+		// one timeout) is counted, not shown again: the command's last
+		// line quotes it once more with the count.
+		key := ev.Failure.Class + "\x00" + ev.Failure.Message
+		if p.shown < maxShownFailures && !p.said[key] {
+			if p.said == nil {
+				p.said = map[string]bool{}
+			}
+			p.said[key] = true
 			p.shown++
 			p.clear()
 			kind := "request"

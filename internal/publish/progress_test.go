@@ -2,6 +2,7 @@ package publish
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -93,13 +94,33 @@ func TestProgressCapsFailureLines(t *testing.T) {
 	var buf bytes.Buffer
 	p := newProgress(&buf, false, fakeClock(time.Millisecond))
 	for i := 1; i <= 20; i++ {
-		p.Progress(measure.Progress{Target: "t", Prompt: "p", Done: i, Total: 100, Failure: &results.Failure{Class: "timeout", Message: "slow"}})
+		p.Progress(measure.Progress{Target: "t", Prompt: "p", Done: i, Total: 100, Failure: &results.Failure{Class: "timeout", Message: fmt.Sprintf("slow %d", i)}})
 	}
 	if n := strings.Count(buf.String(), "request failed"); n != maxShownFailures {
 		t.Errorf("%d failure lines, want %d", n, maxShownFailures)
 	}
 	if !strings.Contains(buf.String(), "further failures are counted in the report") {
 		t.Errorf("no note that further failures are not shown:\n%s", buf.String())
+	}
+}
+
+// TestProgressSaysAFailureOnce: the same failure again (every warmup
+// request of an endpoint that is down) is shown once, not once per request
+// (#23: one give-up message); another message is shown.
+func TestProgressSaysAFailureOnce(t *testing.T) {
+	var buf bytes.Buffer
+	p := newProgress(&buf, false, fakeClock(time.Millisecond))
+	refused := &results.Failure{Class: results.ErrConnect, Message: "dial tcp 127.0.0.1:1: connect: connection refused"}
+	for i, prompt := range []string{"greeting", "summarize", "greeting", "summarize"} {
+		p.Progress(measure.Progress{Target: "t", Prompt: prompt, Warmup: true, Done: i + 1, Total: 124, Failure: refused})
+	}
+	p.Progress(measure.Progress{Target: "t", Prompt: "greeting", Done: 5, Total: 124, Failure: &results.Failure{Class: results.ErrServer, Message: "HTTP 503"}})
+	out := buf.String()
+	if n := strings.Count(out, "connection refused"); n != 1 {
+		t.Errorf("the same failure shown %d times, want once:\n%s", n, out)
+	}
+	if !strings.Contains(out, "request failed: server: HTTP 503") {
+		t.Errorf("another failure not shown:\n%s", out)
 	}
 }
 
