@@ -379,7 +379,7 @@ func (a *App) runAB(ctx context.Context, o measure.ABOptions, quiet bool) (*resu
 	}
 	b, c, err := a.MeasureAB(ctx, o)
 	if err != nil {
-		return b, c, MeasurementError(err)
+		return b, c, abMeasurementErr(err, o.Base.ConfigPath, o.Candidate.ConfigPath)
 	}
 	return b, c, nil
 }

@@ -18,18 +18,26 @@ import (
 // measurementErr marks err, a failed or partial measurement of the config
 // at cfgPath, as a measurement failure with its next step.
 func measurementErr(err error, cfgPath string) error {
-	return &Error{Class: Measurement, Err: err, Next: nextStep(err, cfgPath)}
-}
-
-// nextStep is the next step after a measurement failure err, "" when there
-// is nothing more to say than the error.
-func nextStep(err error, cfgPath string) string {
-	if errors.Is(err, measure.ErrInterrupted) {
-		return ""
-	}
 	// The try command names the config; an overridden base_url is not in
 	// it, so it is named in words.
 	try := "latgate measure --config " + shellQuote(cfgPath) + " --requests 5 (with the same --base-url, if you gave one)"
+	return &Error{Class: Measurement, Err: err, Next: nextStep(err, try)}
+}
+
+// abMeasurementErr is measurementErr for latgate ab, whose failure may be
+// either side's: the try command names both configs.
+func abMeasurementErr(err error, base, candidate string) error {
+	try := "latgate measure --config " + shellQuote(base) + " --requests 5, and the same with --config " + shellQuote(candidate)
+	return &Error{Class: Measurement, Err: err, Next: nextStep(err, try)}
+}
+
+// nextStep is the next step after a measurement failure err, ending with
+// the command try that tries the endpoint again; "" when there is nothing
+// more to say than the error.
+func nextStep(err error, try string) string {
+	if errors.Is(err, measure.ErrInterrupted) {
+		return ""
+	}
 	var auth *measure.AuthError
 	if errors.As(err, &auth) {
 		return "fix the key as the message says, then try the endpoint without the gate: " + try

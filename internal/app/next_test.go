@@ -46,6 +46,10 @@ func TestNextStep(t *testing.T) {
 			}
 		})
 	}
+	ab := NextOf(abMeasurementErr(giveUp(map[string]int{results.ErrConnect: 2}), "base.yaml", "cand.yaml"))
+	if !strings.Contains(ab, "nothing answered at base_url") || !strings.Contains(ab, "--config base.yaml --requests 5, and the same with --config cand.yaml") {
+		t.Errorf("ab's next step %q, want the class's advice and both configs", ab)
+	}
 	if got := NextOf(UsageError(errors.New("bad"))); got != "" {
 		t.Errorf("a usage error has the next step %q", got)
 	}
