@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/latgate/latgate/internal/cost"
+	"github.com/latgate/latgate/internal/report"
+	"github.com/latgate/latgate/internal/trend"
 	"github.com/latgate/latgate/pkg/baseline"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
-	"github.com/latgate/latgate/pkg/cost"
-	"github.com/latgate/latgate/pkg/report"
 	"github.com/latgate/latgate/pkg/results"
-	"github.com/latgate/latgate/pkg/trend"
 )
 
 // BlessRequest is `latgate bless`: measure (or take a results file) and

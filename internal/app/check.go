@@ -6,13 +6,13 @@ import (
 	"slices"
 	"time"
 
+	"github.com/latgate/latgate/internal/cost"
 	"github.com/latgate/latgate/internal/publish"
+	"github.com/latgate/latgate/internal/report"
+	"github.com/latgate/latgate/internal/trend"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
-	"github.com/latgate/latgate/pkg/cost"
-	"github.com/latgate/latgate/pkg/report"
 	"github.com/latgate/latgate/pkg/results"
-	"github.com/latgate/latgate/pkg/trend"
 )
 
 // CheckRequest is `latgate check`: measure, compare with the baseline, and

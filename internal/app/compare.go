@@ -6,11 +6,11 @@ import (
 	"io/fs"
 
 	"github.com/latgate/latgate/internal/publish"
+	"github.com/latgate/latgate/internal/report"
+	"github.com/latgate/latgate/internal/trend"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
-	"github.com/latgate/latgate/pkg/report"
 	"github.com/latgate/latgate/pkg/results"
-	"github.com/latgate/latgate/pkg/trend"
 )
 
 // CompareRequest is `latgate compare`: the gate of check on saved files.

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/latgate/latgate/internal/publish"
+	"github.com/latgate/latgate/internal/report"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/measure"
-	"github.com/latgate/latgate/pkg/report"
 	"github.com/latgate/latgate/pkg/results"
 )
 

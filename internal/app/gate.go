@@ -7,17 +7,17 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/latgate/latgate/internal/cost"
 	"github.com/latgate/latgate/internal/jsonfile"
 	"github.com/latgate/latgate/internal/publish"
+	"github.com/latgate/latgate/internal/report"
+	"github.com/latgate/latgate/internal/trend"
 	"github.com/latgate/latgate/pkg/baseline"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
-	"github.com/latgate/latgate/pkg/cost"
 	"github.com/latgate/latgate/pkg/history"
 	"github.com/latgate/latgate/pkg/measure"
-	"github.com/latgate/latgate/pkg/report"
 	"github.com/latgate/latgate/pkg/results"
-	"github.com/latgate/latgate/pkg/trend"
 )
 
 // Gate is what the gate commands (check, compare) are given beside their

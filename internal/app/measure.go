@@ -6,11 +6,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latgate/latgate/internal/cost"
+	"github.com/latgate/latgate/internal/report"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
-	"github.com/latgate/latgate/pkg/cost"
 	"github.com/latgate/latgate/pkg/measure"
-	"github.com/latgate/latgate/pkg/report"
 	"github.com/latgate/latgate/pkg/results"
 )
 

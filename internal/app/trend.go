@@ -7,11 +7,11 @@ import (
 	"time"
 
 	"github.com/latgate/latgate/internal/publish"
+	"github.com/latgate/latgate/internal/report"
+	"github.com/latgate/latgate/internal/trend"
 	"github.com/latgate/latgate/pkg/baseline"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/history"
-	"github.com/latgate/latgate/pkg/report"
-	"github.com/latgate/latgate/pkg/trend"
 )
 
 // TrendRequest is `latgate trend`: change points and drift in the run

@@ -9,9 +9,9 @@ import (
 
 	"github.com/latgate/latgate/internal/inputfile"
 	"github.com/latgate/latgate/internal/publish"
+	"github.com/latgate/latgate/internal/report"
 	"github.com/latgate/latgate/internal/sanitize"
 	"github.com/latgate/latgate/pkg/config"
-	"github.com/latgate/latgate/pkg/report"
 )
 
 // This file holds the two guards of a run on a pull request: the key goes

@@ -7,7 +7,7 @@ import (
 
 	"github.com/latgate/latgate/internal/app"
 	"github.com/latgate/latgate/internal/publish"
-	"github.com/latgate/latgate/pkg/trend"
+	"github.com/latgate/latgate/internal/trend"
 )
 
 const trendExitHelp = `EXIT CODES:

@@ -8,7 +8,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/latgate/latgate/internal/app"
-	"github.com/latgate/latgate/pkg/trend"
+	"github.com/latgate/latgate/internal/trend"
 )
 
 const tuneExitHelp = `EXIT CODES:

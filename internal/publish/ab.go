@@ -3,8 +3,8 @@ package publish
 import (
 	"io"
 
+	"github.com/latgate/latgate/internal/report"
 	"github.com/latgate/latgate/pkg/compare"
-	"github.com/latgate/latgate/pkg/report"
 )
 
 // AB is the report of `latgate ab`: the A/B verdict table on stdout (both

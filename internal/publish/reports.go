@@ -5,10 +5,10 @@ import (
 	"io"
 	"strings"
 
+	"github.com/latgate/latgate/internal/report"
+	"github.com/latgate/latgate/internal/trend"
 	"github.com/latgate/latgate/pkg/compare"
-	"github.com/latgate/latgate/pkg/report"
 	"github.com/latgate/latgate/pkg/results"
-	"github.com/latgate/latgate/pkg/trend"
 )
 
 // The verdicts a command writes to $GITHUB_OUTPUT besides a gate's or a

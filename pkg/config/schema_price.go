@@ -7,7 +7,7 @@ import (
 )
 
 // This file holds price:, what a target's tokens cost, for the cost of a
-// run (pkg/cost): price: {input: 2.50, cached: 1.25, output: 10.00}, in
+// run (internal/cost): price: {input: 2.50, cached: 1.25, output: 10.00}, in
 // US dollars per million tokens. It is bookkeeping, not part of what is
 // measured: it is in no hash, so a new price never labels a baseline.
 

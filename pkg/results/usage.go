@@ -2,7 +2,7 @@ package results
 
 // Usage tallies the tokens the requests of a run sent to one target
 // reported (the endpoint's usage: prompt, cached and output tokens), for
-// the cost of a run (pkg/cost). It counts every request sent: priming,
+// the cost of a run (internal/cost). It counts every request sent: priming,
 // warmup and measured ones, failed ones too; a request whose usage is not
 // known (no usage report, a failure) counts in Unknown, never as an
 // estimate. Output tokens counted from chunks are not usage.

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/latgate/latgate/internal/trend"
 	"github.com/latgate/latgate/pkg/history"
 	"github.com/latgate/latgate/pkg/stats"
-	"github.com/latgate/latgate/pkg/trend"
 )
 
 // Thirty nights of one endpoint whose median time to first token stepped

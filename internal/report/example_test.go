@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/latgate/latgate/internal/report"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
-	"github.com/latgate/latgate/pkg/report"
 )
 
 // Render a comparison as the verdict lines `latgate check` prints. The

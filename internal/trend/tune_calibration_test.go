@@ -74,7 +74,7 @@ func realisedRate(rep TuneReport, spec Spec, bless, check unitNights, nm noiseMo
 // at most 5%. It prints the run counts and the distribution.
 func TestTuneCalibration(t *testing.T) {
 	if testing.Short() || raceEnabled {
-		t.Skip("calibration: a minute of CPU (CI: go test -run TuneCalibration -v ./pkg/trend/ -args -tune-histories 200)")
+		t.Skip("calibration: a minute of CPU (CI: go test -run TuneCalibration -v ./internal/trend/ -args -tune-histories 200)")
 	}
 	n := *tuneHistories
 	const pairs, poolSize = 2000, 300

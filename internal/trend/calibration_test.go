@@ -164,7 +164,7 @@ func upper95(k, n int) float64 {
 //	+1.5% a night (σ 0.05): caught by night 24 in ≥ 90%
 func TestNightlyCalibration(t *testing.T) {
 	if testing.Short() || raceEnabled {
-		t.Skip("calibration: a minute of CPU (CI: go test -run NightlyCalibration -v ./pkg/trend/ -args -nightly-histories 200)")
+		t.Skip("calibration: a minute of CPU (CI: go test -run NightlyCalibration -v ./internal/trend/ -args -nightly-histories 200)")
 	}
 	n := *nightlyHistories
 	opts := Options{}

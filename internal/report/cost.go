@@ -6,7 +6,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/latgate/latgate/pkg/cost"
+	"github.com/latgate/latgate/internal/cost"
 )
 
 // Cost writes CostLine wrapped as the text report's lines, nothing when no
@@ -20,7 +20,7 @@ func Cost(w io.Writer, what string, b cost.Bill) error {
 	return err
 }
 
-// CostLine says what a run cost, from its bill (pkg/cost), "" when no
+// CostLine says what a run cost, from its bill (internal/cost), "" when no
 // target has a price:
 //
 //	cost: $0.0042 for 84 requests (priming and warmup included); the gate's extra rounds added $0.0011 of it (22 requests)

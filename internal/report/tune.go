@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/latgate/latgate/internal/trend"
 	"github.com/latgate/latgate/pkg/results"
-	"github.com/latgate/latgate/pkg/trend"
 )
 
 // TuneYAML writes latgate tune's proposal as a YAML snippet to paste into

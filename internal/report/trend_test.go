@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/latgate/latgate/internal/golden"
+	"github.com/latgate/latgate/internal/trend"
 	"github.com/latgate/latgate/pkg/history"
 	"github.com/latgate/latgate/pkg/stats"
-	"github.com/latgate/latgate/pkg/trend"
 )
 
 // trendReport analyses a seeded 24-run history of two prompts: "greeting"

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latgate/latgate/internal/trend"
 	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/stats"
-	"github.com/latgate/latgate/pkg/trend"
 )
 
 // TrendHTML writes the analysis as one self-contained HTML page, for a

@@ -5,10 +5,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/latgate/latgate/internal/cost"
 	"github.com/latgate/latgate/internal/numfmt"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
-	"github.com/latgate/latgate/pkg/cost"
 	"github.com/latgate/latgate/pkg/results"
 )
 

@@ -15,9 +15,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/latgate/latgate/internal/golden"
+	"github.com/latgate/latgate/internal/trend"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/results"
-	"github.com/latgate/latgate/pkg/trend"
 )
 
 func TestGolden(t *testing.T) {

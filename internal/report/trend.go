@@ -13,9 +13,9 @@ import (
 	"github.com/jstemmer/go-junit-report/v2/junit"
 
 	"github.com/latgate/latgate/internal/numfmt"
+	"github.com/latgate/latgate/internal/trend"
 	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/stats"
-	"github.com/latgate/latgate/pkg/trend"
 )
 
 // TrendOptions tune the renderings of a trend analysis.

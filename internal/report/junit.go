@@ -10,9 +10,9 @@ import (
 
 	"github.com/jstemmer/go-junit-report/v2/junit"
 
+	"github.com/latgate/latgate/internal/cost"
 	"github.com/latgate/latgate/internal/numfmt"
 	"github.com/latgate/latgate/pkg/compare"
-	"github.com/latgate/latgate/pkg/cost"
 	"github.com/latgate/latgate/pkg/results"
 )
 
@@ -326,7 +326,7 @@ func xmlText(s string) string {
 	}, s)
 }
 
-// costProperties give a priced target's cost (pkg/cost) to tools:
+// costProperties give a priced target's cost (internal/cost) to tools:
 // latgate.cost_usd (absent when unknown), latgate.cost_requests and
 // latgate.cost_unknown_requests, and latgate.rounds_cost_usd when the
 // gate's rounds added some.

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/latgate/latgate/pkg/trend"
+	"github.com/latgate/latgate/internal/trend"
 )
 
 // chromium returns the path of a Chromium or Chrome binary, "" for none.

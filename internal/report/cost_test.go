@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latgate/latgate/internal/cost"
 	"github.com/latgate/latgate/pkg/compare"
-	"github.com/latgate/latgate/pkg/cost"
 )
 
 func TestMoney(t *testing.T) {
