@@ -194,8 +194,11 @@ func TestABOneSidedPrompts(t *testing.T) {
 			t.Errorf("no ::warning annotation %q:\n%s", note, stdout)
 		}
 	}
-	if out, err := os.ReadFile(output); err != nil || !strings.Contains(string(out), "verdict=ok\n") {
-		t.Errorf("$GITHUB_OUTPUT %q (err %v), want verdict=ok", out, err)
+	// The shared prompt's verdict is the measurement's (on a loaded machine
+	// a check can stay undecided); what the one-sided prompts must not do
+	// is fail the run or leave it without a verdict.
+	if out, err := os.ReadFile(output); err != nil || !strings.Contains(string(out), "verdict=ok\n") && !strings.Contains(string(out), "verdict=inconclusive\n") {
+		t.Errorf("$GITHUB_OUTPUT %q (err %v), want verdict=ok (or inconclusive)", out, err)
 	}
 	data, err := os.ReadFile(res)
 	if err != nil {
