@@ -476,7 +476,8 @@ func (ms matrixSetup) simulate(r matrixRow, run int) matrixOutcome {
 }
 
 // TestGateMatrix prints the calibration matrix (see the top of this file)
-// and then each target of issue #18 it covers, MET or MISSED with the
+// and then each target of issue #18 it covers, MET, NEAR (on the wrong
+// side of it, within two standard errors) or MISSED with the
 // figure. A miss fails the test, beyond two standard errors of its rate,
 // except where the docs say the target is not met (the 2-prompt rows of
 // lognormal σ 0.6 and of the cold cache: printed, not asserted). It runs
@@ -512,8 +513,13 @@ func TestGateMatrix(t *testing.T) {
 	for _, g := range targets {
 		met := g.met()
 		word := "MET"
-		if !met {
+		switch {
+		case !met:
 			word = "MISSED"
+		case g.atMost && g.got > g.bound || !g.atMost && g.got < g.bound:
+			// Within two standard errors of the target, but on its wrong
+			// side: not a failure of this run's count, not a target met.
+			word = "NEAR"
 		}
 		note := ""
 		if g.known {
