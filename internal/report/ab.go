@@ -258,38 +258,16 @@ func ABMarkdown(w io.Writer, rep compare.Report, ab AB, opts Options) error {
 	}
 	fmt.Fprintf(ew, "<sub>%s</sub>\n", mdEscape(ab.compared(rep)))
 	all := ordered(rep)
-	lab := labelled(rep)
 	for _, target := range targets(all) {
 		fmt.Fprintf(ew, "\n### %s\n\n", mdEscape(target))
-		head, align, end := "", "", ""
-		if lab {
-			head, align = " base → candidate differs |", ":--|"
-		}
-		fmt.Fprintf(ew, "| prompt | check | base → candidate | change | %s CI | tolerance | verdict |%s\n", confPct(rep.Confidence), head)
-		fmt.Fprintln(ew, "|:--|:--|--:|--:|:-:|--:|:--|"+align)
-		for _, c := range all {
-			if targetOf(c) != target {
-				continue
-			}
-			prompt := mdEscape(promptOf(c))
-			if isAggregate(c) {
-				prompt = "*" + prompt + "*"
-			}
-			chg := change(c)
-			if c.Verdict == compare.Regressed && c.Ratio > 0 {
-				chg = "**" + chg + "**"
-			}
-			if lab {
-				end = " " + mdEscape(labels(c)) + " |"
-			}
-			base := value(c.Metric, c.Baseline, c.NBase)
-			if isLimit(c) {
-				base = "-"
-			}
-			fmt.Fprintf(ew, "| %s | %s | %s → %s | %s | %s | %s | %s |%s\n",
-				prompt, mdEscape(checkOf(c)), base, value(c.Metric, c.Current, c.NCur),
-				chg, interval(c), mdEscape(tolerance(c)), mdVerdict(c.Verdict, opts.Strict)+mdEscape(limitVerdict(c)), end)
-		}
+		mdVerdictRows(ew, rep, all, target, mdColumns{sides: "base → candidate", labels: "base → candidate differs"},
+			func(c compare.Check) string {
+				if isLimit(c) {
+					return "-"
+				}
+				return value(c.Metric, c.Baseline, c.NBase)
+			},
+			func(c compare.Check) string { return mdVerdict(c.Verdict, opts.Strict) })
 	}
 	if note := decisionNote(rep, aggregateLabel); note != "" {
 		fmt.Fprintf(ew, "\n%s\n", mdEscape(note))

@@ -44,7 +44,6 @@ func markdown(w io.Writer, rep compare.Report, opts Options, charts bool) error 
 	fmt.Fprintf(ew, "<sub>%s</sub>\n", mdEscape(provenance(rep, opts)))
 
 	all := inOrder(rep, opts)
-	lab := labelled(rep)
 	for _, target := range targets(append(all, rep.New...)) {
 		fmt.Fprintf(ew, "\n### %s\n\n", mdEscape(target))
 		for _, n := range opts.TargetNotes[target] {
@@ -53,31 +52,9 @@ func markdown(w io.Writer, rep compare.Report, opts Options, charts bool) error 
 		if charts {
 			writeChart(ew, target, rep.Checks)
 		}
-		head, align, end := "", "", ""
-		if lab {
-			head, align = " changed since baseline |", ":--|"
-		}
-		fmt.Fprintf(ew, "| prompt | check | baseline → current | change | %s CI | tolerance | verdict |%s\n", confPct(rep.Confidence), head)
-		fmt.Fprintln(ew, "|:--|:--|--:|--:|:-:|--:|:--|"+align)
-		for _, c := range all {
-			if targetOf(c) != target {
-				continue
-			}
-			prompt := mdEscape(promptOf(c))
-			if isAggregate(c) {
-				prompt = "*" + prompt + "*"
-			}
-			chg := change(c)
-			if c.Verdict == compare.Regressed && c.Ratio > 0 {
-				chg = "**" + chg + "**"
-			}
-			if lab {
-				end = " " + mdEscape(labels(c)) + " |"
-			}
-			fmt.Fprintf(ew, "| %s | %s | %s → %s | %s | %s | %s | %s |%s\n",
-				prompt, mdEscape(checkOf(c)), value(c.Metric, c.Baseline, c.NBase), value(c.Metric, c.Current, c.NCur),
-				chg, interval(c), mdEscape(tolerance(c)), mdVerdictOf(c, opts.Strict)+mdEscape(limitVerdict(c)), end)
-		}
+		mdVerdictRows(ew, rep, all, target, mdColumns{sides: "baseline → current", labels: "changed since baseline"},
+			func(c compare.Check) string { return value(c.Metric, c.Baseline, c.NBase) },
+			func(c compare.Check) string { return mdVerdictOf(c, opts.Strict) })
 		for _, c := range rep.New {
 			if targetOf(c) == target {
 				fmt.Fprintf(ew, "| %s | %s | - → %s | - | - | - | 🆕 %s | %s |\n",
@@ -297,4 +274,40 @@ func niceCeil(v float64) float64 {
 		}
 	}
 	return 10 * p
+}
+
+// mdColumns names a Markdown verdict table's comparison: its two sides, and
+// the column of what differs between them (shown when some check has labels).
+type mdColumns struct{ sides, labels string }
+
+// mdVerdictRows writes the verdict table of target's checks (of all, in
+// order): check's and ab's reports share it, with their own words for the
+// sides, the base cell and the verdict cell.
+func mdVerdictRows(ew io.Writer, rep compare.Report, all []compare.Check, target string, cols mdColumns, base, verdict func(compare.Check) string) {
+	lab := labelled(rep)
+	head, align, end := "", "", ""
+	if lab {
+		head, align = " "+cols.labels+" |", ":--|"
+	}
+	fmt.Fprintf(ew, "| prompt | check | %s | change | %s CI | tolerance | verdict |%s\n", cols.sides, confPct(rep.Confidence), head)
+	fmt.Fprintln(ew, "|:--|:--|--:|--:|:-:|--:|:--|"+align)
+	for _, c := range all {
+		if targetOf(c) != target {
+			continue
+		}
+		prompt := mdEscape(promptOf(c))
+		if isAggregate(c) {
+			prompt = "*" + prompt + "*"
+		}
+		chg := change(c)
+		if c.Verdict == compare.Regressed && c.Ratio > 0 {
+			chg = "**" + chg + "**"
+		}
+		if lab {
+			end = " " + mdEscape(labels(c)) + " |"
+		}
+		fmt.Fprintf(ew, "| %s | %s | %s → %s | %s | %s | %s | %s |%s\n",
+			prompt, mdEscape(checkOf(c)), base(c), value(c.Metric, c.Current, c.NCur),
+			chg, interval(c), mdEscape(tolerance(c)), verdict(c)+mdEscape(limitVerdict(c)), end)
+	}
 }
