@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"cmp"
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
@@ -59,11 +58,7 @@ func newBlockData(base, cand []results.Sample, metric string) *blockData {
 	}
 	d := &blockData{n: len(seqs)}
 	for k, ss := range [][]results.Sample{base, cand} {
-		type pair struct {
-			v float64
-			o int32
-		}
-		var ps []pair
+		var ps []owned
 		bs := &blockSide{per: make([]int32, d.n), sums: make([]float64, d.n)}
 		for i := range ss {
 			vs := values(&ss[i])
@@ -75,35 +70,19 @@ func newBlockData(base, cand []results.Sample, metric string) *blockData {
 				bs.blocks++
 			}
 			for _, v := range vs {
-				ps = append(ps, pair{v, o})
+				ps = append(ps, owned{v, o})
 				bs.sums[o] += v
 			}
 			bs.per[o] += int32(len(vs))
 		}
-		slices.SortFunc(ps, func(a, b pair) int { return cmp.Or(cmp.Compare(a.v, b.v), cmp.Compare(a.o, b.o)) })
-		bs.vals, bs.owner = make([]float64, len(ps)), make([]int32, len(ps))
-		for j, p := range ps {
-			bs.vals[j], bs.owner[j] = p.v, p.o
-		}
+		bs.vals, bs.owner = sortOwned(ps)
 		d.side[k] = bs
 	}
 	return d
 }
 
 // stat is the statistic of all the side's values: type-7 quantile or mean.
-func (b *blockSide) stat(s stats.Stat) float64 {
-	if len(b.vals) == 0 {
-		return math.NaN()
-	}
-	if s.Mean {
-		var sum float64
-		for _, x := range b.sums {
-			sum += x
-		}
-		return sum / float64(len(b.vals))
-	}
-	return stats.Quantile(b.vals, s.P)
-}
+func (b *blockSide) stat(s stats.Stat) float64 { return statOf(b.vals, b.sums, s) }
 
 // blockResampler computes a side's statistic on resamples of blocks: the
 // blocks drawn (with replacement) are the same for both sides, so whatever

@@ -61,17 +61,13 @@ func (d *dataset) requests() int { return len(d.per) }
 // content token, tpot only with two tokens and a decode time); itl gives
 // every gap of every request that has one.
 func newDataset(samples []results.Sample, metric string) *dataset {
-	type pair struct {
-		v float64
-		o int32
-	}
-	var ps []pair
+	var ps []owned
 	d := &dataset{}
 	add := func(vs ...float64) {
 		o := int32(len(d.per))
 		var sum float64
 		for _, v := range vs {
-			ps = append(ps, pair{v, o})
+			ps = append(ps, owned{v, o})
 			sum += v
 		}
 		d.per = append(d.per, int32(len(vs)))
@@ -88,30 +84,44 @@ func newDataset(samples []results.Sample, metric string) *dataset {
 			add(results.Value(s, metric))
 		}
 	}
-	slices.SortFunc(ps, func(a, b pair) int {
-		return cmp.Or(cmp.Compare(a.v, b.v), cmp.Compare(a.o, b.o))
-	})
-	d.vals = make([]float64, len(ps))
-	d.owner = make([]int32, len(ps))
-	for k, p := range ps {
-		d.vals[k], d.owner[k] = p.v, p.o
-	}
+	d.vals, d.owner = sortOwned(ps)
 	return d
 }
 
 // stat returns the statistic over all values: type-7 quantile or mean.
-func (d *dataset) stat(s stats.Stat) float64 {
-	if len(d.vals) == 0 {
+func (d *dataset) stat(s stats.Stat) float64 { return statOf(d.vals, d.sums, s) }
+
+// statOf is statistic s of sorted values vals, whose sums per request (or
+// block) are sums: a type-7 quantile, or the mean; NaN without values.
+func statOf(vals, sums []float64, s stats.Stat) float64 {
+	if len(vals) == 0 {
 		return math.NaN()
 	}
 	if s.Mean {
 		var sum float64
-		for _, x := range d.sums {
+		for _, x := range sums {
 			sum += x
 		}
-		return sum / float64(len(d.vals))
+		return sum / float64(len(vals))
 	}
-	return stats.Quantile(d.vals, s.P)
+	return stats.Quantile(vals, s.P)
+}
+
+// owned is a value and the request (or block) it came from.
+type owned struct {
+	v float64
+	o int32
+}
+
+// sortOwned sorts ps by value (then owner, so ties are deterministic) and
+// returns the values and their owners in that order.
+func sortOwned(ps []owned) (vals []float64, owner []int32) {
+	slices.SortFunc(ps, func(a, b owned) int { return cmp.Or(cmp.Compare(a.v, b.v), cmp.Compare(a.o, b.o)) })
+	vals, owner = make([]float64, len(ps)), make([]int32, len(ps))
+	for k, p := range ps {
+		vals[k], owner[k] = p.v, p.o
+	}
+	return vals, owner
 }
 
 // spread is what a side's interval needs beyond its values: the standard
