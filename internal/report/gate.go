@@ -40,6 +40,10 @@ func DescribeGate(g config.Gate) string {
 	}
 	s := fmt.Sprintf("%s; %s%% intervals, day-to-day noise %s%% assumed without a history", strings.Join(checks, ", "),
 		pctOf(g.Confidence), pctOf(g.DayToDay))
+	if g.OkConfidence > 0 {
+		s = fmt.Sprintf("%s; a regression %s%% sure, an ok %s%%, day-to-day noise %s%% assumed without a history", strings.Join(checks, ", "),
+			pctOf((1+g.Confidence)/2), pctOf(g.OkConfidence), pctOf(g.DayToDay))
+	}
 	if n := len(g.Overrides); n > 0 {
 		s += fmt.Sprintf("; %d per-prompt override(s)", n)
 	}

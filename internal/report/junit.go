@@ -69,6 +69,9 @@ func JUnit(w io.Writer, rep compare.Report, opts Options) error {
 			suite.AddProperty("latgate.results", opts.Results)
 		}
 		suite.AddProperty("latgate.confidence", strconv.FormatFloat(rep.Confidence, 'g', -1, 64))
+		if rep.OkConfidence > 0 {
+			suite.AddProperty("latgate.ok_confidence", strconv.FormatFloat(rep.OkConfidence, 'g', -1, 64))
+		}
 		suite.AddProperty("latgate.resamples", strconv.Itoa(rep.Resamples))
 		suite.AddProperty("latgate.seed", strconv.FormatInt(rep.Seed, 10))
 		suite.AddProperty("latgate.strict", strconv.FormatBool(opts.Strict))
@@ -257,7 +260,12 @@ func detail(c compare.Check, conf float64) string {
 	}
 	fmt.Fprintf(&b, "current:    %s\n", side(c.Current, c.NCur, c.GapsCur, c.Metric))
 	if c.Ratio > 0 {
-		fmt.Fprintf(&b, "change:     %s (ratio %.3f), %s CI %s\n", numfmt.Pct(c.Ratio), c.Ratio, confPct(conf), interval(c))
+		if c.OkConfidence > 0 {
+			fmt.Fprintf(&b, "change:     %s (ratio %.3f), CI %s (%s sure at the regression end, %s at the ok end)\n",
+				numfmt.Pct(c.Ratio), c.Ratio, interval(c), confPct((1+c.Confidence)/2), confPct(c.OkConfidence))
+		} else {
+			fmt.Fprintf(&b, "change:     %s (ratio %.3f), %s CI %s\n", numfmt.Pct(c.Ratio), c.Ratio, confPct(conf), interval(c))
+		}
 	}
 	if c.IsShare() && (c.Lo != 0 || c.Hi != 0) {
 		what := "of current − baseline"

@@ -140,9 +140,12 @@ func mdVerdict(v compare.Verdict, strict bool) string {
 
 // howToRead explains the columns and the decision rule in one paragraph.
 func howToRead(rep compare.Report) string {
-	conf := confPct(rep.Confidence)
+	conf := "*" + ciHead(rep) + "* is its distribution-free confidence interval"
+	if rep.OkConfidence > 0 {
+		conf += fmt.Sprintf(", %s sure at the end that calls a regression and %s at the end that calls ok", confPct((1+rep.Confidence)/2), confPct(rep.OkConfidence))
+	}
 	return fmt.Sprintf("*change* is current ÷ baseline − 1 for the statistic (for p50 of a per-request metric, the "+
-		"Hodges–Lehmann shift of log latency); *%[1]s CI* is its distribution-free confidence interval (whole requests are the unit; "+
+		"Hodges–Lehmann shift of log latency); %[1]s (whole requests are the unit; "+
 		"in check's rounds each look's interval is wider, so that all looks hold together), with the day-to-day noise "+
 		"between the baseline's day and this run's added. "+
 		"A check *regressed* only when the whole interval lies above the tolerance, max(relative tolerance, floor ÷ baseline); "+
@@ -289,7 +292,7 @@ func mdVerdictRows(ew io.Writer, rep compare.Report, all []compare.Check, target
 	if lab {
 		head, align = " "+cols.labels+" |", ":--|"
 	}
-	fmt.Fprintf(ew, "| prompt | check | %s | change | %s CI | tolerance | verdict |%s\n", cols.sides, confPct(rep.Confidence), head)
+	fmt.Fprintf(ew, "| prompt | check | %s | change | %s | tolerance | verdict |%s\n", cols.sides, ciHead(rep), head)
 	fmt.Fprintln(ew, "|:--|:--|--:|--:|:-:|--:|:--|"+align)
 	for _, c := range all {
 		if targetOf(c) != target {

@@ -257,6 +257,16 @@ func hasData(c compare.Check) bool {
 	return c.NBase > 0 && c.NCur > 0 && c.Baseline > 0
 }
 
+// ciHead is the interval column's head: "95% CI" when both ends hold at the
+// gate's confidence, "CI" when the ok end has its own (the report's
+// provenance line and legend give both levels).
+func ciHead(rep compare.Report) string {
+	if rep.OkConfidence > 0 {
+		return "CI"
+	}
+	return confPct(rep.Confidence) + " CI"
+}
+
 // confPct formats a confidence level as a percentage: 0.95 → "95%".
 func confPct(c float64) string { return fmt.Sprintf("%.4g%%", 100*c) }
 
@@ -615,6 +625,10 @@ func plural(n int, one, many string) string {
 // provenance says what was compared and how, for the head of a report.
 func provenance(rep compare.Report, opts Options) string {
 	how := fmt.Sprintf("%s intervals (distribution-free, whole requests; prompts pooled per target)", confPct(rep.Confidence))
+	if rep.OkConfidence > 0 {
+		how = fmt.Sprintf("intervals %s sure at the regression end, %s at the ok end (distribution-free, whole requests; prompts pooled per target)",
+			confPct((1+rep.Confidence)/2), confPct(rep.OkConfidence))
+	}
 	if opts.Blessed != "" && opts.BaselinePath != "" {
 		opts.BaselinePath += ", " + opts.Blessed
 	}

@@ -40,7 +40,7 @@ func Verdicts(w io.Writer, rep compare.Report, opts Options) error {
 			}
 			return []string{prompt}
 		}
-		head := append(lead(compare.Check{}, "prompt"), "check", "baseline", "current", "change", confPct(rep.Confidence)+" CI", "allows", "verdict")
+		head := append(lead(compare.Check{}, "prompt"), "check", "baseline", "current", "change", ciHead(rep), "allows", "verdict")
 		if multi {
 			head[0] = "target"
 		}

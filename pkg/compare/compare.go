@@ -83,6 +83,14 @@ type Check struct {
 	Lo         float64 `json:"lo"`
 	Hi         float64 `json:"hi"`
 	Confidence float64 `json:"confidence"`
+	// OkConfidence is the one-sided confidence of the interval's ok end (Hi
+	// of a duration, Lo of tokens_per_s: what an ok or an improvement
+	// reads), the regression end being at Confidence's one-sided level
+	// (97.5% at 95%); OkLevel is that end's level at this look. Both 0:
+	// symmetric, the ok end at the regression end's level (limits, SLO
+	// shares, files from before ok_confidence).
+	OkConfidence float64 `json:"ok_confidence,omitempty"`
+	OkLevel      float64 `json:"ok_level,omitempty"`
 	// Threshold is the regression threshold on the ratio current/baseline:
 	// for a duration 1 + max(Tolerance.Rel, Tolerance.Floor/Baseline), above
 	// which it regressed; for tokens_per_s 1/RateThreshold, below which it
@@ -180,6 +188,9 @@ type Report struct {
 	Seed       int64   `json:"seed"`
 	Resamples  int     `json:"resamples"`
 	Confidence float64 `json:"confidence"`
+	// OkConfidence is the gate's ok_confidence: the one-sided level of each
+	// relative check's ok end (0: symmetric intervals at Confidence).
+	OkConfidence float64 `json:"ok_confidence,omitempty"`
 }
 
 // parsedCheck is a gate check with its statistic parsed.
@@ -244,7 +255,7 @@ type estimators struct {
 
 // CompareWith is CompareSequential with the day-to-day noise of s.
 func CompareWith(base, cur Side, gate config.Gate, s Setup) Report {
-	rep := Report{Seed: gate.Seed, Resamples: gate.Resamples, Confidence: gate.Confidence}
+	rep := Report{Seed: gate.Seed, Resamples: gate.Resamples, Confidence: gate.Confidence, OkConfidence: okConfidence(gate)}
 	if rep.Confidence <= 0 || rep.Confidence >= 1 {
 		rep.Confidence = DefaultConfidence
 	}
@@ -309,7 +320,7 @@ func CompareWith(base, cur Side, gate config.Gate, s Setup) Report {
 				j := &job{
 					check: Check{
 						Target: bt.Name, Region: bt.Region, Prompt: bp.ID,
-						Metric: pc.c.Metric, Stat: pc.c.Stat, Confidence: conf,
+						Metric: pc.c.Metric, Stat: pc.c.Stat, Confidence: conf, OkConfidence: okConfidence(gate),
 						Tolerance: Resolvable(pc.c.Metric, gate.ToleranceFor(bp.ID, pc.c)),
 					},
 					spec: pc.spec, base: dd[0], cur: dd[1], noise: tj.groups[ci].noise, est: s.est,
@@ -435,20 +446,19 @@ func (j *job) estimate() {
 	c := &j.check
 	j.sb, j.sc = spreadOf(j.base, j.spec), spreadOf(j.cur, j.spec)
 	z := critical(c.level())
-	ab, bb := j.sb.logWidths(j.base, z)
-	ac, bc := j.sc.logWidths(j.cur, z)
+	ab, _ := j.sb.logWidths(j.base, z)
+	ac, _ := j.sc.logWidths(j.cur, z)
 	if c.Baseline <= 0 || math.IsInf(ab, 1) || math.IsInf(ac, 1) {
 		// A side's interval reaches 0 ms (or its statistic is 0): no log
 		// ratio; decide the difference against the margin instead.
 		if !results.HigherIsBetter(c.Metric) {
-			j.difference(z)
+			j.difference()
 		}
 		return
 	}
-	theta := math.Log(c.Current / c.Baseline)
-	below, above := mover(ac, bc, ab, bb)
-	if hl, ok := j.hlShift(z); ok {
-		theta, below, above = hl[0], hl[1], hl[2]
+	zl, zh := c.ends()
+	theta, below, above, hl := j.change(zl, zh)
+	if hl {
 		c.Estimator = EstimatorHL
 	}
 	c.Ratio = math.Exp(theta)
@@ -456,8 +466,42 @@ func (j *job) estimate() {
 		return // unbounded: inconclusive
 	}
 	j.poolable = true
-	sd := z * dayRatioSigma(c.DayNoise)
-	c.Lo, c.Hi = math.Exp(theta-math.Hypot(below, sd)), math.Exp(theta+math.Hypot(above, sd))
+	day := dayRatioSigma(c.DayNoise)
+	c.Lo, c.Hi = math.Exp(theta-math.Hypot(below, zl*day)), math.Exp(theta+math.Hypot(above, zh*day))
+}
+
+// okConfidence is the gate's ok_confidence, 0 (symmetric) when unset.
+func okConfidence(g config.Gate) float64 {
+	if g.OkConfidence <= 0 || g.OkConfidence >= 1 {
+		return 0
+	}
+	return g.OkConfidence
+}
+
+// ends returns the normal critical values of the interval's lower and upper
+// ends: the regression end at the look's level (two-sided Level, so
+// one-sided (1+Level)/2), the ok end at OkLevel (OkConfidence for a single
+// look). A duration regresses upwards, so its Lo is the regression end; a
+// rate (tokens_per_s) regresses downwards, so its Hi is.
+func (c Check) ends() (zLo, zHi float64) {
+	zr := critical(c.level())
+	zo := c.okZ(zr)
+	if c.higherIsBetter() {
+		return zo, zr
+	}
+	return zr, zo
+}
+
+// okZ is the critical value of the ok end; zr, the regression end's, when
+// the check is symmetric.
+func (c Check) okZ(zr float64) float64 {
+	switch {
+	case c.OkLevel > 0 && c.OkLevel < 1:
+		return normQuantile(c.OkLevel)
+	case c.OkConfidence > 0 && c.OkConfidence < 1:
+		return normQuantile(c.OkConfidence)
+	}
+	return zr
 }
 
 // EstimatorHL names the Hodges–Lehmann estimator of a p50 check's change.
@@ -468,9 +512,8 @@ const EstimatorHL = "hl"
 // typical change), as {shift, below, above} in log units; ok is false for
 // other checks, under the ratio-of-medians experiment, or when a value is
 // not positive or the interval unbounded.
-func (j *job) hlShift(z float64) ([3]float64, bool) {
-	c := j.check
-	if j.est.ratioP50 || j.spec.Mean || j.spec.P != 0.5 || c.Metric == results.ITL {
+func (j *job) hlShift(zl, zh float64) ([3]float64, bool) {
+	if !j.isHL() {
 		return [3]float64{}, false
 	}
 	lc, ok1 := j.cur.logs()
@@ -478,25 +521,34 @@ func (j *job) hlShift(z float64) ([3]float64, bool) {
 	if !ok1 || !ok2 {
 		return [3]float64{}, false
 	}
-	shift, lo, hi, ok := hodgesLehmann(lc, lb, z)
+	shift, lo, hi, ok := hodgesLehmann(lc, lb, zl, zh)
 	if !ok {
 		return [3]float64{}, false
 	}
 	return [3]float64{shift, shift - lo, hi - shift}, true
 }
 
-// difference decides a duration check on current − baseline in ms at z: its
-// margin is the tolerance at this baseline, (τ − 1) × baseline, or the floor
-// when the baseline is 0.
-func (j *job) difference(z float64) {
+// isHL reports whether the job's change is the Hodges–Lehmann shift: a p50
+// check of a per-request metric, unless the ratio-of-medians experiment is on.
+func (j *job) isHL() bool {
+	return !j.est.ratioP50 && !j.spec.Mean && j.spec.P == 0.5 && j.check.Metric != results.ITL
+}
+
+// difference decides a duration check on current − baseline in ms, each end
+// at its own critical value (Check.ends): its margin is the tolerance at
+// this baseline, (τ − 1) × baseline, or the floor when the baseline is 0.
+func (j *job) difference() {
 	c := &j.check
-	bl, bh := j.sb.bounds(j.base, z)
-	cl, ch := j.sc.bounds(j.cur, z)
+	zl, zh := c.ends()
+	bl, _ := j.sb.bounds(j.base, zh) // the baseline's low end bounds the change's high end
+	_, bh := j.sb.bounds(j.base, zl)
+	cl, _ := j.sc.bounds(j.cur, zl)
+	_, ch := j.sc.bounds(j.cur, zh)
 	if math.IsInf(bh, 1) || math.IsInf(ch, 1) {
 		return // unbounded above: unresolved
 	}
 	diff := c.Current - c.Baseline
-	below, above := mover(c.Current-cl, ch-c.Current, c.Baseline-bl, bh-c.Baseline)
+	below, above := math.Hypot(c.Current-cl, bh-c.Baseline), math.Hypot(ch-c.Current, c.Baseline-bl)
 	c.Scale = ScaleDifference
 	c.Lo, c.Hi = diff-below, diff+above
 	c.Margin = (Threshold(c.Tolerance.Rel, floorMS(c.Tolerance), c.Baseline) - 1) * c.Baseline
@@ -678,7 +730,12 @@ func (c *Check) moreRequests() int {
 			h = lr - math.Log(lo) // must shrink to lr − lt for regressed
 		}
 		d = math.Abs(lt - lr)
-		sd = critical(c.level()) * dayRatioSigma(c.DayNoise)
+		zr := critical(c.level())
+		z := c.okZ(zr) // the ok end must clear the threshold
+		if lr > lt {
+			z = zr // the regression end must
+		}
+		sd = z * dayRatioSigma(c.DayNoise)
 	}
 	if h <= 0 {
 		return 0
@@ -758,6 +815,7 @@ func (c *Check) atLook(d Design, conf float64, nBase int) {
 	if d.Sequential() {
 		c.Look, c.Looks = d.Look(c.NCur)+1, len(d.Looks)
 		c.Level = d.Confidence(conf, nBase, c.Look-1)
+		c.OkLevel = d.okLevel(c.OkConfidence, nBase, c.Look-1)
 	}
 }
 

@@ -72,7 +72,7 @@ func ExampleNextRound() {
 	}
 	base, cur := side(240, 400), side(60, 404)
 	gate := config.DefaultGate()
-	gate.Checks = []config.Check{{Metric: "ttft", Stat: "p50", Tolerance: config.Tolerance{Rel: 0.05}}}
+	gate.Checks = []config.Check{{Metric: "ttft", Stat: "p95", Tolerance: config.Tolerance{Rel: 0.10}}} // 60 requests are too few for a p95
 	rep := compare.CompareSequential(base, cur, gate, d)
 	if r, more := compare.NextRound(rep, d); more {
 		fmt.Printf("%d undecided: measure %v to %d requests (look %d of %d)\n", len(r.Why), r.Prompts[compare.TargetID{Name: "api"}], r.To, r.Look+1, r.Looks)

@@ -41,7 +41,7 @@ func (c Check) Summary() string {
 	if c.Lo == 0 && c.Hi == 0 {
 		return fmt.Sprintf("%s, interval unbounded: the data do not bound it at this level %s", numfmt.Pct(c.Ratio), values)
 	}
-	change := fmt.Sprintf("%s [%s%% CI %s, %s]", numfmt.Pct(c.Ratio), fmtConf(c.Confidence), numfmt.PctBeside(c.Lo, c.bound()), numfmt.PctBeside(c.Hi, c.bound()))
+	change := fmt.Sprintf("%s [%s %s, %s]", numfmt.Pct(c.Ratio), c.ciLabel(), numfmt.PctBeside(c.Lo, c.bound()), numfmt.PctBeside(c.Hi, c.bound()))
 	tol := numfmt.Pct(c.Threshold)
 	if c.Verdict == Improved {
 		tol = numfmt.Pct(1 / c.Threshold)
@@ -82,7 +82,7 @@ func (c Check) differenceSummary(values string) string {
 		}
 		return s
 	}
-	change := fmt.Sprintf("%s ms [%s%% CI %s, %s] on the difference", ms(c.Current-c.Baseline), fmtConf(c.Confidence), ms(c.Lo), ms(c.Hi))
+	change := fmt.Sprintf("%s ms [%s %s, %s] on the difference", ms(c.Current-c.Baseline), c.ciLabel(), ms(c.Lo), ms(c.Hi))
 	margin := fmtMS(c.Margin) + " margin"
 	switch c.Verdict {
 	case Regressed:
@@ -140,6 +140,16 @@ func (c Check) bound() float64 {
 // where a bound would otherwise print equal to the tolerance.
 func (c Check) Interval() string {
 	return "[" + numfmt.PctBeside(c.Lo, c.bound()) + ", " + numfmt.PctBeside(c.Hi, c.bound()) + "]"
+}
+
+// ciLabel names the check's interval: "95% CI" when both ends are at the
+// gate's confidence; "CI" when the ok end has its own (OkConfidence), the
+// report's legend then giving both levels (CILegend).
+func (c Check) ciLabel() string {
+	if c.OkConfidence > 0 {
+		return "CI"
+	}
+	return fmtConf(c.Confidence) + "% CI"
 }
 
 // fmtConf formats a confidence level as a percentage: 0.95 → "95".

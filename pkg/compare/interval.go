@@ -205,11 +205,12 @@ func mover(ac, bc, ab, bb float64) (below, above float64) {
 
 // hodgesLehmann returns the Hodges–Lehmann shift of ln(cur) − ln(base) (the
 // median of all pairwise differences) and Moses' distribution-free interval
-// at normal critical value z, from the ascending logs of each side; ok is
-// false when the interval is unbounded (too few values for z). The order
+// with its low end at normal critical value zl and its high end at zh, from
+// the ascending logs of each side; ok is false when the interval is
+// unbounded (too few values for a z). The order
 // statistics of the n·m differences are found by bisection on their value
 // with a linear-time count, never by listing them.
-func hodgesLehmann(lc, lb []float64, z float64) (shift, lo, hi float64, ok bool) {
+func hodgesLehmann(lc, lb []float64, zl, zh float64) (shift, lo, hi float64, ok bool) {
 	n, m := len(lc), len(lb)
 	if n == 0 || m == 0 {
 		return 0, 0, 0, false
@@ -248,11 +249,12 @@ func hodgesLehmann(lc, lb []float64, z float64) (shift, lo, hi float64, ok bool)
 	} else {
 		shift = (kth(N/2) + kth(N/2+1)) / 2
 	}
-	k := int(math.Floor(float64(N)/2 - z*math.Sqrt(float64(N)*float64(n+m+1)/12)))
-	if k < 1 {
+	sd := math.Sqrt(float64(N) * float64(n+m+1) / 12)
+	kl, kh := int(math.Floor(float64(N)/2-zl*sd)), int(math.Floor(float64(N)/2-zh*sd))
+	if kl < 1 || kh < 1 {
 		return shift, 0, 0, false
 	}
-	return shift, kth(k), kth(N - k + 1), true
+	return shift, kth(kl), kth(N - kh + 1), true
 }
 
 // logs returns the natural logs of the positive values of d, ascending

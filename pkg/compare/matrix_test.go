@@ -61,6 +61,9 @@ type change struct {
 	All  float64 // factor on every delay (1: none)
 	// One limits the change to the first prompt (the others unchanged).
 	One bool
+	// AtTolerance marks a change exactly at TTFT p50's tolerance: the row
+	// counts the runs whose ttft p50 ended ok (an ok's miss).
+	AtTolerance bool
 }
 
 func (c change) unchanged() bool { return c.TTFT == 1 && c.All == 1 }
@@ -137,6 +140,13 @@ func matrixPlan() []matrixRow {
 				matrixRow{ref, change{Name: "TTFT " + pct, TTFT: f, All: 1}, p},
 				matrixRow{ref, change{Name: "uniform " + pct, TTFT: 1, All: f}, p})
 		}
+	}
+	// At the tolerance, without day-to-day drift (so the truth is exactly
+	// TTFT p50's 15%): how often an ok passes it quietly (ok_confidence).
+	exact := base("σ 0.3 + 2%×4, no day-to-day drift")
+	exact.Bounded = 0
+	for _, p := range []int{2, 10} {
+		rows = append(rows, matrixRow{exact, change{Name: "TTFT +15% (at its tolerance)", TTFT: 1.15, All: 1, AtTolerance: true}, p})
 	}
 	rows = append(rows,
 		matrixRow{ref, change{Name: "one prompt TTFT +50%", TTFT: 1.5, All: 1, One: true}, 10},
@@ -231,6 +241,8 @@ type matrixOutcome struct {
 	Requests      []int // current requests per prompt at the end
 	// Which names the undecided gated checks: "pooled ttft p90", "prompt itl p50".
 	Which []string
+	// OkTTFT: the target's ttft p50 (pooled, or its one prompt's) ended ok.
+	OkTTFT bool
 }
 
 // days draws the day levels of one run: baseline, current, history.
@@ -248,7 +260,7 @@ func (r matrixRow) days(rng *rand.Rand) (base, cur float64, hist []float64) {
 
 // matrixStats summarises the runs of a row.
 type matrixStats struct {
-	Runs, Regressed, Named, Others, Undecided int
+	Runs, Regressed, Named, Others, Undecided, OkTTFT int
 	Requests                                  []int
 	Which                                     map[string]int // runs leaving each kind of gated check undecided
 	RunMeans                                  []float64      // each run's mean requests per prompt
@@ -306,6 +318,9 @@ func runRow(t *testing.T, r matrixRow, runs int, sim func(matrixRow, int) matrix
 		if o.Undecided > 0 {
 			s.Undecided++
 		}
+		if o.OkTTFT {
+			s.OkTTFT++
+		}
 		s.Requests = append(s.Requests, o.Requests...)
 		var sum int
 		for _, n := range o.Requests {
@@ -327,6 +342,9 @@ func matrixLine(t *testing.T, r matrixRow, s matrixStats) {
 	named := "-"
 	if r.Change.One {
 		named = fmt.Sprintf("%.1f%% / %.1f%%", s.pct(s.Named), s.pct(s.Others))
+	}
+	if r.Change.AtTolerance {
+		named = fmt.Sprintf("ttft p50 ok: %.1f%%", s.pct(s.OkTTFT))
 	}
 	t.Logf("| %s | %d | %s | %d | %.1f%% | %s | %.1f%% | %.1f | %s |", r.Noise.Name, r.Prompts, r.Change.Name, s.Runs,
 		s.pct(s.Regressed), named, s.pct(s.Undecided), s.meanRequests(), s.distribution())
@@ -450,6 +468,11 @@ func (ms matrixSetup) simulate(r matrixRow, run int) matrixOutcome {
 					kind = "prompt"
 				}
 				o.Which = append(o.Which, kind+" "+c.Metric+" "+c.Stat)
+			}
+			for _, c := range append(rep.Aggregates, rep.Checks...) {
+				if c.Metric == results.TTFT && c.Stat == "p50" && c.Verdict == OK && (c.Prompt == "") == (r.Prompts > 1) {
+					o.OkTTFT = true
+				}
 			}
 			for _, c := range rep.Checks {
 				if c.Verdict == Regressed && c.Prompt != "" {
@@ -605,6 +628,8 @@ func (r matrixRow) targets(s matrixStats) []matrixTarget {
 				known: known, se: sdOf(s.RunMeans) / math.Sqrt(float64(max(len(s.RunMeans), 1)))}
 			out = append(out, u, m)
 		}
+	case r.Change.AtTolerance:
+		out = append(out, pct("ttft p50 ok at its tolerance (an ok's miss, ok_confidence 90%)", s.pct(s.OkTTFT), 10, true))
 	case r.Change.One:
 		out = append(out, pct("fails the run naming the changed prompt", s.pct(s.Named), 90, false),
 			pct("names another prompt", s.pct(s.Others), 1, true))

@@ -168,7 +168,7 @@ func (g group) pool(conf float64, d Design, est estimators) (Check, bool) {
 	t := use[0].check
 	a := Check{
 		Target: t.Target, Region: t.Region, Metric: t.Metric, Stat: t.Stat,
-		Confidence: conf, Tolerance: g.tol, DayNoise: g.noise.Sigma, DayRuns: g.noise.Runs,
+		Confidence: conf, OkConfidence: t.OkConfidence, Tolerance: g.tol, DayNoise: g.noise.Sigma, DayRuns: g.noise.Runs,
 	}
 	nb := use[0].check.NBase
 	for _, j := range use {
@@ -185,17 +185,18 @@ func (g group) pool(conf float64, d Design, est estimators) (Check, bool) {
 		// information is bounded by its smallest baseline.
 		a.Looks = len(d.Looks)
 		a.Level = d.Confidence(conf, nb, a.Look-1)
+		a.OkLevel = d.okLevel(a.OkConfidence, nb, a.Look-1)
 	}
-	z := critical(a.level())
-	// Each prompt's change and sampling half-widths at the pool's level.
+	zl, zh := a.ends()
+	// Each prompt's change and sampling half-widths at the pool's levels.
 	type part struct{ theta, below, above, w float64 }
 	parts := make([]part, len(use))
 	var wsum float64
 	for i, j := range use {
-		theta, below, above := j.change(z)
+		theta, below, above, _ := j.change(zl, zh)
 		w := 1.0
 		if !est.equalWeights {
-			sd := (below + above) / (2 * z)
+			sd := (below/zl + above/zh) / 2
 			w = 1 / (sd * sd)
 		}
 		parts[i] = part{theta, below, above, w}
@@ -213,10 +214,11 @@ func (g group) pool(conf float64, d Design, est estimators) (Check, bool) {
 		lc += p.w * math.Log(j.check.Current)
 		lt += p.w * math.Log(j.check.Threshold)
 	}
-	sd := z * dayRatioSigma(g.noise.Sigma)
+	day := dayRatioSigma(g.noise.Sigma)
+	sl, sh := zl*day, zh*day
 	a.Baseline, a.Current, a.Threshold = math.Exp(lb), math.Exp(lc), math.Exp(lt)
 	a.Ratio = math.Exp(theta)
-	a.Lo, a.Hi = math.Exp(theta-math.Sqrt(vb+sd*sd)), math.Exp(theta+math.Sqrt(va+sd*sd))
+	a.Lo, a.Hi = math.Exp(theta-math.Sqrt(vb+sl*sl)), math.Exp(theta+math.Sqrt(va+sh*sh))
 	if use[0].check.Estimator != "" && !slices.ContainsFunc(use, func(j *job) bool { return j.check.Estimator != use[0].check.Estimator }) {
 		a.Estimator = use[0].check.Estimator
 	}
@@ -225,15 +227,20 @@ func (g group) pool(conf float64, d Design, est estimators) (Check, bool) {
 }
 
 // change returns a poolable prompt check's estimated log change and its
-// sampling half-widths (no day-to-day noise) at critical value z.
-func (j *job) change(z float64) (theta, below, above float64) {
-	if hl, ok := j.hlShift(z); ok {
-		return hl[0], hl[1], hl[2]
+// sampling half-widths (no day-to-day noise), below at critical value zl
+// and above at zh, and whether it is the Hodges–Lehmann shift.
+func (j *job) change(zl, zh float64) (theta, below, above float64, hl bool) {
+	if s, ok := j.hlShift(zl, zh); ok {
+		return s[0], s[1], s[2], true
 	}
-	ab, bb := j.sb.logWidths(j.base, z)
-	ac, bc := j.sc.logWidths(j.cur, z)
+	// The change's low end pairs the current side's low end with the
+	// baseline's high end (both at zl); its high end the other two (at zh).
+	ac, _ := j.sc.logWidths(j.cur, zl)
+	_, bb := j.sb.logWidths(j.base, zl)
+	ab, _ := j.sb.logWidths(j.base, zh)
+	_, bc := j.sc.logWidths(j.cur, zh)
 	below, above = mover(ac, bc, ab, bb)
-	return math.Log(j.check.Current / j.check.Baseline), below, above
+	return math.Log(j.check.Current / j.check.Baseline), below, above, false
 }
 
 // noiseNote says what a check's day-to-day noise is and where it came

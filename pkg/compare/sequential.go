@@ -144,6 +144,16 @@ func (d Design) Critical(alpha float64, nBase, k int) float64 {
 	return c[min(max(k, 0), len(c)-1)]
 }
 
+// okLevel is the one-sided level of an interval's ok end at look k, at an
+// overall one-sided okConf over the design's looks (spent as the regression
+// end's α is); 0 for a single look (then okConf itself) or okConf unset.
+func (d Design) okLevel(okConf float64, nBase, k int) float64 {
+	if okConf <= 0 || okConf >= 1 || !d.Sequential() || nBase <= 0 {
+		return 0
+	}
+	return normCDF(d.Critical(1-okConf, nBase, k))
+}
+
 // critical returns the critical values of every look, cached.
 func (d Design) critical(alpha float64, nBase int) []float64 {
 	k := levelKey{alpha, nBase}

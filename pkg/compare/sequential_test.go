@@ -38,9 +38,18 @@ func TestBoundariesPublished(t *testing.T) {
 // Brownian paths cross the boundaries of the design's looks at the spent
 // rate, in total and by look.
 func TestBoundariesSpend(t *testing.T) {
+	// 2.5% is each tail of the gate's 95% (a regression); 10% the ok end's
+	// at ok_confidence 90%.
+	for _, alpha := range []float64{0.025, 0.10} {
+		testBoundariesSpend(t, alpha)
+	}
+}
+
+func testBoundariesSpend(t *testing.T, alpha float64) {
+	t.Helper()
 	d := NewDesign(60, 180)
 	const nBase = 120
-	c := d.bounds(0.95, nBase)
+	c := d.bounds(1-2*alpha, nBase)
 	info := func(n int) float64 { return 1 / (1/float64(nBase) + 1/float64(n)) }
 	const paths = 200_000
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -58,15 +67,15 @@ func TestBoundariesSpend(t *testing.T) {
 		}
 	}
 	rate := float64(crossed) / paths
-	// 0.025 ± 4 standard errors of a binomial rate over 200 000 paths.
-	se := math.Sqrt(0.025 * 0.975 / paths)
-	if math.Abs(rate-0.025) > 4*se {
-		t.Errorf("crossing rate over %d looks = %.4f, want 0.025 ± %.4f (boundaries %v)", len(d.Looks), rate, 4*se, c)
+	// alpha ± 4 standard errors of a binomial rate over 200 000 paths.
+	se := math.Sqrt(alpha * (1 - alpha) / paths)
+	if math.Abs(rate-alpha) > 4*se {
+		t.Errorf("crossing rate over %d looks = %.4f, want %v ± %.4f (boundaries %v)", len(d.Looks), rate, alpha, 4*se, c)
 	}
-	// A naive design (every look at 95%) crosses far more often: the reason
-	// for spending.
+	// A naive design (every look at the fixed level) crosses far more
+	// often: the reason for spending.
 	var naive int
-	z := normQuantile(0.975)
+	z := normQuantile(1 - alpha)
 	rng = rand.New(rand.NewPCG(1, 2))
 	for range paths {
 		var b, prev float64
@@ -81,7 +90,13 @@ func TestBoundariesSpend(t *testing.T) {
 		}
 	}
 	if nr := float64(naive) / paths; nr < rate+10*se {
-		t.Errorf("naive repeated looks cross at %.4f, spending at %.4f: want the naive rate clearly higher", nr, rate)
+		t.Errorf("alpha %v: naive repeated looks cross at %.4f, spending at %.4f: want the naive rate clearly higher", alpha, nr, rate)
+	}
+	// The ok level the checks get is these boundaries' (Design.okLevel).
+	for k := range d.Looks {
+		if got, want := d.okLevel(1-alpha, nBase, k), normCDF(c[k]); math.Abs(got-want) > 1e-12 {
+			t.Errorf("alpha %v: okLevel at look %d = %v, want %v", alpha, k+1, got, want)
+		}
 	}
 }
 

@@ -206,6 +206,13 @@ type Gate struct {
 	// DefaultDayToDay). A baseline measured on another day differs from this
 	// run by √2 of it beside the requests' own noise.
 	DayToDay float64
+	// OkConfidence is the one-sided confidence of an ok: how sure the gate
+	// must be that a check's change is within its tolerance before it says
+	// ok (the ok end of each interval is at this level, the regression end
+	// at Confidence's one-sided level). Default DefaultOkConfidence: a check
+	// whose true change is exactly its tolerance passes as ok in at most
+	// 10% of runs. 0: the regression end's level (symmetric intervals).
+	OkConfidence float64
 	// OnInconclusive is what a gated check left undecided after the last
 	// planned round does to the run: OnInconclusivePass, OnInconclusiveWarn
 	// (the default) or OnInconclusiveFail (as --strict).
@@ -221,6 +228,11 @@ const (
 	OnInconclusiveWarn = "warn" // passes with a warning (a ::warning annotation in Actions)
 	OnInconclusiveFail = "fail" // fails (exit 1), as --strict
 )
+
+// DefaultOkConfidence is the one-sided confidence of an ok by default: 90%,
+// the usual power of a test at the change it must find (β = 10%), while a
+// regression is said at 97.5% (Confidence 95%, two-sided).
+const DefaultOkConfidence = 0.90
 
 // DefaultDayToDay is the day-to-day noise assumed without a history: 1% (σ
 // of ln level per run). See the gate documentation for what it resolves.

@@ -105,7 +105,7 @@ func DefaultChecks() []Check {
 // DefaultGate returns the gate used when the config has no gate section.
 func DefaultGate() Gate {
 	return Gate{Confidence: 0.95, Resamples: 2000, Seed: 1, Aggregate: true, Checks: DefaultChecks(),
-		DayToDay: DefaultDayToDay, OnInconclusive: OnInconclusiveWarn}
+		DayToDay: DefaultDayToDay, OkConfidence: DefaultOkConfidence, OnInconclusive: OnInconclusiveWarn}
 }
 
 // Load reads, decodes, defaults and validates the config file at path.

@@ -693,7 +693,7 @@ gate:
 		Targets:  []Target{target, targetB},
 		Prompts:  []Prompt{{ID: "p", Messages: []Message{{Role: "user", Content: "hi", Name: "alice"}}, Line: 18}},
 		Run:      Run{Requests: 5, Warmup: 0, Concurrency: 4, Timeout: 90 * time.Second, Order: "shuffle", Seed: 7},
-		Gate: Gate{Confidence: 0.9, Resamples: 500, Seed: -3, Aggregate: false, DayToDay: DefaultDayToDay, OnInconclusive: OnInconclusiveWarn,
+		Gate: Gate{Confidence: 0.9, Resamples: 500, Seed: -3, Aggregate: false, DayToDay: DefaultDayToDay, OkConfidence: DefaultOkConfidence, OnInconclusive: OnInconclusiveWarn,
 			Checks: []Check{
 				{Metric: "total", Stat: "mean", Tolerance: Tolerance{Rel: 0.1, Floor: time.Second}},
 				{Metric: "ttft", Stat: "p99", Tolerance: Tolerance{Rel: 0.5}},
@@ -1000,21 +1000,24 @@ func TestToleranceJSON(t *testing.T) {
 	}
 }
 
-// TestGateDecisionKeys: day_to_day and on_inconclusive read, default, and
+// TestGateDecisionKeys: day_to_day, ok_confidence and on_inconclusive read, default, and
 // refuse bad values naming the field and the fix.
 func TestGateDecisionKeys(t *testing.T) {
 	const head = "targets: [{name: t, base_url: sim, model: m}]\nprompts: [{id: p, messages: [{role: user, content: hi}]}]\n"
 	tests := []struct {
 		gate    string
 		day     float64
+		okConf  float64
 		policy  string
 		wantErr string
 	}{
-		{"", DefaultDayToDay, OnInconclusiveWarn, ""},
-		{"gate: {day_to_day: 3%, on_inconclusive: fail}", 0.03, OnInconclusiveFail, ""},
-		{"gate: {day_to_day: 0%, on_inconclusive: pass}", 0, OnInconclusivePass, ""},
-		{"gate: {on_inconclusive: ignore}", 0, "", `gate.on_inconclusive: "ignore" is not one of pass, warn, fail`},
-		{"gate: {day_to_day: -1%}", 0, "", "gate.day_to_day: must be between 0% and 100%"},
+		{"", DefaultDayToDay, DefaultOkConfidence, OnInconclusiveWarn, ""},
+		{"gate: {day_to_day: 3%, ok_confidence: 97.5%, on_inconclusive: fail}", 0.03, 0.975, OnInconclusiveFail, ""},
+		{"gate: {day_to_day: 0%, on_inconclusive: pass}", 0, DefaultOkConfidence, OnInconclusivePass, ""},
+		{"gate: {on_inconclusive: ignore}", 0, 0, "", `gate.on_inconclusive: "ignore" is not one of pass, warn, fail`},
+		{"gate: {day_to_day: -1%}", 0, 0, "", "gate.day_to_day: must be between 0% and 100%"},
+		{"gate: {ok_confidence: 50%}", 0, 0, "", "gate.ok_confidence: must be above 50% and below 100%"},
+		{"gate: {ok_confidence: 100%}", 0, 0, "", "gate.ok_confidence: must be above 50% and below 100%"},
 	}
 	for _, tt := range tests {
 		cfg, err := Parse([]byte(head+tt.gate+"\n"), "latgate.yaml", Options{Getenv: func(string) string { return "" }})
@@ -1024,8 +1027,8 @@ func TestGateDecisionKeys(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || cfg.Gate.DayToDay != tt.day || cfg.Gate.OnInconclusive != tt.policy {
-			t.Errorf("%q: day_to_day %v, on_inconclusive %q, err %v; want %v, %q", tt.gate, cfg.Gate.DayToDay, cfg.Gate.OnInconclusive, err, tt.day, tt.policy)
+		if err != nil || cfg.Gate.DayToDay != tt.day || cfg.Gate.OkConfidence != tt.okConf || cfg.Gate.OnInconclusive != tt.policy {
+			t.Errorf("%q: day_to_day %v, ok_confidence %v, on_inconclusive %q, err %v; want %v, %v, %q", tt.gate, cfg.Gate.DayToDay, cfg.Gate.OkConfidence, cfg.Gate.OnInconclusive, err, tt.day, tt.okConf, tt.policy)
 		}
 	}
 }

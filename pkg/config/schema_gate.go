@@ -19,7 +19,7 @@ func (p *parser) gate(n *yaml.Node, prompts []Prompt) Gate {
 	if n == nil {
 		return g
 	}
-	m, ok := p.mapping(n, "gate", []string{"confidence", "resamples", "seed", "aggregate", "checks", "overrides", "max_baseline_age", "day_to_day", "on_inconclusive"})
+	m, ok := p.mapping(n, "gate", []string{"confidence", "resamples", "seed", "aggregate", "checks", "overrides", "max_baseline_age", "day_to_day", "ok_confidence", "on_inconclusive"})
 	if !ok {
 		return g
 	}
@@ -29,6 +29,15 @@ func (p *parser) gate(n *yaml.Node, prompts []Prompt) Gate {
 				p.fail(v, "gate.confidence", "must be above 50%% and below 100%%; e.g. confidence: 95%%")
 			} else {
 				g.Confidence = x
+			}
+		}
+	}
+	if v := get(m, "ok_confidence"); v != nil {
+		if x, ok := p.fraction(v, "gate.ok_confidence", "90%"); ok {
+			if x <= 0.5 || x >= 1 {
+				p.fail(v, "gate.ok_confidence", "must be above 50%% and below 100%%: how sure an ok is that the change is within its tolerance (one-sided); e.g. ok_confidence: 90%%")
+			} else {
+				g.OkConfidence = x
 			}
 		}
 	}
