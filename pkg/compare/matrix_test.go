@@ -261,9 +261,9 @@ func (r matrixRow) days(rng *rand.Rand) (base, cur float64, hist []float64) {
 // matrixStats summarises the runs of a row.
 type matrixStats struct {
 	Runs, Regressed, Named, Others, Undecided, OkTTFT int
-	Requests                                  []int
-	Which                                     map[string]int // runs leaving each kind of gated check undecided
-	RunMeans                                  []float64      // each run's mean requests per prompt
+	Requests                                          []int
+	Which                                             map[string]int // runs leaving each kind of gated check undecided
+	RunMeans                                          []float64      // each run's mean requests per prompt
 }
 
 func (s matrixStats) pct(n int) float64 { return 100 * float64(n) / float64(max(s.Runs, 1)) }
