@@ -47,6 +47,10 @@ import (
 // The gate's limits (max) apply to the candidate alone. The same inputs and
 // gate give the same Report.
 func CompareAB(base, cand Side, gate config.Gate, d Design) Report {
+	// Both ends at the gate's confidence (no ok_confidence): both sides are
+	// measured together, so undecided checks are rare, and "faster" (the
+	// whole interval on the candidate's side of no change) must stay as
+	// sure as "regressed".
 	rep := Report{Seed: gate.Seed, Resamples: gate.Resamples, Confidence: gate.Confidence}
 	if rep.Confidence <= 0 || rep.Confidence >= 1 {
 		rep.Confidence = DefaultConfidence
@@ -183,6 +187,7 @@ func abCheck(c *Check, bd *blockData, spec stats.Stat, resamples int, seed int64
 		// to its requests, as for an unbounded baseline.
 		c.Look, c.Looks = d.Look(c.NCur)+1, len(d.Looks)
 		c.Level = d.Confidence(c.Confidence, oneSample, c.Look-1)
+		c.OkLevel = d.okLevel(c.OkConfidence, oneSample, c.Look-1)
 	}
 	if c.NBase > 0 {
 		c.Baseline = b.stat(spec)
@@ -194,13 +199,14 @@ func abCheck(c *Check, bd *blockData, spec stats.Stat, resamples int, seed int64
 	if c.NBase > 0 && c.NCur > 0 && c.Baseline > 0 {
 		c.Ratio = c.Current / c.Baseline
 		var lo, hi float64
+		zl, zh := c.ends()
 		if abPairedP50(c.Metric, spec) {
 			var shift float64
-			if shift, lo, hi, ok = pairedHL(bd.logRatios(), abCritical(c.level())); ok {
+			if shift, lo, hi, ok = pairedHL(bd.logRatios(), zl, zh); ok {
 				c.Ratio, lo, hi = math.Exp(shift), math.Exp(lo), math.Exp(hi)
 			}
 		} else {
-			lo, hi, ok = logInterval(blockBootstrap(bd, spec, resamples, seed, key), c.level())
+			lo, hi, ok = logInterval(blockBootstrap(bd, spec, resamples, seed, key), zl, zh)
 		}
 		c.Lo, c.Hi = math.NaN(), math.NaN()
 		if ok {
@@ -213,9 +219,9 @@ func abCheck(c *Check, bd *blockData, spec stats.Stat, resamples int, seed int64
 	if !ok || !(c.Ratio > 0) {
 		return abPart{}, false
 	}
-	z := abCritical(c.level())
+	zl, zh := c.ends()
 	theta := math.Log(c.Ratio)
-	return abPart{c: *c, theta: theta, below: (theta - math.Log(c.Lo)) / z, above: (math.Log(c.Hi) - theta) / z}, true
+	return abPart{c: *c, theta: theta, below: (theta - math.Log(c.Lo)) / zl, above: (math.Log(c.Hi) - theta) / zh}, true
 }
 
 // abMore estimates, for an inconclusive A/B check, how many more blocks
@@ -266,8 +272,6 @@ func abPairedP50(metric string, spec stats.Stat) bool {
 	return !spec.Mean && spec.P == 0.5 && metric != results.ITL
 }
 
-// abCritical is the normal critical value of a two-sided level.
-func abCritical(level float64) float64 { return normQuantile(1 - (1-level)/2) }
 
 // abPart is one prompt of a pooled A/B check: its check (at index at of
 // the report's checks), its log change and the lower and upper half-widths
@@ -349,7 +353,7 @@ func (g abGroup) pool(conf float64, d Design) (Check, []float64, bool) {
 		return Check{}, nil, false
 	}
 	t := g.parts[0].c
-	a := Check{Target: t.Target, Region: t.Region, Metric: t.Metric, Stat: t.Stat, Confidence: conf, Tolerance: g.tol}
+	a := Check{Target: t.Target, Region: t.Region, Metric: t.Metric, Stat: t.Stat, Confidence: conf, OkConfidence: t.OkConfidence, Tolerance: g.tol}
 	w := make([]float64, len(g.parts))
 	var wsum float64
 	for i, p := range g.parts {
@@ -375,10 +379,11 @@ func (g abGroup) pool(conf float64, d Design) (Check, []float64, bool) {
 	if d.Sequential() {
 		a.Looks = len(d.Looks)
 		a.Level = d.Confidence(conf, oneSample, a.Look-1)
+		a.OkLevel = d.okLevel(a.OkConfidence, oneSample, a.Look-1)
 	}
-	z := abCritical(a.level())
+	zl, zh := a.ends()
 	a.Baseline, a.Current, a.Ratio = math.Exp(lb), math.Exp(lc), math.Exp(theta)
-	a.Lo, a.Hi = math.Exp(theta-z*math.Sqrt(vb)), math.Exp(theta+z*math.Sqrt(va))
+	a.Lo, a.Hi = math.Exp(theta-zl*math.Sqrt(vb)), math.Exp(theta+zh*math.Sqrt(va))
 	Decide(&a)
 	a.More = abMore(a, len(g.parts))
 	a.Reason = a.Summary()

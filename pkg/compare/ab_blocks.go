@@ -185,17 +185,18 @@ func abKeyHash(key string) uint64 {
 	return h.Sum64()
 }
 
-// logInterval returns the equal-tailed interval at level of log replicates
-// (type-7 quantiles), as ratios; ok is false when a replicate is not finite
-// (a side with no value in a resample, or a statistic of 0).
-func logInterval(reps []float64, level float64) (lo, hi float64, ok bool) {
+// logInterval returns the percentile interval of log replicates (type-7
+// quantiles), as ratios, its low end at normal critical value zl (the
+// replicates' normCDF(−zl) quantile) and its high end at zh; ok is false
+// when a replicate is not finite (a side with no value in a resample, or a
+// statistic of 0).
+func logInterval(reps []float64, zl, zh float64) (lo, hi float64, ok bool) {
 	sorted := slices.Clone(reps)
 	slices.Sort(sorted)
 	if len(sorted) == 0 || math.IsNaN(sorted[0]) || math.IsInf(sorted[0], 0) || math.IsInf(sorted[len(sorted)-1], 0) {
 		return 0, 0, false
 	}
-	a := (1 - level) / 2
-	return math.Exp(stats.Quantile(sorted, a)), math.Exp(stats.Quantile(sorted, 1-a)), true
+	return math.Exp(stats.Quantile(sorted, normCDF(-zl))), math.Exp(stats.Quantile(sorted, 1-normCDF(-zh))), true
 }
 
 // logRatios returns ln(candidate/base) of every block with one value on
@@ -226,7 +227,7 @@ func (d *blockData) logRatios() []float64 {
 // averages). It holds when the differences are symmetric about their centre,
 // which the random order of a block's two requests gives a drift between
 // them. ok is false when x is too short for the interval.
-func pairedHL(x []float64, z float64) (shift, lo, hi float64, ok bool) {
+func pairedHL(x []float64, zl, zh float64) (shift, lo, hi float64, ok bool) {
 	n := len(x)
 	if n == 0 {
 		return 0, 0, 0, false
@@ -270,9 +271,10 @@ func pairedHL(x []float64, z float64) (shift, lo, hi float64, ok bool) {
 	} else {
 		shift = (kth(N/2) + kth(N/2+1)) / 2
 	}
-	k := int(math.Floor(float64(N)/2 - z*math.Sqrt(float64(n)*float64(n+1)*float64(2*n+1)/24)))
-	if k < 1 {
+	sd := math.Sqrt(float64(n) * float64(n+1) * float64(2*n+1) / 24)
+	kl, kh := int(math.Floor(float64(N)/2-zl*sd)), int(math.Floor(float64(N)/2-zh*sd))
+	if kl < 1 || kh < 1 {
 		return shift, 0, 0, false
 	}
-	return shift, kth(k), kth(N - k + 1), true
+	return shift, kth(kl), kth(N - kh + 1), true
 }

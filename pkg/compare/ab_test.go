@@ -39,7 +39,7 @@ func TestPairedHL(t *testing.T) {
 			want = (walsh[N/2-1] + walsh[N/2]) / 2
 		}
 		const z = 1.96
-		shift, lo, hi, ok := pairedHL(x, z)
+		shift, lo, hi, ok := pairedHL(x, z, z)
 		if math.Abs(shift-want) > 1e-9 {
 			t.Errorf("n=%d: shift %v, want the median Walsh average %v", n, shift, want)
 		}
