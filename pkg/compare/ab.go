@@ -272,7 +272,6 @@ func abPairedP50(metric string, spec stats.Stat) bool {
 	return !spec.Mean && spec.P == 0.5 && metric != results.ITL
 }
 
-
 // abPart is one prompt of a pooled A/B check: its check (at index at of
 // the report's checks), its log change and the lower and upper half-widths
 // of its interval in standard errors.
