@@ -28,7 +28,8 @@ func checkCommand(a *app.App) *ucli.Command {
 
 Measures like 'latgate measure', then compares each gated check
 (gate.checks; default TTFT P50 and P90, ITL P50 and P95) with the baseline
-'latgate bless' wrote, by a distribution-free interval of current/baseline:
+'latgate bless' wrote, by a distribution-free interval of current/baseline
+(its regression end 97.5% sure, its ok end gate.ok_confidence, 90%):
 
   regressed     the whole interval is beyond the tolerance (exit 1)
   improved      the whole interval is beyond it on the faster side

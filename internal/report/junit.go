@@ -24,7 +24,7 @@ import (
 // check), classname the suite's name. A regression is a <failure> whose
 // message is the one-line verdict, for example
 //
-//	ttft p95 +38% [95% CI +22%, +55%] > +15% tolerance (412 ms -> 569 ms)
+//	ttft p95 +38% [CI +22%, +55%] > +15% tolerance (412 ms -> 569 ms)
 //
 // and whose body has the details; an inconclusive check is <skipped> with the
 // reason (a <failure> under opts.Strict).

@@ -219,7 +219,7 @@ func whereOf(c compare.Check) string {
 }
 
 // message is a check's verdict as one sentence led by the metric, in the style
-// ttft p95 +38% [95% CI +22%, +55%] > +15% tolerance (412 ms -> 569 ms).
+// ttft p95 +38% [CI +22%, +55%] > +15% tolerance (412 ms -> 569 ms).
 // A limit check's reason names its statistic: "ttft p95 912 ms [95% CI 871,
 // 960] > max 800 ms".
 func message(c compare.Check) string {

@@ -12,7 +12,10 @@ import (
 // Summary returns the verdict of c as one sentence in the style of the text
 // table and the JUnit failure message, for example
 //
-//	+38% [95% CI +22%, +55%] > +15% tolerance (412 ms -> 569 ms)
+//	+38% [CI +22%, +55%] > +15% tolerance (412 ms -> 569 ms)
+//
+// ("CI" alone when the ok end has its own level, OkConfidence; "95% CI"
+// when both ends are at Confidence).
 //
 // It is derived from the other fields only; Compare stores it in Reason.
 func (c Check) Summary() string {
