@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"hash/fnv"
@@ -33,7 +34,7 @@ var (
 	matrixRuns = flag.Int("matrix-runs", 0, "runs per unchanged row of TestGateMatrix (changed rows get 40%; default 1000 with -calibrate, else 100)")
 	matrixRows = flag.String("matrix-rows", "", "only the TestGateMatrix rows whose name contains this")
 	matrixTol  = flag.String("matrix-tol", "", "experiment: tolerances other than the defaults, as \"ttft p50=15,ttft p90=50\" (percent)")
-	matrixEst  = flag.String("matrix-est", "", "experiment: estimator choices, comma-separated: ratio-p50, equal-weights, day=N (percent), bless=N, spend=linear|quadratic|obf, looks=STEP")
+	matrixEst  = flag.String("matrix-est", "", "experiment: estimator choices, comma-separated: ratio-p50, equal-weights, day=N (percent), ok=N (ok_confidence, percent; 0: symmetric), bless=N, spend=linear|quadratic|obf, looks=STEP")
 )
 
 // noiseClass is one endpoint noise model of the matrix.
@@ -414,6 +415,10 @@ func defaultMatrixSetup() matrixSetup {
 			ms.Design.Looks = append(ms.Design.Looks, 150)
 		case strings.HasPrefix(e, "bless="):
 			fmt.Sscan(strings.TrimPrefix(e, "bless="), &ms.Bless)
+		case strings.HasPrefix(e, "ok="):
+			var pct float64
+			fmt.Sscan(strings.TrimPrefix(e, "ok="), &pct)
+			ms.Gate.OkConfidence = pct / 100
 		case strings.HasPrefix(e, "day="):
 			var pct float64
 			fmt.Sscan(strings.TrimPrefix(e, "day="), &pct)
@@ -518,8 +523,8 @@ func TestGateMatrix(t *testing.T) {
 		checks = append(checks, fmt.Sprintf("%s %s %s", c.Metric, c.Stat, pctNum(c.Tolerance.Rel)))
 	}
 	t.Logf("checks: %s; estimator experiments %q", strings.Join(checks, ", "), *matrixEst)
-	t.Logf("gate at the defaults: looks %v requests per prompt, bless %d, %d%% confidence, day-to-day noise assumed ±%s per run without history; %d runs per unchanged row, %d per changed row, seeds from each row's name",
-		ms.Design.Looks, ms.Bless, int(100*ms.Gate.Confidence), pctNum(ms.Gate.DayToDay), runs, max(1, runs*2/5))
+	t.Logf("gate at the defaults: looks %v requests per prompt, bless %d, %d%% confidence (a regression %s sure), an ok %s sure, day-to-day noise assumed ±%s per run without history; %d runs per unchanged row, %d per changed row, seeds from each row's name",
+		ms.Design.Looks, ms.Bless, int(100*ms.Gate.Confidence), fmtConf((1+ms.Gate.Confidence)/2)+"%", fmtConf(cmp.Or(ms.Gate.OkConfidence, (1+ms.Gate.Confidence)/2))+"%", pctNum(ms.Gate.DayToDay), runs, max(1, runs*2/5))
 	matrixHeader(t)
 	var targets []matrixTarget
 	for _, r := range matrixRowsSelected() {
@@ -621,7 +626,7 @@ func (r matrixRow) targets(s matrixStats) []matrixTarget {
 			out = append(out, u, m)
 		}
 	case r.Change.AtTolerance:
-		out = append(out, pct("ttft p50 ok at its tolerance (an ok's miss, ok_confidence 90%)", s.pct(s.OkTTFT), 10, true))
+		out = append(out, pct("ttft p50 ok at its tolerance (an ok's miss; ok_confidence 90% by default)", s.pct(s.OkTTFT), 10, true))
 	case r.Change.One:
 		out = append(out, pct("fails the run naming the changed prompt", s.pct(s.Named), 90, false),
 			pct("names another prompt", s.pct(s.Others), 1, true))
