@@ -111,7 +111,9 @@ func (a *App) AB(ctx context.Context, req ABRequest) (err error) {
 	if err := sink.Check(); err != nil {
 		return UsageError(err)
 	}
-	a.Out.Note("gate settings from %s: %s", source, report.DescribeGate(gate))
+	symmetric := gate
+	symmetric.OkConfidence = 0 // ab holds both ends at the gate's confidence (compare.CompareAB)
+	a.Out.Note("gate settings from %s: %s", source, report.DescribeGate(symmetric))
 	for _, n := range pl.notes {
 		a.Out.Note("%s", n)
 	}

@@ -142,7 +142,7 @@ func mdVerdict(v compare.Verdict, strict bool) string {
 func howToRead(rep compare.Report) string {
 	conf := "*" + ciHead(rep) + "* is its distribution-free confidence interval"
 	if rep.OkConfidence > 0 {
-		conf += fmt.Sprintf(", %s sure at the end that calls a regression and %s at the end that calls ok", confPct((1+rep.Confidence)/2), confPct(rep.OkConfidence))
+		conf += fmt.Sprintf(", %s sure at the end that calls a regression and %s at the end that calls ok%s", confPct((1+rep.Confidence)/2), confPct(rep.OkConfidence), symmetricNote(rep))
 	}
 	return fmt.Sprintf("*change* is current ÷ baseline − 1 for the statistic (for p50 of a per-request metric, the "+
 		"Hodges–Lehmann shift of log latency); %[1]s (whole requests are the unit; "+

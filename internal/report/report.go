@@ -257,6 +257,20 @@ func hasData(c compare.Check) bool {
 	return c.NBase > 0 && c.NCur > 0 && c.Baseline > 0
 }
 
+// symmetricNote names the rows whose intervals keep both ends at the gate's
+// confidence in a report whose relative checks have an ok end of their own:
+// "; limits and shares: 95% intervals", or "" when it has none.
+func symmetricNote(rep compare.Report) string {
+	for _, cs := range [][]compare.Check{rep.Checks, rep.Aggregates} {
+		for _, c := range cs {
+			if c.OkConfidence == 0 && (c.Max > 0 || c.IsShare()) {
+				return "; limits and shares: " + confPct(rep.Confidence) + " intervals"
+			}
+		}
+	}
+	return ""
+}
+
 // ciHead is the interval column's head: "95% CI" when both ends hold at the
 // gate's confidence, "CI" when the ok end has its own (the report's
 // provenance line and legend give both levels).
@@ -626,8 +640,8 @@ func plural(n int, one, many string) string {
 func provenance(rep compare.Report, opts Options) string {
 	how := fmt.Sprintf("%s intervals (distribution-free, whole requests; prompts pooled per target)", confPct(rep.Confidence))
 	if rep.OkConfidence > 0 {
-		how = fmt.Sprintf("intervals %s sure at the regression end, %s at the ok end (distribution-free, whole requests; prompts pooled per target)",
-			confPct((1+rep.Confidence)/2), confPct(rep.OkConfidence))
+		how = fmt.Sprintf("intervals %s sure at the regression end, %s at the ok end%s (distribution-free, whole requests; prompts pooled per target)",
+			confPct((1+rep.Confidence)/2), confPct(rep.OkConfidence), symmetricNote(rep))
 	}
 	if opts.Blessed != "" && opts.BaselinePath != "" {
 		opts.BaselinePath += ", " + opts.Blessed

@@ -258,13 +258,20 @@ func noiseNote(rep compare.Report) string {
 }
 
 // dayHalfWidth is the part of a check's interval half-width (log units, at
-// its level) the day-to-day noise accounts for: z·√2·σ.
+// the level of its wider end) the day-to-day noise accounts for: z·√2·σ.
 func dayHalfWidth(c compare.Check) float64 {
 	level := c.Level
 	if level == 0 {
 		level = c.Confidence
 	}
 	z := math.Sqrt2 * math.Erfinv(level)
+	ok := c.OkLevel
+	if ok == 0 {
+		ok = c.OkConfidence
+	}
+	if ok > 0.5 && ok < 1 {
+		z = max(z, math.Sqrt2*math.Erfinv(2*ok-1)) // the one-sided ok level's z
+	}
 	return z * math.Sqrt2 * c.DayNoise
 }
 

@@ -88,7 +88,8 @@ type Check struct {
 	// reads), the regression end being at Confidence's one-sided level
 	// (97.5% at 95%); OkLevel is that end's level at this look. Both 0:
 	// symmetric, the ok end at the regression end's level (limits, SLO
-	// shares, files from before ok_confidence).
+	// shares, files from before ok_confidence). OkLevel is one-sided (Level
+	// is two-sided).
 	OkConfidence float64 `json:"ok_confidence,omitempty"`
 	OkLevel      float64 `json:"ok_level,omitempty"`
 	// Threshold is the regression threshold on the ratio current/baseline:
@@ -470,9 +471,11 @@ func (j *job) estimate() {
 	c.Lo, c.Hi = math.Exp(theta-math.Hypot(below, zl*day)), math.Exp(theta+math.Hypot(above, zh*day))
 }
 
-// okConfidence is the gate's ok_confidence, 0 (symmetric) when unset.
+// okConfidence is the gate's ok_confidence, 0 (symmetric) when unset or
+// not above 50% (an ok end on the wrong side of its estimate; the config
+// refuses it, a library caller gets symmetric intervals).
 func okConfidence(g config.Gate) float64 {
-	if g.OkConfidence <= 0 || g.OkConfidence >= 1 {
+	if g.OkConfidence <= 0.5 || g.OkConfidence >= 1 {
 		return 0
 	}
 	return g.OkConfidence
@@ -717,8 +720,12 @@ func (c *Check) moreRequests() int {
 	}
 	var d, h, sd float64 // distance to the threshold, half-width, day part
 	if c.Scale == ScaleDifference {
-		mid := (c.Lo + c.Hi) / 2
-		d, h = math.Abs(c.Margin-mid), (c.Hi-c.Lo)/2
+		// The ends are at their own levels: measure from the estimate.
+		diff := c.Current - c.Baseline
+		d, h = math.Abs(c.Margin-diff), c.Hi-diff // the ok end must reach the margin
+		if diff > c.Margin {
+			h = diff - c.Lo // the regression end must
+		}
 	} else {
 		if c.Lo <= 0 || c.Hi <= 0 || c.Ratio <= 0 {
 			return 0

@@ -7,8 +7,13 @@
 //
 // For each target × prompt × check the change current/baseline (the ratio of
 // the statistics, or for p50 of a per-request metric the Hodges–Lehmann shift
-// of log latency) gets an interval [Lo, Hi] at the look's level with the
-// day-to-day noise added (pool.go, daynoise.go). The tolerance allows a
+// of log latency) gets an interval [Lo, Hi] with the day-to-day noise added
+// (pool.go, daynoise.go), each end at its own level (Check.ends): the end
+// that calls a regression (Lo of a duration) at the look's level of the
+// gate's confidence, the end that calls ok or improved (Hi of a duration)
+// at the look's level of gate.ok_confidence (90% one-sided by default; 0
+// keeps both at the confidence, as limits, shares, ab and bless's drift
+// check do). The tolerance allows a
 // slowdown by the ratio
 //
 //	τ = 1 + max(Rel, Floor/baseline)

@@ -30,7 +30,8 @@ import (
 func SelfDrift(s Side, gate config.Gate) []Check {
 	first, second := halves(s)
 	g := gate
-	g.DayToDay = 0 // the halves are one run: no day between them
+	g.DayToDay = 0     // the halves are one run: no day between them
+	g.OkConfidence = 0 // an improvement between the halves is as sure as a regression
 	g.Checks = nil
 	for _, c := range gate.Checks {
 		if c.MaxOnly {

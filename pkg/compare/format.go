@@ -76,7 +76,7 @@ func (c Check) Summary() string {
 }
 
 // differenceSummary is Summary on the difference scale, for example
-// "+3.1 ms [95% CI +2.8, +3.5] > 0.25 ms margin (0.00 ms -> 3.12 ms)".
+// "+3.1 ms [CI +2.8, +3.5] > 0.25 ms margin (0.00 ms -> 3.12 ms)".
 func (c Check) differenceSummary(values string) string {
 	ms := func(x float64) string {
 		s := strings.TrimSuffix(fmtMS(x), " ms")

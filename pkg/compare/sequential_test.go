@@ -164,6 +164,15 @@ func TestMoreRequests(t *testing.T) {
 			c.NBase, c.NCur, c.Current, c.Ratio, c.Lo, c.Hi = 40, 240, 105, 1.05, 0.9, 1.1
 		}), -1},
 		{"decided", with(func(c *Check) { c.NBase, c.NCur, c.Current, c.Ratio, c.Lo, c.Hi = 240, 60, 105, 1.05, 0.95, 1.10 }), 0},
+		// On the difference scale with the ends at their own levels (the
+		// regression end at 1.96 standard errors, the ok end at 1.2816): an
+		// estimate of 0 ms, a 1 ms margin, 100 requests a side. The ok end
+		// must shrink from 1.2816 to 1 ms: (1/100 + 1/n) ≤ (1/1.2816)²·(2/100),
+		// n ≥ 459.3, 360 more (measured from the estimate, not the midpoint).
+		{"difference scale, asymmetric ends", with(func(c *Check) {
+			c.Scale, c.Margin, c.OkConfidence = ScaleDifference, 1, 0.90
+			c.NBase, c.NCur, c.Current, c.Lo, c.Hi = 100, 100, 100, -1.96, 1.2816
+		}), 360},
 	}
 	for _, tt := range tests {
 		if tt.c.More != tt.want {
