@@ -187,7 +187,6 @@ func abCheck(c *Check, bd *blockData, spec stats.Stat, resamples int, seed int64
 		// to its requests, as for an unbounded baseline.
 		c.Look, c.Looks = d.Look(c.NCur)+1, len(d.Looks)
 		c.Level = d.Confidence(c.Confidence, oneSample, c.Look-1)
-		c.OkLevel = d.okLevel(c.OkConfidence, oneSample, c.Look-1)
 	}
 	if c.NBase > 0 {
 		c.Baseline = b.stat(spec)
@@ -352,7 +351,7 @@ func (g abGroup) pool(conf float64, d Design) (Check, []float64, bool) {
 		return Check{}, nil, false
 	}
 	t := g.parts[0].c
-	a := Check{Target: t.Target, Region: t.Region, Metric: t.Metric, Stat: t.Stat, Confidence: conf, OkConfidence: t.OkConfidence, Tolerance: g.tol}
+	a := Check{Target: t.Target, Region: t.Region, Metric: t.Metric, Stat: t.Stat, Confidence: conf, Tolerance: g.tol}
 	w := make([]float64, len(g.parts))
 	var wsum float64
 	for i, p := range g.parts {
@@ -378,7 +377,6 @@ func (g abGroup) pool(conf float64, d Design) (Check, []float64, bool) {
 	if d.Sequential() {
 		a.Looks = len(d.Looks)
 		a.Level = d.Confidence(conf, oneSample, a.Look-1)
-		a.OkLevel = d.okLevel(a.OkConfidence, oneSample, a.Look-1)
 	}
 	zl, zh := a.ends()
 	a.Baseline, a.Current, a.Ratio = math.Exp(lb), math.Exp(lc), math.Exp(theta)

@@ -321,7 +321,7 @@ func CompareWith(base, cur Side, gate config.Gate, s Setup) Report {
 				j := &job{
 					check: Check{
 						Target: bt.Name, Region: bt.Region, Prompt: bp.ID,
-						Metric: pc.c.Metric, Stat: pc.c.Stat, Confidence: conf, OkConfidence: okConfidence(gate),
+						Metric: pc.c.Metric, Stat: pc.c.Stat, Confidence: conf, OkConfidence: rep.OkConfidence,
 						Tolerance: Resolvable(pc.c.Metric, gate.ToleranceFor(bp.ID, pc.c)),
 					},
 					spec: pc.spec, base: dd[0], cur: dd[1], noise: tj.groups[ci].noise, est: s.est,
@@ -510,8 +510,8 @@ func (c Check) okZ(zr float64) float64 {
 // EstimatorHL names the Hodges–Lehmann estimator of a p50 check's change.
 const EstimatorHL = "hl"
 
-// hlShift is the Hodges–Lehmann shift of log latency with Moses' interval
-// at z, for a p50 check of a per-request metric (the gate's estimator of a
+// hlShift is the Hodges–Lehmann shift of log latency with Moses' interval,
+// its ends at critical values zl and zh, for a p50 check of a per-request metric (the gate's estimator of a
 // typical change), as {shift, below, above} in log units; ok is false for
 // other checks, under the ratio-of-medians experiment, or when a value is
 // not positive or the interval unbounded.
@@ -551,7 +551,7 @@ func (j *job) difference() {
 		return // unbounded above: unresolved
 	}
 	diff := c.Current - c.Baseline
-	below, above := math.Hypot(c.Current-cl, bh-c.Baseline), math.Hypot(ch-c.Current, c.Baseline-bl)
+	below, above := mover(c.Current-cl, ch-c.Current, c.Baseline-bl, bh-c.Baseline)
 	c.Scale = ScaleDifference
 	c.Lo, c.Hi = diff-below, diff+above
 	c.Margin = (Threshold(c.Tolerance.Rel, floorMS(c.Tolerance), c.Baseline) - 1) * c.Baseline

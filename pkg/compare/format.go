@@ -147,7 +147,7 @@ func (c Check) Interval() string {
 
 // ciLabel names the check's interval: "95% CI" when both ends are at the
 // gate's confidence; "CI" when the ok end has its own (OkConfidence), the
-// report's legend then giving both levels (CILegend).
+// report's provenance line and legend then giving both levels.
 func (c Check) ciLabel() string {
 	if c.OkConfidence > 0 {
 		return "CI"
