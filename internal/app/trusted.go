@@ -21,9 +21,10 @@ import (
 // pkg/config's (Endpoints, TrustedEndpoints, Untrusted); this applies them.
 
 // refuseUntrusted returns a usage error when a target of cfg would send a
-// key (its api_key_env is set) to an endpoint the config at trustedPath does
-// not send that key to; nothing has been sent yet. A trustedPath that does
-// not exist (the default branch has no config yet) trusts no endpoint.
+// value from the environment (its api_key_env's key, or an sse.headers_env
+// header's) to an endpoint the config at trustedPath does not send that
+// variable to; nothing has been sent yet. A trustedPath that does not exist
+// (the default branch has no config yet) trusts no endpoint.
 func (a *App) refuseUntrusted(cfg *config.Config, trustedPath string) error {
 	var trusted []config.Endpoint
 	data, err := inputfile.Read(trustedPath, inputfile.MaxConfig)
@@ -41,7 +42,7 @@ func (a *App) refuseUntrusted(cfg *config.Config, trustedPath string) error {
 	}
 	var sending []config.Endpoint
 	for _, e := range cfg.Endpoints() {
-		if a.Getenv(e.KeyEnv) != "" { // an empty key sends nothing
+		if a.Getenv(e.KeyEnv) != "" { // an empty variable sends nothing
 			sending = append(sending, e)
 		}
 	}
@@ -51,13 +52,13 @@ func (a *App) refuseUntrusted(cfg *config.Config, trustedPath string) error {
 	}
 	var b strings.Builder
 	for _, e := range bad {
-		fmt.Fprintf(&b, "\n  %s:%d: target %q would send the key in $%s to %s", cfg.Path, e.Line, e.Target, e.KeyEnv, e.Origin)
+		fmt.Fprintf(&b, "\n  %s:%d: target %q would send $%s (in header %s) to %s", cfg.Path, e.Line, e.Target, e.KeyEnv, e.Header, e.Origin)
 	}
 	if why == "" {
-		why = fmt.Sprintf("the trusted config %s never sends that key there", trustedPath)
+		why = fmt.Sprintf("the trusted config %s never sends that variable there", trustedPath)
 	}
-	return UsageError(fmt.Errorf("refusing to send the API key to an endpoint the trusted config does not use; nothing was sent:%s\n"+
-		"%s. A pull request cannot point the key at a new endpoint: to approve one, land the change on the default branch first "+
+	return UsageError(fmt.Errorf("refusing to send a secret from the environment to an endpoint the trusted config does not send it to; nothing was sent:%s\n"+
+		"%s. A pull request cannot point a key or a headers_env value at a new endpoint: to approve one, land the change on the default branch first "+
 		"(a maintainer merges it; from then on its config is the trusted one)", b.String(), why))
 }
 
@@ -66,7 +67,9 @@ func (a *App) refuseUntrusted(cfg *config.Config, trustedPath string) error {
 const SkippedVerdict = "skipped"
 
 // skipWithoutKey reports whether cfg has a target that is not the simulator
-// and whose key variable is empty; if so it publishes that nothing was
+// and names a variable it sends (api_key_env, sse.headers_env) that is
+// empty; a target that names none sends nothing secret and is measured. If
+// so it publishes that nothing was
 // measured (stdout; in Actions a ::notice, the job summary and
 // verdict=skipped; no JUnit or Markdown report, so nothing is published as
 // a check run or comment), for the caller to stop before measuring.
@@ -80,7 +83,11 @@ func (a *App) skipWithoutKey(sink *publish.Sink, cfg *config.Config) (bool, erro
 	if len(empty) == 0 {
 		return false, nil
 	}
-	msg := fmt.Sprintf("%s is empty: GitHub gives a fork's or Dependabot's pull request no secrets, so latency was not measured (--skip-without-key). A maintainer can push the branch to this repository to run the check.", strings.Join(empty, ", "))
+	verb := "is"
+	if len(empty) > 1 {
+		verb = "are"
+	}
+	msg := fmt.Sprintf("%s %s empty: GitHub gives a fork's or Dependabot's pull request no secrets, so latency was not measured (--skip-without-key). A maintainer can push the branch to this repository to run the check.", strings.Join(empty, ", "), verb)
 	return true, sink.Publish(publish.Report{
 		Text: func(w io.Writer) error {
 			_, err := fmt.Fprintf(w, "latgate: skipped: %s\n", msg)

@@ -58,7 +58,7 @@ the job summary, annotations and verdict= in $GITHUB_OUTPUT.
 			&ucli.StringFlag{Name: "config", Aliases: []string{"c"}, Usage: "take the gate settings from this latgate.yaml (default: CANDIDATE's gate)", TakesFile: true},
 			&ucli.StringFlag{Name: "targets", Usage: "compare target `BASE,CANDIDATE`: BASE's target BASE with CANDIDATE's target CANDIDATE, or two targets of one config"},
 			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "also write both sides' results, with the comparison, to `FILE`", TakesFile: true},
-			&ucli.BoolFlag{Name: "skip-without-key", Usage: "when a target's API key variable is empty, measure nothing and pass with verdict=skipped"},
+			&ucli.BoolFlag{Name: "skip-without-key", Usage: "when a variable a target names (api_key_env, sse.headers_env) is empty, measure nothing and pass with verdict=skipped"},
 			&ucli.BoolFlag{Name: "if-changed", Usage: "measure only when the configs differ in a target (model, endpoint, parameters) or a prompt; else pass with verdict=unchanged (the pull-request flow)"},
 		),
 		Action: func(c *ucli.Context) error {

@@ -61,7 +61,7 @@ docs/baseline.md. The Action's outputs: docs/github-action.md.
 			&ucli.StringFlag{Name: "baseline", Aliases: []string{"b"}, Usage: "the baseline `FILE` (default: the config's baseline:, or latgate.baseline.json beside it)", TakesFile: true},
 			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "also write the results JSON, with the comparison, to `FILE` (without a baseline: default latgate.results.json beside it)", TakesFile: true},
 			&ucli.BoolFlag{Name: "require-baseline", Usage: "exit 2 when there is no baseline file, instead of measuring ungated and passing (use it in nightly jobs)"},
-			&ucli.BoolFlag{Name: "skip-without-key", Usage: "when a target's API key variable is empty, measure nothing and pass with verdict=skipped (the action passes it on pull requests from forks and Dependabot, which get no secrets)"},
+			&ucli.BoolFlag{Name: "skip-without-key", Usage: "when a variable a target names (api_key_env, sse.headers_env) is empty, measure nothing and pass with verdict=skipped (the action passes it on pull requests from forks and Dependabot, which get no secrets)"},
 		),
 		Action: func(c *ucli.Context) error {
 			if c.NArg() > 0 {

@@ -19,7 +19,7 @@ func runFlagDefs() []ucli.Flag {
 		&ucli.IntFlag{Name: "concurrency", DefaultText: "from config", Usage: "override run.concurrency"},
 		&ucli.DurationFlag{Name: "timeout", DefaultText: "from config", Usage: "override run.timeout (per request)"},
 		&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
-		&ucli.StringFlag{Name: "trusted-config", Usage: "send the API key only to endpoints this `FILE` (the default branch's config) sends it to; refuse, before any request, a target that would send it elsewhere (the action passes it on pull requests)", TakesFile: true},
+		&ucli.StringFlag{Name: "trusted-config", Usage: "send each secret from the environment (api_key_env, sse.headers_env) only to the origins this `FILE` (the default branch's config) sends that variable to; refuse, before any request, a target that would send one elsewhere (the action passes it on pull requests)", TakesFile: true},
 	}
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/latgate/latgate/internal/testkit"
 	"github.com/latgate/latgate/pkg/sim"
 )
 
@@ -70,7 +72,7 @@ func TestTrustedConfig(t *testing.T) {
 		trusted string
 		why     string
 	}{
-		{"another endpoint", trustedOther, "never sends that key there"},
+		{"another endpoint", trustedOther, "never sends that variable there"},
 		{"no trusted config yet", filepath.Join(dir, "absent.yaml"), "does not exist (the default branch has no latgate config yet)"},
 	} {
 		for _, cmd := range [][]string{
@@ -86,7 +88,7 @@ func TestTrustedConfig(t *testing.T) {
 				}
 				for _, want := range []string{
 					"nothing was sent",
-					`latgate.yaml:1: target "pr" would send the key in $OPENAI_API_KEY to http://` + host,
+					`latgate.yaml:1: target "pr" would send $OPENAI_API_KEY (in header Authorization) to http://` + host,
 					tc.why,
 					"land the change on the default branch first",
 				} {
@@ -117,6 +119,72 @@ func TestTrustedConfig(t *testing.T) {
 			t.Fatalf("exit %d with an empty key, %d requests, %d with a key\n%s\n%s", code, requests.Load(), withKey.Load(), out, errs)
 		}
 	})
+}
+
+// TestTrustedConfigHeadersEnv holds #27 item 1: sse.headers_env sends an
+// environment value as a header, so --trusted-config holds it to the same
+// rule as api_key_env. A pull request that adds an sse target on another
+// host with headers_env {X-Steal: OPENAI_API_KEY} (or any variable, HOME)
+// is refused with exit 2 by check, measure and bless, naming the target,
+// the variable, the header and the host, before any request; the same
+// variable to the origin the trusted config sends it to passes.
+func TestTrustedConfigHeadersEnv(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("measures the simulator")
+	}
+	url, _, _ := countingSim(t)
+	var stolen, reached atomic.Int64
+	thief := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached.Add(1)
+		if r.Header.Get("X-Steal") != "" {
+			stolen.Add(1)
+		}
+		http.Error(w, "no", http.StatusTeapot)
+	}))
+	t.Cleanup(thief.Close)
+	const key = "sk-headers-env-test-0123456789"
+	env := map[string]string{"OPENAI_API_KEY": key, "HOME": "/home/someone"}
+	dir := t.TempDir()
+	prompts := "prompts: [{id: p, messages: [{role: user, content: hi}]}]\nrun: {requests: 5, warmup: 0}\n"
+	trusted := filepath.Join(dir, "trusted.yaml")
+	if err := os.WriteFile(trusted, []byte("targets: [{name: main, base_url: \""+url+"\", model: m}]\n"+prompts), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	thiefHost := strings.TrimPrefix(thief.URL, "http://")
+	for _, tc := range []struct{ name, header, variable string }{
+		{"the key", "X-Steal", "OPENAI_API_KEY"},
+		{"any variable", "X-Steal", "HOME"},
+	} {
+		sub := testkit.Mkdir(t, dir, strings.ReplaceAll(tc.name, " ", "-"))
+		cfg := writeConfig(t, sub, "targets:\n  - {name: main, base_url: \""+url+"\", model: m}\n"+
+			"  - {name: app, api: sse, base_url: \""+thief.URL+"/chat\", model: m, sse: {token_events: [delta], headers_env: {"+tc.header+": "+tc.variable+"}}}\n"+prompts)
+		for _, cmd := range [][]string{
+			{"check", "--baseline", filepath.Join(sub, "none.json")},
+			{"measure"},
+			{"bless", "--baseline", filepath.Join(sub, "b.json")},
+		} {
+			t.Run(tc.name+"/"+cmd[0], func(t *testing.T) {
+				code, out, errs := run(t, env, append(cmd, "--config", cfg, "--quiet", "--trusted-config", trusted)...)
+				if code != ExitUsage {
+					t.Fatalf("exit %d, want %d\n%s\n%s", code, ExitUsage, out, errs)
+				}
+				want := `latgate.yaml:3: target "app" would send $` + tc.variable + " (in header " + tc.header + ") to http://" + thiefHost
+				if !strings.Contains(errs, want) || !strings.Contains(errs, "nothing was sent") {
+					t.Errorf("stderr lacks %q:\n%s", want, errs)
+				}
+				if strings.Contains(out+errs, key) {
+					t.Errorf("the key is in the output")
+				}
+				if _, err := os.Stat(filepath.Join(sub, "b.json")); err == nil {
+					t.Errorf("bless wrote a baseline")
+				}
+			})
+		}
+	}
+	if n, s := reached.Load(), stolen.Load(); n != 0 || s != 0 {
+		t.Errorf("%d requests reached the other host, %d with the header", n, s)
+	}
 }
 
 // TestSkipWithoutKey holds #23 item 4: a pull request that gets no secrets
@@ -160,5 +228,35 @@ func TestSkipWithoutKey(t *testing.T) {
 	code, out, errs = run(t, env, "check", "--config", cfg, "--quiet", "--skip-without-key", "--baseline", filepath.Join(dir, "none.json"))
 	if code != ExitPass || requests.Load() == 0 || strings.Contains(out, "skipped") {
 		t.Errorf("with the key: exit %d, %d requests\n%s\n%s", code, requests.Load(), out, errs)
+	}
+
+	// #27 item 4: only a variable that is named and empty skips. An sse
+	// app target that names none sends nothing secret and is measured; one
+	// whose headers_env variable is empty is skipped, naming it.
+	var appRequests atomic.Int64
+	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		appRequests.Add(1)
+		w.Header().Set("Content-Type", "text/event-stream")
+		for range 3 {
+			io.WriteString(w, "event: delta\ndata: {\"text\":\"w \"}\n\n")
+		}
+		io.WriteString(w, "event: done\ndata: {}\n\n")
+	}))
+	t.Cleanup(app.Close)
+	appTarget := func(sse string) string {
+		return "targets: [{name: app, api: sse, base_url: \"" + app.URL + "/chat\", model: m, sse: {token_events: [delta], token_pointer: /text, done_events: [done]" + sse + "}}]\n" +
+			"prompts: [{id: p, messages: [{role: user, content: hi}]}]\nrun: {requests: 5, warmup: 0}\n"
+	}
+	noKey := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_OUTPUT": filepath.Join(dir, "out2")}
+	cfg = writeConfig(t, testkit.Mkdir(t, dir, "app"), appTarget(""))
+	code, out, errs = run(t, noKey, "check", "--config", cfg, "--quiet", "--skip-without-key", "--baseline", filepath.Join(dir, "none.json"))
+	if code != ExitPass || appRequests.Load() == 0 || strings.Contains(out, "skipped") {
+		t.Errorf("a target with no key variable: exit %d, %d requests\n%s\n%s", code, appRequests.Load(), out, errs)
+	}
+	appRequests.Store(0)
+	cfg = writeConfig(t, testkit.Mkdir(t, dir, "app-header"), appTarget(", headers_env: {X-Session: APP_SESSION}"))
+	code, out, errs = run(t, noKey, "check", "--config", cfg, "--quiet", "--skip-without-key", "--baseline", filepath.Join(dir, "none.json"))
+	if code != ExitPass || appRequests.Load() != 0 || !strings.Contains(out, "latgate: skipped: $APP_SESSION (target app) is empty") {
+		t.Errorf("an empty headers_env variable: exit %d, %d requests\n%s\n%s", code, appRequests.Load(), out, errs)
 	}
 }

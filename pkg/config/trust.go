@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"maps"
 	"net"
 	"net/url"
 	"slices"
@@ -17,11 +18,15 @@ import (
 // of one config that another (the default branch's, which review let in)
 // does not send.
 
-// Endpoint is where a target sends the key it reads from the environment:
-// the variable, and the origin of its base_url. The simulator is no
-// endpoint (it runs inside latgate).
+// Endpoint is where a target sends a value it reads from the environment:
+// the variable, the header that carries it, and the origin of its
+// base_url. Every header whose value comes from the environment is one
+// (api_key_env's, and each of sse.headers_env): a pull request that could
+// send any of them somewhere new could send the key there. The simulator is
+// no endpoint (it runs inside latgate).
 type Endpoint struct {
-	KeyEnv string // the variable api_key_env names
+	KeyEnv string // the environment variable whose value is sent
+	Header string // the header it is sent in (canonical form)
 	Origin string // scheme://host:port of base_url, see Origin
 	Target string // the target's name
 	Line   int    // the target's line in its config
@@ -49,13 +54,27 @@ func Origin(baseURL string) string {
 	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
 }
 
-// Endpoints returns where c's targets send their keys: one per target that
-// is not the simulator, in config order.
+// Endpoints returns where c's targets send values from the environment:
+// one per variable a target that is not the simulator sends (its
+// api_key_env first, then its sse.headers_env by header name), in config
+// order. A target that names no variable sends none and has no endpoint.
 func (c *Config) Endpoints() []Endpoint {
 	var out []Endpoint
 	for _, t := range c.Targets {
-		if o := Origin(t.BaseURL); o != "" && !t.IsSim() {
-			out = append(out, Endpoint{KeyEnv: t.APIKeyEnv, Origin: o, Target: t.Name, Line: t.Line})
+		o := Origin(t.BaseURL)
+		if o == "" || t.IsSim() {
+			continue
+		}
+		e := Endpoint{Origin: o, Target: t.Name, Line: t.Line}
+		if t.APIKeyEnv != "" {
+			e.KeyEnv, e.Header = t.APIKeyEnv, KeyHeader(t.APIName())
+			out = append(out, e)
+		}
+		if t.SSE != nil {
+			for _, h := range slices.Sorted(maps.Keys(t.SSE.HeadersEnv)) {
+				e.KeyEnv, e.Header = t.SSE.HeadersEnv[h], h
+				out = append(out, e)
+			}
 		}
 	}
 	return out
@@ -102,10 +121,12 @@ func TrustedEndpoints(data []byte, path string, opts Options) ([]Endpoint, error
 	return c.Endpoints(), nil
 }
 
-// Untrusted returns the endpoints of candidate that trusted lacks: a key
+// Untrusted returns the endpoints of candidate that trusted lacks: a
 // variable sent to an origin that the trusted endpoints never send that
-// variable to. (Another variable to the same origin, or the same variable
-// elsewhere, is new: either could hand a key to someone who never had it.)
+// variable to, in whatever header. (Another variable to the same origin, or
+// the same variable elsewhere, is new: either could hand a secret to
+// someone who never had it. The header does not matter: the origin that
+// already gets the value may get it in another header.)
 func Untrusted(candidate, trusted []Endpoint) []Endpoint {
 	var out []Endpoint
 	for _, e := range candidate {

@@ -28,35 +28,48 @@ func TestOrigin(t *testing.T) {
 
 // TestUntrusted holds the rule behind --trusted-config (#16: a pull
 // request's latgate.yaml could point base_url anywhere and receive the
-// key): a key goes only to an origin the trusted config already sends that
-// same key to.
+// key; #27: or name the key in an sse.headers_env header): a variable's
+// value goes only to an origin the trusted config already sends that same
+// variable to, whatever header carries it.
 func TestUntrusted(t *testing.T) {
 	trusted := mustParse(t, y(`
 targets:
   - {name: main, base_url: "https://api.example.com/v1", model: m}
   - {name: local, base_url: "http://127.0.0.1:8000/v1", model: m, api_key_env: LOCAL_KEY}
   - {name: sim, base_url: sim}
+  - {name: app, api: sse, base_url: "https://app.example.com/chat", model: m, sse: {token_events: [delta], headers_env: {X-Session: APP_TOKEN}}}
 prompts: [{id: p, messages: [{role: user, content: hi}]}]
 `), "trusted.yaml", Options{})
 	tests := []struct {
 		name, targets string
-		want          []string // "KEY origin"
+		want          []string // "KEY Header origin"
 	}{
 		{"the same endpoints", `[{name: a, base_url: "https://api.example.com/v1", model: m}]`, nil},
 		{"another path and case on the same server", `[{name: a, base_url: "https://API.example.com:443/v2/x", model: m}]`, nil},
-		{"another host", `[{name: a, base_url: "https://evil.example/v1", model: m}]`, []string{"OPENAI_API_KEY https://evil.example:443"}},
-		{"http instead of https", `[{name: a, base_url: "http://api.example.com/v1", model: m}]`, []string{"OPENAI_API_KEY http://api.example.com:80"}},
-		{"another port", `[{name: a, base_url: "http://127.0.0.1:9000/v1", model: m, api_key_env: LOCAL_KEY}]`, []string{"LOCAL_KEY http://127.0.0.1:9000"}},
-		{"another key to a trusted host", `[{name: a, base_url: "http://127.0.0.1:8000/v1", model: m}]`, []string{"OPENAI_API_KEY http://127.0.0.1:8000"}},
-		{"the default base_url is an endpoint too", `[{name: a, model: m}]`, []string{"OPENAI_API_KEY https://api.openai.com:443"}},
+		{"another host", `[{name: a, base_url: "https://evil.example/v1", model: m}]`, []string{"OPENAI_API_KEY Authorization https://evil.example:443"}},
+		{"http instead of https", `[{name: a, base_url: "http://api.example.com/v1", model: m}]`, []string{"OPENAI_API_KEY Authorization http://api.example.com:80"}},
+		{"another port", `[{name: a, base_url: "http://127.0.0.1:9000/v1", model: m, api_key_env: LOCAL_KEY}]`, []string{"LOCAL_KEY Authorization http://127.0.0.1:9000"}},
+		{"another key to a trusted host", `[{name: a, base_url: "http://127.0.0.1:8000/v1", model: m}]`, []string{"OPENAI_API_KEY Authorization http://127.0.0.1:8000"}},
+		{"the default base_url is an endpoint too", `[{name: a, model: m}]`, []string{"OPENAI_API_KEY Authorization https://api.openai.com:443"}},
 		{"the simulator sends no key", `[{name: a, base_url: "sim:fast"}]`, nil},
+		{"an anthropic key goes in x-api-key", `[{name: a, api: anthropic, base_url: "https://evil.example/v1", model: m}]`,
+			[]string{"ANTHROPIC_API_KEY X-Api-Key https://evil.example:443"}},
+		// #27 item 1: headers_env is a credential like api_key_env.
+		{"the key in a header to another host", `[{name: a, api: sse, base_url: "https://evil.example/x", model: m, sse: {token_events: [d], headers_env: {X-Steal: OPENAI_API_KEY}}}]`,
+			[]string{"OPENAI_API_KEY X-Steal https://evil.example:443"}},
+		{"any variable in a header", `[{name: a, api: sse, base_url: "https://app.example.com/chat", model: m, sse: {token_events: [d], headers_env: {X-Home: HOME, X-Session: APP_TOKEN}}}]`,
+			[]string{"HOME X-Home https://app.example.com:443"}},
+		{"a header variable the trusted config sends there, in another header", `[{name: a, api: sse, base_url: "https://app.example.com/v2", model: m, sse: {token_events: [d], headers_env: {X-Other: APP_TOKEN}}}]`, nil},
+		{"a header variable in api_key_env, to its trusted origin", `[{name: a, api: sse, base_url: "https://app.example.com/chat", model: m, api_key_env: APP_TOKEN, sse: {token_events: [d]}}]`, nil},
+		{"the key in a header to its trusted origin", `[{name: a, api: sse, base_url: "https://api.example.com/app", model: m, sse: {token_events: [d], headers_env: {X-Key: OPENAI_API_KEY}}}]`, nil},
+		{"an sse target that names no variable sends none", `[{name: a, api: sse, base_url: "https://evil.example/x", model: m, sse: {token_events: [d]}}]`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cand := mustParse(t, []byte("targets: "+tt.targets+"\nprompts: [{id: p, messages: [{role: user, content: hi}]}]\n"), "latgate.yaml", Options{})
 			var got []string
 			for _, e := range Untrusted(cand.Endpoints(), trusted.Endpoints()) {
-				got = append(got, e.KeyEnv+" "+e.Origin)
+				got = append(got, e.KeyEnv+" "+e.Header+" "+e.Origin)
 			}
 			if d := cmp.Diff(tt.want, got); d != "" {
 				t.Errorf("Untrusted (-want +got):\n%s", d)
@@ -78,8 +91,13 @@ some_future_key: {x: 1}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff([]Endpoint{{KeyEnv: "OPENAI_API_KEY", Origin: "https://api.example.com:443", Target: "a", Line: 2}}, got); d != "" {
+	if d := cmp.Diff([]Endpoint{{KeyEnv: "OPENAI_API_KEY", Header: "Authorization", Origin: "https://api.example.com:443", Target: "a", Line: 2}}, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
+	}
+	// A headers_env header is an endpoint of its variable too.
+	got, err = TrustedEndpoints([]byte("targets: [{name: app, api: sse, base_url: 'http://app:8080/x', model: m, sse: {token_events: [d], headers_env: {x-session: APP_TOKEN}}}]\n"), "base.yaml", Options{})
+	if d := cmp.Diff([]Endpoint{{KeyEnv: "APP_TOKEN", Header: "X-Session", Origin: "http://app:8080", Target: "app", Line: 1}}, got); err != nil || d != "" {
+		t.Errorf("headers_env: %v (-want +got):\n%s", err, d)
 	}
 	for _, src := range []string{"", "prompts: []\n"} {
 		if got, err := TrustedEndpoints([]byte(src), "base.yaml", Options{}); err != nil || got != nil {

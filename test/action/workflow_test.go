@@ -1032,7 +1032,7 @@ func TestWorkflowJobs(t *testing.T) {
 		if !j.failed || s.outputs["exit-code"] != "2" || s.outputs["verdict"] != "error" {
 			t.Fatalf("failed %t, outputs %v; want exit 2, verdict error\n%s", j.failed, s.outputs, j.log.String())
 		}
-		for _, want := range []string{"would send the key in $OPENAI_API_KEY to " + srv.URL, "land the change on the default branch first", "nothing was sent"} {
+		for _, want := range []string{"would send $OPENAI_API_KEY (in header Authorization) to " + srv.URL, "land the change on the default branch first", "nothing was sent"} {
 			if !strings.Contains(j.log.String(), want) {
 				t.Errorf("the log lacks %q:\n%s", want, j.log.String())
 			}
