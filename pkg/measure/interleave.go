@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -147,11 +146,9 @@ func RunAB(ctx context.Context, opts ABOptions) (base, cand *results.File, err e
 	var st [2][]*sideTarget
 	for s, sd := range sides {
 		for _, ep := range sd.Endpoints {
-			tr := http.DefaultTransport.(*http.Transport).Clone()
-			tr.MaxIdleConnsPerHost = conc
-			tr.DisableCompression = true // a compressed stream would hold frames back
-			defer tr.CloseIdleConnections()
-			c, err := newClient(ep, &http.Client{Transport: tr}, sd.Prompts)
+			hc, closeIdle := newHTTPClient(conc)
+			defer closeIdle()
+			c, err := newClient(ep, hc, sd.Prompts)
 			if err != nil {
 				return files[0], files[1], err
 			}

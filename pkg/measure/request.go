@@ -213,6 +213,60 @@ func (a *attempt) trace() *httptrace.ClientTrace {
 	}
 }
 
+// maxRedirects is how many redirects within the origin a request follows
+// (net/http's own default).
+const maxRedirects = 10
+
+// newHTTPClient returns the HTTP client of one endpoint: a transport of its
+// own that keeps up to conns idle connections (one per stream, so a request
+// never waits for a handshake that another request's connection spared),
+// without compression (a compressed stream would hold frames back), and a
+// redirect policy that keeps the credentials at the origin they were meant
+// for (see sameOrigin). close closes the idle connections.
+func newHTTPClient(conns int) (hc *http.Client, close func()) {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = conns
+	tr.DisableCompression = true
+	return &http.Client{Transport: tr, CheckRedirect: sameOrigin}, tr.CloseIdleConnections
+}
+
+// redirectError is a redirect latgate refused to follow: to another origin.
+type redirectError struct {
+	status   int
+	from, to string // origins, as config.Origin writes them
+}
+
+func (e *redirectError) Error() string {
+	return fmt.Sprintf("redirected to another origin, %s (the base_url's is %s): latgate follows a redirect only within the "+
+		"base_url's scheme, host and port, so that no credential leaves it; set base_url to where the API is served", e.to, e.from)
+}
+
+// sameOrigin is the CheckRedirect of every endpoint's client: a redirect is
+// followed only to the origin (scheme, host and port) of the first request.
+// net/http copies every header of the first request onto the next one, and
+// drops only Authorization and cookies, and only when the host name differs
+// (another port of the same host keeps them); x-api-key, x-goog-api-key and
+// sse.headers_env headers would go anywhere. Refusing the hop keeps each of
+// them, and the key in the base URL's query string, where the config (and
+// --trusted-config) sends it, for every API.
+func sameOrigin(req *http.Request, via []*http.Request) error {
+	from, to := config.Origin(via[0].URL.String()), config.Origin(req.URL.String())
+	if to == "" || to != from {
+		status := 0
+		if req.Response != nil {
+			status = req.Response.StatusCode
+		}
+		if to == "" {
+			to = "a URL that is not http(s)"
+		}
+		return &redirectError{status: status, from: from, to: to}
+	}
+	if len(via) >= maxRedirects {
+		return fmt.Errorf("stopped after %d redirects", maxRedirects)
+	}
+	return nil
+}
+
 // client streams requests to one endpoint.
 type client struct {
 	ep Endpoint
@@ -649,13 +703,18 @@ func (c *client) fail(ctx context.Context, a *attempt, err error) outcome {
 		reqErr *openai.RequestError
 		dnsErr *net.DNSError
 	)
-	var stErr *statusError
+	var (
+		stErr    *statusError
+		redirErr *redirectError
+	)
 	status := a.status
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return c.failf(a, results.ErrTimeout, status, "timed out before the response headers")
 	case ctx.Err() != nil:
 		return c.failf(a, results.ErrCanceled, status, "canceled")
+	case errors.As(err, &redirErr):
+		return c.failf(a, results.ErrHTTP, redirErr.status, "HTTP %d: %v", redirErr.status, redirErr)
 	case errors.As(err, &stErr):
 		return c.statusFailure(a, stErr.status, stErr.msg)
 	case errors.As(err, &apiErr):

@@ -153,11 +153,9 @@ func Run(ctx context.Context, opts Options) (*results.File, error) {
 
 func runTarget(ctx context.Context, ep Endpoint, opts Options, runStart time.Time, observe func(Progress)) (results.Target, error) {
 	conc := max(opts.Run.Concurrency, 1)
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConnsPerHost = conc
-	tr.DisableCompression = true // a compressed stream would hold frames back
-	defer tr.CloseIdleConnections()
-	c, err := newClient(ep, &http.Client{Transport: tr}, opts.Prompts)
+	hc, closeIdle := newHTTPClient(conc)
+	defer closeIdle()
+	c, err := newClient(ep, hc, opts.Prompts)
 	if err != nil {
 		return results.Target{Name: ep.Name}, err
 	}
