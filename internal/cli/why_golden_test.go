@@ -26,7 +26,9 @@ import (
 // per uncached prompt token) and edge streams; latgate.yaml, the current
 // side, stops sim's cache, doubles prompt notes, buffers edge's stream and
 // asks edge for a model whose name holds Markdown, a link, a workflow
-// command and a backquote, which the simulator returns. So each cause has
+// command and a backquote, which the simulator returns (results.json's
+// returned model adds mentions, a bare URL, a www. name, an e-mail address
+// and references to it). So each cause has
 // a row: the cache (sim/faq), the longer input (sim/notes), the buffered
 // stream and the returned model (edge), sanitised in each format.
 func TestWhyGolden(t *testing.T) {
@@ -76,6 +78,18 @@ func TestWhyGolden(t *testing.T) {
 	// no workflow command, well-formed XML.
 	if strings.Contains(report, "**bold**") || strings.Contains(report, "[x](") {
 		t.Errorf("Markdown holds the model name's markup unescaped")
+	}
+	// The returned model (results.json) also mentions people and teams,
+	// and holds a bare URL, a www. name, an e-mail address and references
+	// (#27 item 3): in the Markdown, which becomes a PR comment, none of
+	// them may mention, link or reference anything.
+	if !strings.Contains(report, "octocat") {
+		t.Fatalf("the returned model's text did not reach the Markdown; the test would prove nothing")
+	}
+	for _, bad := range []string{"@octocat", "@org/team", "https://evil", "https://example", "www.evil", "user@evil", "#12", "GH-3"} {
+		if strings.Contains(report, bad) {
+			t.Errorf("Markdown holds %q as GitHub would mention, link or reference it", bad)
+		}
 	}
 	for _, s := range []string{stdout, report, junitXML} {
 		for _, l := range strings.Split(s, "\n") {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/latgate/latgate/internal/sanitize"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
 )
@@ -247,19 +248,19 @@ func ABMarkdown(w io.Writer, rep compare.Report, ab AB, opts Options) error {
 	if strings.HasPrefix(status, "FAIL") {
 		icon = "❌"
 	}
-	fmt.Fprintf(ew, "## %s latgate ab: %s\n\n%s\n\n", icon, status, mdEscape(abDiffers(detail, rep)))
+	fmt.Fprintf(ew, "## %s latgate ab: %s\n\n%s\n\n", icon, status, sanitize.Markdown(abDiffers(detail, rep)))
 	fmt.Fprintf(ew, "Candidate `%s` against base `%s`, both measured in this job, interleaved.\n\n", mdCode(ab.Candidate), mdCode(ab.Base))
 	if lines := Faster(rep); len(lines) > 0 {
 		fmt.Fprint(ew, "**Faster**, by check:\n\n")
 		for _, l := range lines {
-			fmt.Fprintf(ew, "- %s\n", mdEscape(l))
+			fmt.Fprintf(ew, "- %s\n", sanitize.Markdown(l))
 		}
 		fmt.Fprintln(ew)
 	}
-	fmt.Fprintf(ew, "<sub>%s</sub>\n", mdEscape(ab.compared(rep)))
+	fmt.Fprintf(ew, "<sub>%s</sub>\n", sanitize.Markdown(ab.compared(rep)))
 	all := ordered(rep)
 	for _, target := range targets(all) {
-		fmt.Fprintf(ew, "\n### %s\n\n", mdEscape(target))
+		fmt.Fprintf(ew, "\n### %s\n\n", sanitize.Markdown(target))
 		mdVerdictRows(ew, rep, all, target, mdColumns{sides: "base → candidate", labels: "base → candidate differs"},
 			func(c compare.Check) string {
 				if isLimit(c) {
@@ -270,29 +271,29 @@ func ABMarkdown(w io.Writer, rep compare.Report, ab AB, opts Options) error {
 			func(c compare.Check) string { return mdVerdict(c.Verdict, opts.Strict) })
 	}
 	if note := decisionNote(rep, aggregateLabel); note != "" {
-		fmt.Fprintf(ew, "\n%s\n", mdEscape(note))
+		fmt.Fprintf(ew, "\n%s\n", sanitize.Markdown(note))
 	}
 	if len(rep.Changes) > 0 {
 		fmt.Fprint(ew, "\n### What differs, base → candidate\n\n")
 		for _, c := range rep.Changes {
-			fmt.Fprintf(ew, "- %s\n", mdEscape(abChange(c)))
+			fmt.Fprintf(ew, "- %s\n", sanitize.Markdown(abChange(c)))
 		}
 	}
 	if len(rep.Warnings) > 0 {
 		fmt.Fprint(ew, "\n### Warnings\n\n")
 		for _, warn := range rep.Warnings {
-			fmt.Fprintf(ew, "- %s\n", mdEscape(warn))
+			fmt.Fprintf(ew, "- %s\n", sanitize.Markdown(warn))
 		}
 	}
 	if next := abNext(rep, ab, opts); next != "" {
-		fmt.Fprintf(ew, "\n%s\n", mdEscape(next))
+		fmt.Fprintf(ew, "\n%s\n", sanitize.Markdown(next))
 	}
 	fmt.Fprintf(ew, "\n<details><summary>How to read this</summary>\n\n%s\n\n</details>\n", abHowToRead(rep))
 	return ew.err
 }
 
 // mdCode makes s safe inside a Markdown code span.
-func mdCode(s string) string { return strings.ReplaceAll(mdEscape(s), "`", "'") }
+func mdCode(s string) string { return strings.ReplaceAll(sanitize.Markdown(s), "`", "'") }
 
 func abHowToRead(rep compare.Report) string {
 	s := fmt.Sprintf("*change* is candidate ÷ base − 1 for the statistic, both sides measured together in blocks (one request of each, "+

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/latgate/latgate/internal/sanitize"
 	"github.com/latgate/latgate/pkg/compare"
 )
 
@@ -96,7 +97,7 @@ func mdChanges(w io.Writer, rep compare.Report) {
 	}
 	fmt.Fprint(w, "\n### Changed since the baseline\n\n")
 	for _, c := range rep.Changes {
-		fmt.Fprintf(w, "- %s\n", mdEscape(c.Message()))
+		fmt.Fprintf(w, "- %s\n", sanitize.Markdown(c.Message()))
 	}
 	fmt.Fprint(w, "\nA changed model, endpoint, parameter or prompt is gated against the old baseline and labelled; "+
 		"if the change is intended, bless the new baseline in this pull request (`latgate bless`) so reviewers see it in the diff.\n")

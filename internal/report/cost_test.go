@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/latgate/latgate/internal/cost"
+	"github.com/latgate/latgate/internal/sanitize"
 	"github.com/latgate/latgate/pkg/compare"
 )
 
@@ -93,7 +94,7 @@ func TestCostInReports(t *testing.T) {
 // TestMarkdownMath: hostile text cannot open GitHub's math ($…$), which
 // renders LaTeX (colours, sizes) from a model's name.
 func TestMarkdownMath(t *testing.T) {
-	if got, want := mdEscape(`gpt $\color{red}{\Huge x}$`), `gpt \$\\color{red}{\\Huge x}\$`; got != want {
+	if got, want := sanitize.Markdown(`gpt $\color{red}{\Huge x}$`), `gpt \$\\color{red}{\\Huge x}\$`; got != want {
 		t.Errorf("mdEscape = %q, want %q", got, want)
 	}
 }

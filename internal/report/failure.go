@@ -36,7 +36,7 @@ func JUnitSlowed(w io.Writer, msg string) error {
 // requests were far slower than the baseline allows: the verdict
 // "regressed", why, and what to do next.
 func MarkdownSlowed(w io.Writer, msg, next string) error {
-	_, err := fmt.Fprintf(w, "## ❌ latgate: REGRESSED\n\n%s\n\n%s\n", sanitize.CodeBlock(msg), mdEscape(next))
+	_, err := fmt.Fprintf(w, "## ❌ latgate: REGRESSED\n\n%s\n\n%s\n", sanitize.CodeBlock(msg), sanitize.Markdown(next))
 	return err
 }
 
@@ -64,6 +64,6 @@ func junitSingle(w io.Writer, tc junit.Testcase) error {
 // MarkdownNotice writes the Markdown report for a run that was measured but
 // not gated: a warning heading and why.
 func MarkdownNotice(w io.Writer, msg string) error {
-	_, err := fmt.Fprintf(w, "## ⚠️ latgate: NOT GATED\n\n%s\n", mdEscape(msg))
+	_, err := fmt.Fprintf(w, "## ⚠️ latgate: NOT GATED\n\n%s\n", sanitize.Markdown(msg))
 	return err
 }

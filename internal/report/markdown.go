@@ -40,14 +40,14 @@ func markdown(w io.Writer, rep compare.Report, opts Options, charts bool) error 
 	if strings.HasPrefix(status, "FAIL") {
 		icon = "❌"
 	}
-	fmt.Fprintf(ew, "## %s latgate: %s\n\n%s\n\n", icon, status, mdEscape(withChanges(detail, rep)))
-	fmt.Fprintf(ew, "<sub>%s</sub>\n", mdEscape(provenance(rep, opts)))
+	fmt.Fprintf(ew, "## %s latgate: %s\n\n%s\n\n", icon, status, sanitize.Markdown(withChanges(detail, rep)))
+	fmt.Fprintf(ew, "<sub>%s</sub>\n", sanitize.Markdown(provenance(rep, opts)))
 
 	all := inOrder(rep, opts)
 	for _, target := range targets(append(all, rep.New...)) {
-		fmt.Fprintf(ew, "\n### %s\n\n", mdEscape(target))
+		fmt.Fprintf(ew, "\n### %s\n\n", sanitize.Markdown(target))
 		for _, n := range opts.TargetNotes[target] {
-			fmt.Fprintf(ew, "%s\n\n", mdEscape(n))
+			fmt.Fprintf(ew, "%s\n\n", sanitize.Markdown(n))
 		}
 		if charts {
 			writeChart(ew, target, rep.Checks)
@@ -58,18 +58,18 @@ func markdown(w io.Writer, rep compare.Report, opts Options, charts bool) error 
 		for _, c := range rep.New {
 			if targetOf(c) == target {
 				fmt.Fprintf(ew, "| %s | %s | - → %s | - | - | - | 🆕 %s | %s |\n",
-					mdEscape(c.Prompt), mdEscape(checkOf(c)), value(c.Metric, c.Current, c.NCur), newWord, mdEscape(labels(c)))
+					sanitize.Markdown(c.Prompt), sanitize.Markdown(checkOf(c)), value(c.Metric, c.Current, c.NCur), newWord, sanitize.Markdown(labels(c)))
 			}
 		}
 		mdWhy(ew, target, all)
 	}
 	for _, line := range []string{decisionNote(rep, aggregateLabel), noiseNote(rep), CostLine("", opts.Cost)} {
 		if line != "" {
-			fmt.Fprintf(ew, "\n%s\n", mdEscape(line))
+			fmt.Fprintf(ew, "\n%s\n", sanitize.Markdown(line))
 		}
 	}
 	if next := nextStep(rep, opts); next != "" {
-		fmt.Fprintf(ew, "\n%s\n", mdEscape(next))
+		fmt.Fprintf(ew, "\n%s\n", sanitize.Markdown(next))
 	}
 	mdChanges(ew, rep)
 	if len(rep.Warnings) > 0 {
@@ -78,10 +78,10 @@ func markdown(w io.Writer, rep compare.Report, opts Options, charts bool) error 
 			// The endpoint's own words go in a code block, where no
 			// Markdown they hold can render.
 			if before, said, ok := strings.Cut(warn, results.SaidSep); ok {
-				fmt.Fprintf(ew, "- %s; the endpoint said:\n\n%s\n", mdEscape(before), strings.TrimRight(sanitize.CodeBlock(said), "\n"))
+				fmt.Fprintf(ew, "- %s; the endpoint said:\n\n%s\n", sanitize.Markdown(before), strings.TrimRight(sanitize.CodeBlock(said), "\n"))
 				continue
 			}
-			fmt.Fprintf(ew, "- %s\n", mdEscape(warn))
+			fmt.Fprintf(ew, "- %s\n", sanitize.Markdown(warn))
 		}
 	}
 	read := howToRead(rep)
@@ -106,11 +106,11 @@ func mdWhy(w io.Writer, target string, all []compare.Check) {
 			fmt.Fprint(w, "\n**Why:** what moved with each regression\n\n")
 			first = false
 		}
-		what := "**" + mdEscape(promptOf(c)+" "+checkOf(c)) + "**"
+		what := "**" + sanitize.Markdown(promptOf(c)+" "+checkOf(c)) + "**"
 		if c.Ratio > 0 {
 			what += " " + change(c)
 		}
-		fmt.Fprintf(w, "- %s — %s\n", what, mdEscape(line))
+		fmt.Fprintf(w, "- %s — %s\n", what, sanitize.Markdown(line))
 	}
 }
 
@@ -165,22 +165,6 @@ func rateNote(rep compare.Report) string {
 		}
 	}
 	return ""
-}
-
-// mdEscape makes text literal in Markdown, in a table cell or a list item:
-// it backslash-escapes the punctuation Markdown acts on and folds newlines.
-func mdEscape(s string) string {
-	var b strings.Builder
-	for _, r := range sanitize.Line(s, 0) { // no control characters, no "::" command
-		switch {
-		case strings.ContainsRune("\\`*_[]<>|#~&$", r): // $: GitHub's math
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 // maxChartPrompts caps the prompts of a chart; more would not be legible.
@@ -298,7 +282,7 @@ func mdVerdictRows(ew io.Writer, rep compare.Report, all []compare.Check, target
 		if targetOf(c) != target {
 			continue
 		}
-		prompt := mdEscape(promptOf(c))
+		prompt := sanitize.Markdown(promptOf(c))
 		if isAggregate(c) {
 			prompt = "*" + prompt + "*"
 		}
@@ -307,10 +291,10 @@ func mdVerdictRows(ew io.Writer, rep compare.Report, all []compare.Check, target
 			chg = "**" + chg + "**"
 		}
 		if lab {
-			end = " " + mdEscape(labels(c)) + " |"
+			end = " " + sanitize.Markdown(labels(c)) + " |"
 		}
 		fmt.Fprintf(ew, "| %s | %s | %s → %s | %s | %s | %s | %s |%s\n",
-			prompt, mdEscape(checkOf(c)), base(c), value(c.Metric, c.Current, c.NCur),
-			chg, interval(c), mdEscape(tolerance(c)), verdict(c)+mdEscape(limitVerdict(c)), end)
+			prompt, sanitize.Markdown(checkOf(c)), base(c), value(c.Metric, c.Current, c.NCur),
+			chg, interval(c), sanitize.Markdown(tolerance(c)), verdict(c)+sanitize.Markdown(limitVerdict(c)), end)
 	}
 }

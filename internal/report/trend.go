@@ -13,6 +13,7 @@ import (
 	"github.com/jstemmer/go-junit-report/v2/junit"
 
 	"github.com/latgate/latgate/internal/numfmt"
+	"github.com/latgate/latgate/internal/sanitize"
 	"github.com/latgate/latgate/internal/trend"
 	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/stats"
@@ -233,12 +234,12 @@ func trendOutcome(rep trend.Report) string {
 // warnings.
 func TrendMarkdown(w io.Writer, rep trend.Report, warnings []string, opts TrendOptions) error {
 	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "## latgate trend\n\n**%s**\n\n", mdEscape(trendOutcome(rep)))
+	fmt.Fprintf(ew, "## latgate trend\n\n**%s**\n\n", sanitize.Markdown(trendOutcome(rep)))
 	if next := trendNext(rep); next != "" {
-		fmt.Fprintf(ew, "%s\n\n", mdEscape(next))
+		fmt.Fprintf(ew, "%s\n\n", sanitize.Markdown(next))
 	}
 	if opts.Baseline != "" {
-		fmt.Fprintf(ew, "Baseline: %s\n\n", mdEscape(opts.Baseline))
+		fmt.Fprintf(ew, "Baseline: %s\n\n", sanitize.Markdown(opts.Baseline))
 	}
 	charted := chartSeries(rep)
 	for _, s := range charted {
@@ -256,18 +257,18 @@ func TrendMarkdown(w io.Writer, rep trend.Report, warnings []string, opts TrendO
 			if s.Verdict == trend.Regressed {
 				v = "**" + strings.ToUpper(v) + "**"
 			}
-			fmt.Fprintf(ew, "| %s | %s | %s %s | %d | %s | %s | %s | %s |\n", mdEscape(s.Target), mdEscape(s.Prompt), s.Metric, s.Stat,
-				len(s.Points), newest, driftText(s.Drift), mdEscape(last), v)
+			fmt.Fprintf(ew, "| %s | %s | %s %s | %d | %s | %s | %s | %s |\n", sanitize.Markdown(s.Target), sanitize.Markdown(s.Prompt), s.Metric, s.Stat,
+				len(s.Points), newest, driftText(s.Drift), sanitize.Markdown(last), v)
 		}
 		fmt.Fprintln(ew)
 	}
 	for _, warn := range warnings {
-		fmt.Fprintf(ew, "- ⚠️ %s\n", mdEscape(warn))
+		fmt.Fprintf(ew, "- ⚠️ %s\n", sanitize.Markdown(warn))
 	}
 	if len(warnings) > 0 {
 		fmt.Fprintln(ew)
 	}
-	fmt.Fprintf(ew, "<sub>%s</sub>\n", mdEscape(trendHead(rep, opts)))
+	fmt.Fprintf(ew, "<sub>%s</sub>\n", sanitize.Markdown(trendHead(rep, opts)))
 	return ew.err
 }
 

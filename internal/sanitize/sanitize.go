@@ -472,20 +472,113 @@ func isBidi(r rune) bool {
 	return (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069') || r == '\u200e' || r == '\u200f' || r == '\u061c'
 }
 
-// Markdown returns s (already a Line, or any text) escaped for inline
-// Markdown: one line, with every character that could start emphasis, a code
-// span, a link or image, a heading, a table cell, an HTML tag or entity, or
-// an autolink, or GitHub's math ($…$) backslash-escaped, so that the text
-// renders as itself.
+// Markdown returns s as inline Markdown that renders as its own text and
+// does nothing else: the one escaper of every Markdown output (reports, job
+// summaries, pull-request comments, trend's issue bodies). It is one Line
+// (no control characters, no "::" command); every character that could
+// start emphasis, a code span, a link or image, a heading, a table cell, an
+// HTML tag or entity, an autolink or GitHub's math ($…$) is
+// backslash-escaped, and so is a list marker at its start ("- ", "1. ", "---").
+//
+// Backslashes do not stop what GitHub does after rendering: it turns
+// @user, @org/team, #123 and GH-123 in the text into mentions (which notify
+// people) and references, and bare URLs, www. names and e-mail addresses
+// into links. So Markdown also puts a zero-width space (U+200B) after an @
+// that could start a mention or an e-mail domain (not the @ of
+// "target@region"), after every #, between GH and -, between a scheme's : and its //, and between
+// www and its dot: the text reads and prints the same, and none of it
+// mentions, references or links anything (FuzzMarkdown holds this through
+// a GitHub-flavoured renderer).
 func Markdown(s string) string {
+	// Leading spaces render as nothing, and four of them as a code block.
+	line := strings.TrimLeft(Line(s, 0), " ")
 	var b strings.Builder
-	for _, r := range Line(s, 0) {
-		if strings.ContainsRune("\\`*_[]()<>|#~&!{}+-.=:\"'$", r) {
+	b.Grow(len(line) + len(line)/4)
+	list := listMarker(line)
+	for i, r := range line {
+		if strings.ContainsRune("\\`*_[]<>|#~&$", r) || i == list {
 			b.WriteByte('\\')
 		}
 		b.WriteRune(r)
+		if inertAfter(line, i, r) {
+			b.WriteString(zeroWidthSpace)
+		}
 	}
 	return b.String()
+}
+
+// zeroWidthSpace is U+200B, which breaks a mention, reference or autolink
+// without changing how the text reads.
+const zeroWidthSpace = "\u200b"
+
+// asciiWord reports the characters GitHub counts as part of a word before
+// an @ (an @ after one is no mention).
+func asciiWord(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// emailDomain reports whether s starts like the domain of an e-mail address
+// the autolink extension links: name characters with a dot between two of
+// them.
+func emailDomain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '.':
+			if i > 0 && i+1 < len(s) && (asciiWord(s[i+1]) || s[i+1] == '-') {
+				return true
+			}
+		case !asciiWord(c) && c != '-':
+			return false
+		}
+	}
+	return false
+}
+
+// listMarker returns the byte offset of the character that would make line,
+// at the start of a line, a list item, a thematic break or a heading
+// underline (the - or + of "- x", "+ x"; the first of "---" or "==="; the .
+// or ) of "1. x"), or -1.
+func listMarker(line string) int {
+	if line == "" {
+		return -1
+	}
+	blankAfter := func(i int) bool { return i >= len(line) || line[i] == ' ' }
+	only := func(c byte) bool { return strings.Trim(line, string(c)+" ") == "" }
+	switch c := line[0]; {
+	case (c == '-' || c == '+') && blankAfter(1), c == '-' && only('-'), c == '=' && only('='):
+		return 0
+	}
+	n := 0
+	for n < len(line) && n < 10 && line[n] >= '0' && line[n] <= '9' {
+		n++
+	}
+	if n > 0 && n < len(line) && (line[n] == '.' || line[n] == ')') && blankAfter(n+1) {
+		return n
+	}
+	return -1
+}
+
+// inertAfter reports whether the character r at byte i of line could,
+// with what follows, become a mention, a reference or an autolink on
+// GitHub: an @ of a mention, team or e-mail address, # (an issue reference),
+// the H of GH-<digit>, the : of ://, the last w of www.
+func inertAfter(line string, i int, r rune) bool {
+	next := line[i+1:]
+	switch r {
+	case '@':
+		// A mention needs no word character before it; an e-mail address
+		// needs a domain with a dot after it. "target@region" is neither.
+		return i == 0 || !asciiWord(line[i-1]) || emailDomain(next)
+	case '#':
+		return true
+	case ':':
+		return strings.HasPrefix(next, "//")
+	case 'h', 'H':
+		return i >= 1 && (line[i-1] == 'g' || line[i-1] == 'G') && len(next) >= 2 && next[0] == '-' && next[1] >= '0' && next[1] <= '9'
+	case 'w', 'W':
+		return i >= 2 && strings.EqualFold(line[i-2:i+1], "www") && strings.HasPrefix(next, ".")
+	}
+	return false
 }
 
 // CodeBlock returns text as a fenced Markdown code block whose fence is

@@ -147,21 +147,6 @@ func TestLine(t *testing.T) {
 	}
 }
 
-func TestMarkdown(t *testing.T) {
-	in := "x` ```\n# head ![img](http://e/x.png) <img src=x> &amp; | cell $\\color{red}{x}$"
-	got := Markdown(in)
-	for _, bad := range []string{"```", "![", "](", "\n"} {
-		if strings.Contains(got, bad) {
-			t.Errorf("Markdown(%q) = %q still holds %q", in, got, bad)
-		}
-	}
-	for i, c := range got {
-		if strings.ContainsRune("`<>&[]|#!$", c) && (i == 0 || got[i-1] != '\\') {
-			t.Errorf("Markdown(%q) = %q: %q at %d is not escaped", in, got, c, i)
-		}
-	}
-}
-
 func TestCodeBlock(t *testing.T) {
 	got := CodeBlock("line ```` fence\n::error::x\n")
 	want := "`````\nline ```` fence\n:\u200b:error::x\n`````\n"
