@@ -436,6 +436,9 @@ func TestImpossibleValuesSkipped(t *testing.T) {
 		{"good", `"ttft":{"n":60,"p50":100,"p90":140,"p95":150,"p99":170,"mean":110}`, ""},
 		{"itl of 0 ms", `"itl":{"n":600,"p50":0,"p95":4}`, ""},
 		{"tiny", `"ttft":{"n":60,"p50":1e-300}`, "targets[0].prompts[0].m.ttft.p50: 1e-300 is below the microsecond"},
+		// #27: between half a microsecond and one, which round never writes.
+		{"under a microsecond", `"ttft":{"n":60,"p50":0.0007}`, "targets[0].prompts[0].m.ttft.p50: 0.0007 is below the microsecond"},
+		{"itl of one microsecond", `"itl":{"n":600,"p50":0.001,"p95":4}`, ""},
 		{"negative", `"ttft":{"n":60,"p50":-5}`, "m.ttft.p50: -5 is not a value a run measures"},
 		{"zero ttft", `"ttft":{"n":60,"p50":0}`, "m.ttft.p50: 0 ms cannot be: ttft is positive"},
 		{"absurd", `"total":{"n":60,"p50":1e308}`, "m.total.p50: 1e+308 ms is absurd"},

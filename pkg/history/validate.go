@@ -14,8 +14,8 @@ const MaxRate = 1e9
 
 // validate checks a decoded record as data, the way results.ValidateData
 // checks a baseline: counts in range, every statistic finite, not negative,
-// not absurd, one a run can have produced (latgate stores microseconds, so
-// a positive duration under half a microsecond was never written by it),
+// not absurd, one a run can have produced (latgate rounds to the
+// microsecond, so a positive value under one was never written by it),
 // positive where a stream makes it so (ttft, ttfct, total), and quantiles in
 // order (p50 ≤ p90 ≤ p95 ≤ p99). It returns the first problem, naming it by
 // its JSON path. A record that fails is skipped, never used: three records
@@ -73,7 +73,7 @@ func validStats(path, metric string, st Stats) error {
 			problem = num(v) + " tokens/s is absurd"
 		case !rate && v > results.MaxMS:
 			problem = num(v) + " ms is absurd (over a day)"
-		case v > 0 && v < 0.0005:
+		case v > 0 && v < 0.001: // round writes 0 or at least 0.001
 			problem = num(v) + " is below the microsecond latgate stores: no run wrote it"
 		case positive && v == 0:
 			problem = "0 ms cannot be: " + metric + " is positive"
