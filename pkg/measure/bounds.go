@@ -1,5 +1,7 @@
 package measure
 
+import "github.com/latgate/latgate/pkg/results"
+
 // A stream is bounded by what latgate asked for. An endpoint that ignores
 // max_tokens (a misconfigured server, a proxy that drops the field, a
 // runaway generation) would otherwise stream for as long as the request's
@@ -25,3 +27,21 @@ func tokenLimit(maxTokens int) int { return 2*max(maxTokens, 1) + 64 }
 // token asked. It stops a stream that sends endless events without tokens
 // (empty deltas, pings) faster than the timeout would.
 func byteLimit(maxTokens int) int64 { return 32<<20 + int64(max(maxTokens, 1))*(16<<10) }
+
+// maxPromptTokens bounds the prompt tokens one request can have: the
+// largest context window models offer (10 million tokens). Usage beyond it,
+// or output tokens beyond tokenLimit, is not what the request used: an
+// endpoint that says so (a cache_read_input_tokens of 10^11) would price
+// three requests at $300,000.
+const maxPromptTokens = 10_000_000
+
+// plausibleUsage reports whether the usage s reported could be true of one
+// request asked for maxTokens: its prompt tokens, those read from and
+// written to the cache included, within maxPromptTokens, and its output
+// tokens within tokenLimit. Implausible usage is dropped (see read): the
+// request then counts as one of unknown usage, and its tokens come from
+// its chunks.
+func plausibleUsage(s *results.Sample, maxTokens int) bool {
+	prompt := max(s.PromptTokens, s.CachedTokens+s.CacheCreationTokens)
+	return prompt <= maxPromptTokens && s.OutputTokens <= tokenLimit(maxTokens) && s.ReasoningTokens <= tokenLimit(maxTokens)
+}

@@ -540,6 +540,9 @@ func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 	s.Total = ms(end.Sub(a.start))
 	s.MaxStall = ms(maxStall)
 	s.Chunks = chunks
+	if s.TokenSource != "" && !plausibleUsage(s, c.ep.MaxTokens) {
+		s.PromptTokens, s.CachedTokens, s.CacheCreationTokens, s.ReasoningTokens, s.OutputTokens, s.TokenSource = 0, 0, 0, 0, 0, ""
+	}
 	if s.TokenSource == "" || s.OutputTokens == 0 {
 		s.OutputTokens, s.TokenSource = chunks, "chunks"
 	}

@@ -2,6 +2,8 @@ package measure
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"testing"
 
@@ -59,6 +61,59 @@ func TestUsageTally(t *testing.T) {
 			}
 			if diff := cmp.Diff(want, *tg.Usage); diff != "" {
 				t.Errorf("usage (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestImplausibleUsageIsUnknown (#27): an endpoint that reports usage no
+// request can have had — 10^11 tokens read from the cache, output beyond
+// what max_tokens allows — is not believed: the request counts as one of
+// unknown usage (no cost of $300,000 for three requests), and its output
+// tokens come from its chunks. Honest usage of the same stream is kept.
+func TestImplausibleUsageIsUnknown(t *testing.T) {
+	for _, tt := range []struct {
+		name, usage, final string // message_start's usage, message_delta's
+		known              bool
+	}{
+		{"honest", `"input_tokens":12,"cache_read_input_tokens":4000,"output_tokens":1`, `"output_tokens":3`, true},
+		{"cache read of 10^11", `"input_tokens":12,"cache_read_input_tokens":100000000000,"output_tokens":1`, `"output_tokens":3`, false},
+		{"cache write of 10^8", `"input_tokens":12,"cache_creation_input_tokens":100000000,"output_tokens":1`, `"output_tokens":3`, false},
+		{"output far past max_tokens", `"input_tokens":12,"output_tokens":1`, `"output_tokens":5000000`, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				io.WriteString(w, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"model\":\"m\",\"usage\":{"+tt.usage+"}}}\n\n")
+				for range 3 {
+					io.WriteString(w, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"w \"}}\n\n")
+				}
+				io.WriteString(w, "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{"+tt.final+"}}\n\n")
+				io.WriteString(w, "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
+			}))
+			defer srv.Close()
+			tg := config.Target{Name: "t", Model: "m", API: config.APIAnthropic, MaxTokens: 64, MaxErrorRate: 1}
+			f, err := Run(context.Background(), runOpts(Endpoint{Target: tg, URL: srv.URL + "/v1"}, 3))
+			if err != nil {
+				t.Fatal(err)
+			}
+			u := f.Targets[0].Usage
+			if u == nil || u.Requests != 3 {
+				t.Fatalf("usage %+v, want 3 requests", u)
+			}
+			if tt.known {
+				if u.Unknown != 0 || u.CachedTokens != 3*4000 {
+					t.Errorf("honest usage was dropped: %+v", *u)
+				}
+				return
+			}
+			if diff := cmp.Diff(results.Usage{Requests: 3, Unknown: 3}, *u); diff != "" {
+				t.Errorf("usage (-want +got):\n%s", diff)
+			}
+			for _, s := range f.Targets[0].Prompts[0].Samples {
+				if s.Known() || s.OutputTokens != 3 || s.CachedTokens != 0 || s.PromptTokens != 0 {
+					t.Errorf("sample keeps the implausible usage: %s, %d output, %d prompt, %d cached", s.TokenSource, s.OutputTokens, s.PromptTokens, s.CachedTokens)
+				}
 			}
 		})
 	}
