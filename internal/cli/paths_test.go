@@ -71,6 +71,14 @@ func TestOutputsNeverOverwriteInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	notDir := filepath.Join(dir, "msgs.json", "out.json") // under a file
+	outside := filepath.Join(t.TempDir(), "victim.json")
+	if err := os.WriteFile(outside, []byte("victim"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := filepath.Join(dir, "elsewhere.json")
+	if err := os.Symlink(outside, elsewhere); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		args []string
@@ -94,6 +102,11 @@ func TestOutputsNeverOverwriteInputs(t *testing.T) {
 		{"compare --markdown config", []string{"compare", "-c", cfg, "--markdown", link, base, res}, "is the config"},
 		{"merge -o input", []string{"merge", "-o", res, res}, "--out " + res + " is the input"},
 		{"merge -o hard link of input", []string{"merge", "-o", hard, base, res}, "is the input"},
+		// #27: an output that is a link is not written through, wherever
+		// it points (bless would write the baseline there).
+		{"bless -b symlink elsewhere", []string{"bless", "-c", cfg, "-b", elsewhere, "--force"}, "the baseline " + elsewhere + " is a symbolic link to " + outside},
+		{"measure -o symlink elsewhere", []string{"measure", "-c", cfg, "-o", elsewhere}, "--out " + elsewhere + " is a symbolic link"},
+		{"check --history symlink", []string{"check", "-c", cfg, "--history", elsewhere}, "--history " + elsewhere + " is a symbolic link"},
 	}
 	before := testkit.Snapshot(t, dir)
 	for _, tt := range tests {
@@ -117,6 +130,9 @@ func TestOutputsNeverOverwriteInputs(t *testing.T) {
 				}
 			}
 		})
+	}
+	if got := testkit.ReadFile(t, outside); got != "victim" {
+		t.Errorf("the file a link points to was written: %q", got)
 	}
 }
 

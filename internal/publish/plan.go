@@ -14,8 +14,10 @@ import (
 // The one rule for paths: before anything is measured, every file a command
 // will write is resolved (symbolic links, and hard links by os.SameFile) and
 // refused with exit 2 when it names a file the command reads or another file
-// it writes; and an output that cannot be written is found then, not after
-// the measurement.
+// it writes, or when it is itself a symbolic link (a baseline committed as a
+// link would have bless write wherever the link points); and an output that
+// cannot be written is found then, not after the measurement. The files
+// the runner names ($GITHUB_STEP_SUMMARY, $GITHUB_OUTPUT) are the runner's.
 
 // InputConfig declares a loaded config and every messages_file it read as
 // inputs.
@@ -72,6 +74,11 @@ func (k *Sink) Check() error {
 		}
 	}
 	for _, o := range outs[:len(k.outputs)] {
+		if fi, err := os.Lstat(o.Path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("%s %s is a symbolic link to %s: latgate does not write an output through a link (one committed in a "+
+				"pull request could point anywhere on the runner); name the file itself, or replace the link with the file "+
+				"(found before measuring; nothing was written)", o.Role, o.Path, o.real)
+		}
 		if err := writable(o.Path, o.info); err != nil {
 			return fmt.Errorf("%s %s cannot be written: %w (found before measuring; nothing was written)", o.Role, o.Path, err)
 		}
