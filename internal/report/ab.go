@@ -249,7 +249,7 @@ func ABMarkdown(w io.Writer, rep compare.Report, ab AB, opts Options) error {
 		icon = "❌"
 	}
 	fmt.Fprintf(ew, "## %s latgate ab: %s\n\n%s\n\n", icon, status, sanitize.Markdown(abDiffers(detail, rep)))
-	fmt.Fprintf(ew, "Candidate `%s` against base `%s`, both measured in this job, interleaved.\n\n", mdCode(ab.Candidate), mdCode(ab.Base))
+	fmt.Fprintf(ew, "Candidate %s against base %s, both measured in this job, interleaved.\n\n", sanitize.CodeSpan(ab.Candidate), sanitize.CodeSpan(ab.Base))
 	if lines := Faster(rep); len(lines) > 0 {
 		fmt.Fprint(ew, "**Faster**, by check:\n\n")
 		for _, l := range lines {
@@ -292,8 +292,6 @@ func ABMarkdown(w io.Writer, rep compare.Report, ab AB, opts Options) error {
 	return ew.err
 }
 
-// mdCode makes s safe inside a Markdown code span.
-func mdCode(s string) string { return strings.ReplaceAll(sanitize.Markdown(s), "`", "'") }
 
 func abHowToRead(rep compare.Report) string {
 	s := fmt.Sprintf("*change* is candidate ÷ base − 1 for the statistic, both sides measured together in blocks (one request of each, "+

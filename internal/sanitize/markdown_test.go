@@ -138,3 +138,29 @@ func FuzzMarkdown(f *testing.F) {
 		checkMarkdown(t, s)
 	})
 }
+
+// TestCodeSpan: a code span renders as the text itself, whatever backticks,
+// Markdown, mentions or links it holds, and as code (which GitHub leaves
+// alone).
+func TestCodeSpan(t *testing.T) {
+	codeSpan := regexp.MustCompile(`(?s)^<p>see <code>(.*)</code> here</p>\n$`)
+	for _, s := range append(markdownSeeds, "my_config.yaml", "latgate@24231d9b34bd.yaml", "`", "a``b", "` x `", "  ") {
+		if s == "" {
+			continue
+		}
+		var out bytes.Buffer
+		if err := gfm.Convert([]byte("see "+CodeSpan(s)+" here\n"), &out); err != nil {
+			t.Fatal(err)
+		}
+		m := codeSpan.FindStringSubmatch(out.String())
+		if m == nil {
+			t.Errorf("CodeSpan(%q) = %q renders as %q, not one code span", s, CodeSpan(s), out.String())
+			continue
+		}
+		// CommonMark strips one space at each end when both are spaces.
+		want := Line(s, 0)
+		if got := html.UnescapeString(m[1]); got != want && " "+got+" " != want {
+			t.Errorf("CodeSpan(%q) = %q renders %q, want %q", s, CodeSpan(s), got, want)
+		}
+	}
+}

@@ -581,6 +581,30 @@ func inertAfter(line string, i int, r rune) bool {
 	return false
 }
 
+// CodeSpan returns s (as one Line) as an inline Markdown code span: it
+// renders as its own text in monospace, where nothing is Markdown and
+// GitHub mentions, references and links nothing. The backtick fence is
+// longer than any run of backticks in s, and a space pads text that starts
+// or ends with a backtick. For a paragraph, not a table cell (where a |
+// would end the cell).
+func CodeSpan(s string) string {
+	line := Line(s, 0)
+	run, longest := 0, 0
+	for _, r := range line {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if line == "" || strings.HasPrefix(line, "`") || strings.HasSuffix(line, "`") {
+		line = " " + line + " "
+	}
+	return fence + line + fence
+}
+
 // CodeBlock returns text as a fenced Markdown code block whose fence is
 // longer than any run of backticks in text, so the text cannot close it;
 // each line of text is sanitised with Line (the line breaks are kept).
