@@ -292,7 +292,6 @@ func ABMarkdown(w io.Writer, rep compare.Report, ab AB, opts Options) error {
 	return ew.err
 }
 
-
 func abHowToRead(rep compare.Report) string {
 	s := fmt.Sprintf("*change* is candidate ÷ base − 1 for the statistic, both sides measured together in blocks (one request of each, "+
 		"sent together in a random order), so a drift of the endpoint hits both. *%[1]s CI* pairs the sides by block: for p50, "+
