@@ -65,10 +65,16 @@ func SelfDrift(s Side, gate config.Gate) []Check {
 const DriftRefusal = 3.0
 
 // Severe returns the drift of SelfDrift that is DriftRefusal or larger,
-// beyond doubt: the interval's nearer bound past ×3 or ×⅓.
+// beyond doubt: the interval's nearer bound past ×3 or ×⅓. A check decided
+// on the difference (a half's statistic reaches 0 ms: tokens that share a
+// socket read, as on a busy machine) has no ratio to be ×3 of, and its
+// bounds are milliseconds: it is drift to warn about, never a refusal.
 func Severe(drift []Check) []Check {
 	var out []Check
 	for _, c := range drift {
+		if c.Scale == ScaleDifference {
+			continue
+		}
 		if c.Lo >= DriftRefusal || c.Hi > 0 && c.Hi <= 1/DriftRefusal {
 			out = append(out, c)
 		}

@@ -147,3 +147,21 @@ func TestRebless(t *testing.T) {
 		})
 	}
 }
+
+// TestSevereOnTheDifference (#29): a check decided on the difference (its
+// bounds are milliseconds: itl p50 of tokens sharing one read, 0.00 ms in a
+// half) is never a refusal — a bless on a busy machine was refused for
+// "itl p50 +0.00 ms [+0.00, +0.10 ms] (0.00 ms → 0.00 ms)", its 0.10 ms read
+// as ×⅓, and for "+3.43 ms [+3.25, +3.63 ms]" read as ×3. A ratio past ×3
+// still is.
+func TestSevereOnTheDifference(t *testing.T) {
+	drift := []Check{
+		{Prompt: "zero", Metric: results.ITL, Stat: "p50", Scale: ScaleDifference, Lo: 0, Hi: 0.1, Verdict: Improved},
+		{Prompt: "ms", Metric: results.ITL, Stat: "p50", Scale: ScaleDifference, Lo: 3.25, Hi: 3.63, Verdict: Regressed},
+		{Prompt: "ratio", Metric: results.TTFT, Stat: "p50", Ratio: 3.5, Lo: 3.2, Hi: 3.9, Verdict: Regressed},
+	}
+	got := Severe(drift)
+	if len(got) != 1 || got[0].Prompt != "ratio" {
+		t.Errorf("Severe kept %+v, want only the ratio past ×3", got)
+	}
+}
