@@ -25,13 +25,20 @@ func blessed(t *testing.T, body string, args ...string) string {
 }
 
 // whyOf returns the attribution line under the first row of stdout that
-// matches row (a regexp), "" when there is none.
+// matches row (a regexp), "" when there is none (the row's verdict may
+// stand between them, said whole on a line of its own).
 func whyOf(t *testing.T, stdout, row string) string {
 	t.Helper()
 	lines := strings.Split(stdout, "\n")
 	re := regexp.MustCompile(row)
 	for i, l := range lines {
-		if re.MatchString(l) && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "  ↳ why: ") {
+		if !re.MatchString(l) {
+			continue
+		}
+		if i+1 < len(lines) && strings.HasPrefix(lines[i+1], "  ↳ ") && !strings.HasPrefix(lines[i+1], "  ↳ why: ") {
+			i++ // the row's verdict, said whole under it
+		}
+		if i+1 < len(lines) && strings.HasPrefix(lines[i+1], "  ↳ why: ") {
 			why := strings.TrimPrefix(lines[i+1], "  ↳ why: ")
 			for _, c := range lines[i+2:] { // wrapped continuation lines
 				if !strings.HasPrefix(c, "         ") {
@@ -50,6 +57,7 @@ func whyOf(t *testing.T, stdout, row string) string {
 // is reported as buffered, a finding of its own, and fails check against
 // the baseline that streamed; the TTFT regression it causes names it.
 func TestBufferedStream(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("measures for a few seconds")
 	}
@@ -119,6 +127,7 @@ run: {requests: 20, warmup: 0, concurrency: 2}
 // warm prompt hits the cache (it was primed, with run.warmup 0 too) and
 // none of a cold prompt does (its nonce opens the prompt).
 func TestCacheModes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("measures the simulator")
 	}
@@ -159,6 +168,7 @@ func TestCacheModes(t *testing.T) {
 // fails cache_hit_rate on the warm prompt, and the TTFT regression it
 // causes is attributed to the cache.
 func TestCacheStopsHitting(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("measures the simulator")
 	}
@@ -183,6 +193,7 @@ func TestCacheStopsHitting(t *testing.T) {
 // prefilling server slower, and the regression is attributed to the
 // prompt's tokens.
 func TestLongerPromptAttributed(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("measures the simulator")
 	}
@@ -221,6 +232,7 @@ run: {requests: 20, warmup: 1, concurrency: 2}
 // when the TTFT grows past it, and with no baseline at all (a minimum, as a
 // max, needs none).
 func TestSLOAttainment(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("measures the simulator")
 	}
@@ -238,12 +250,14 @@ gate:
 `
 	dir := t.TempDir()
 	cfg := writeConfig(t, dir, body)
+	// A verdict too wide for its row is said whole under it (↳).
+	flat := func(s string) string { return strings.Join(strings.Fields(s), " ") }
 	code, out, errs := run(t, nil, "check", "--config", cfg, "--quiet")
-	if code != ExitPass || !regexp.MustCompile(`greeting\s+slo_attainment min .*ok, ≥ 90% ruled in`).MatchString(out) {
+	if code != ExitPass || !regexp.MustCompile(`greeting slo_attainment min .*ok(?: ↳ ok)?, ≥ 90% ruled in`).MatchString(flat(out)) {
 		t.Errorf("no baseline, SLO met: exit %d, want 0 with the minimum ruled in\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
 	code, out, errs = run(t, nil, "check", "--config", cfg, "--quiet", "--base-url", "sim:default?tokens=8&ttft_factor=6")
-	if code != ExitRegression || !regexp.MustCompile(`greeting\s+slo_attainment min .*REGRESSED, \d+% \[\d+%, \d+(\.\d)?%\] < min 90%`).MatchString(out) {
+	if code != ExitRegression || !regexp.MustCompile(`greeting slo_attainment min .*REGRESSED(?: ↳ REGRESSED)?, \d+% \[\d+%, \d+(\.\d)?%\] < min 90%`).MatchString(flat(out)) {
 		t.Errorf("no baseline, TTFT ×6: exit %d, want 1 with slo_attainment regressed\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
 	// Against a baseline, the regression is attributed: nothing recorded

@@ -85,6 +85,26 @@ func Verdicts(w io.Writer, rep compare.Report, opts Options) error {
 				notes[i+1] = whyArrow + wrap(line, lineWidth-len([]rune(whyArrow)), strings.Repeat(" ", len([]rune(whyArrow))))
 			}
 		}
+		// A verdict whose detail would take its row past lineWidth keeps
+		// the word in the row and says it whole on a line of its own.
+		if !lab {
+			var b strings.Builder
+			if err := tableNotes(&b, rows, nil); err != nil {
+				return err
+			}
+			i := 0
+			for line := range strings.Lines(b.String()) {
+				if i > 0 && i <= len(all) && utf8.RuneCountInString(strings.TrimRight(line, "\n")) > lineWidth {
+					last := len(rows[i]) - 1
+					if word := verdictWord(all[i-1].Verdict, opts.Strict); rows[i][last] != word {
+						full := rows[i][last]
+						rows[i][last] = word
+						notes[i] = strings.TrimSuffix(whyArrow, "why: ") + full + prefixNote(notes[i])
+					}
+				}
+				i++
+			}
+		}
 		if err := tableNotes(ew, rows, notes); err != nil {
 			return err
 		}
@@ -114,6 +134,14 @@ func Verdicts(w io.Writer, rep compare.Report, opts Options) error {
 		fmt.Fprintln(ew, wrap(next, lineWidth, "      "))
 	}
 	return ew.err
+}
+
+// prefixNote returns note (a row's why line) after a line break, or "".
+func prefixNote(note string) string {
+	if note == "" {
+		return ""
+	}
+	return "\n" + note
 }
 
 // verdictCell is the verdict column: the word, and for inconclusive what
