@@ -47,6 +47,7 @@ gate:
 // whose model is twice as slow to the first token fails with exit 1, every
 // report naming both configs, and --out holds both sides.
 func TestABOnTheWire(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("streams for a few seconds")
 	}
@@ -109,6 +110,7 @@ func TestABOnTheWire(t *testing.T) {
 // TestABUsage: ab needs two configs, or one with --targets; flags go
 // first; check's flags about a baseline are not ab's.
 func TestABUsage(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		args []string
 		want string
@@ -129,6 +131,7 @@ func TestABUsage(t *testing.T) {
 
 // TestABHelpExamplesFirst: `latgate ab --help` leads with examples.
 func TestABHelpExamplesFirst(t *testing.T) {
+	t.Parallel()
 	code, stdout, _ := run(t, nil, "ab", "--help")
 	if code != ExitPass {
 		t.Fatalf("exit %d", code)

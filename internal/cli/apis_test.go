@@ -14,6 +14,7 @@ import (
 // says so, and measures the built-in simulator (which speaks every API)
 // through the whole command: every request a sample, the api recorded.
 func TestExamplePerAPI(t *testing.T) {
+	t.Parallel()
 	for _, api := range config.APIs() {
 		t.Run(api, func(t *testing.T) {
 			path := filepath.Join("..", "..", "examples", api, "latgate.yaml")

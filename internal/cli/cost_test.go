@@ -19,6 +19,7 @@ import (
 // reported (the warmup's included); a target whose endpoint reports no
 // usage costs "unknown", not 0.
 func TestRunCost(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("measures the simulator")
 	}

@@ -11,6 +11,7 @@ import (
 // says the noise was assumed (issue #18: "day-to-day noise ±N% from 24
 // nightly runs").
 func TestCheckLearnsDayNoiseFromHistory(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("measures the simulator 22 times")
 	}

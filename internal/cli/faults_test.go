@@ -333,6 +333,7 @@ func TestAuthFailsFast(t *testing.T) {
 // refused, DNS failure, TLS failure and a timeout before the headers. Every
 // request fails with its class: over the budget, exit 3.
 func TestUnreachable(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 // inconclusive; the results file holds every round's requests, numbered on.
 // A check decided at the first look takes no extra round.
 func TestCheckRounds(t *testing.T) {
+	testkit.Timing(t)
 	// Not parallel: a 0% tolerance on a 50 ms TTFT is decided by the
 	// machine's timing; other tests' load would make it a regression.
 	if testing.Short() {

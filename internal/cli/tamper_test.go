@@ -233,6 +233,7 @@ func TestBlessNeverWritesAnUngateableBaseline(t *testing.T) {
 // difference: +3× is a regression (exit 1). Through the real check on the
 // simulator.
 func TestTamperedITLCannotPassASlowdown(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("measures")
 	}

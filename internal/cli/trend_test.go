@@ -510,6 +510,7 @@ run:
 // insufficient" for every prompt) — against the baseline's value, and tune
 // proposes every configured check.
 func TestDefaultChecksTrended(t *testing.T) {
+	testkit.Timing(t)
 	// Not parallel: 8 nights of the simulator, whose every record must hold
 	// each statistic; under other tests' load a night's itl can be refused
 	// as impossible and the series falls short of 8 runs.

@@ -2,6 +2,7 @@ package selftest
 
 import (
 	"context"
+	"github.com/latgate/latgate/internal/testkit"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -184,6 +185,7 @@ func TestAccuracyRejects(t *testing.T) {
 // simulator's own record of when it flushed: reported P50 minus the true one
 // within [-0.5, +5] ms (docs/performance.md).
 func TestAccuracyUnderConcurrency(t *testing.T) {
+	testkit.Timing(t) // its figures are the machine's timing
 	if testing.Short() {
 		t.Skip("streams for a few seconds")
 	}

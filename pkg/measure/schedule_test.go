@@ -2,6 +2,7 @@ package measure
 
 import (
 	"context"
+	"github.com/latgate/latgate/internal/testkit"
 	"slices"
 	"strconv"
 	"testing"
@@ -27,6 +28,7 @@ import (
 // the figures to the simulator's own record of when it flushed.
 // docs/performance.md has the precise figures.
 func TestMatchesFixedSchedule(t *testing.T) {
+	testkit.Timing(t) // its figures are the machine's timing
 	if testing.Short() {
 		t.Skip("streams for a few seconds")
 	}

@@ -542,6 +542,7 @@ func requireCheck(t *testing.T) {
 }
 
 func TestActionAgainstSimulator(t *testing.T) {
+	testkit.Scripts(t)
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds latgate and measures the simulator")
@@ -698,6 +699,7 @@ func TestActionAgainstSimulator(t *testing.T) {
 // model name, which may hold them) must not close it, so the fence is
 // longer than any run inside.
 func TestBlessSummaryFence(t *testing.T) {
+	testkit.Scripts(t)
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds latgate and measures the simulator")

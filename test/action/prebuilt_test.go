@@ -81,6 +81,7 @@ func (r *runner) stepWhat(name string) string {
 // release binary of its tag (checksum verified), a build when there is none,
 // the build cache, and a refusal of a binary that does not match.
 func TestActionBinary(t *testing.T) {
+	testkit.Scripts(t)
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds latgate and measures the simulator")
@@ -215,6 +216,7 @@ func TestActionBinary(t *testing.T) {
 // time (a few seconds with the runner's tool cache) to the build rows, and
 // the module downloads a cold build needs (GOMODCACHE is warm here).
 func TestActionOverhead(t *testing.T) {
+	testkit.Scripts(t)
 	if !*overhead {
 		t.Skip("prints figures; run with -args -overhead")
 	}

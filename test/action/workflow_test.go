@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/latgate/latgate/internal/testkit"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -807,6 +808,7 @@ func prWorkspace(t *testing.T, base, head string) (ws, origin, baseSHA string) {
 var unreachableConfig = strings.Replace(workflowConfig, `base_url: "sim:fast?ttft=30ms"`, `base_url: "http://127.0.0.1:9/v1"`, 1)
 
 func TestWorkflowJobs(t *testing.T) {
+	testkit.Scripts(t)
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds latgate and measures the simulator")

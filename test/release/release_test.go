@@ -34,6 +34,7 @@ func release(t *testing.T, version, targets string) (string, []byte, error) {
 // first build is shared by the subtests; the second, which only has to link
 // (the first filled the build cache), runs beside the checks of the first.
 func TestReleaseScript(t *testing.T) {
+	testkit.Scripts(t)
 	if testing.Short() {
 		t.Skip("cross-builds latgate")
 	}
@@ -137,6 +138,7 @@ func TestReleaseScript(t *testing.T) {
 // TestReleaseScriptFailedBuild: a target that does not build fails the
 // script, which names it with go's error, and writes no SHA256SUMS.
 func TestReleaseScriptFailedBuild(t *testing.T) {
+	testkit.Scripts(t)
 	dir, log, err := release(t, "v1.2.3", "linux/nosuch")
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
