@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/latgate/latgate/internal/cost"
 	"hash/fnv"
 	"io"
 	"io/fs"
@@ -143,7 +144,7 @@ func (a *App) AB(ctx context.Context, req ABRequest) (err error) {
 	info := report.AB{Base: pl.cfg[0].Path, Candidate: pl.cfg[1].Path, Blocks: maxRequests(files[1]), Seed: run.Seed}
 	strict := strictGate(req.Strict, gate)
 	opts := report.Options{Strict: strict, OnInconclusive: gate.OnInconclusive, BaselinePath: pl.cfg[0].Path, Results: pl.cfg[1].Path, Wall: report.WallOf(files[1]),
-		Rerun: abCommandLine(req, pl), Bless: "latgate bless --config " + shellQuote(pl.cfg[1].Path)}
+		Rerun: abCommandLine(req, pl), Bless: "latgate bless --config " + shellQuote(pl.cfg[1].Path), Cost: abBill(files, pl.cfg)}
 	pubErr := sink.Publish(publish.AB(rep, info, opts, locator(pl.cfg[1])))
 	return gateOutcome(rep, strict, outErr, pubErr)
 }
@@ -478,4 +479,22 @@ func writeAB(out *publish.File, r compare.RecordedAB) error {
 		return fmt.Errorf("could not write %s %s: encode: %w", out.Role, out.Path, err)
 	}
 	return out.Write(data)
+}
+
+// abBill is what both sides of an A/B run cost, each at its config's
+// prices: one line per priced target, named by its side.
+func abBill(files [2]*results.File, cfgs [2]*config.Config) cost.Bill {
+	var bill cost.Bill
+	sideName := [2]string{"base", "candidate"}
+	for k, f := range files {
+		b := cost.Run(f.Targets, cost.PriceOf(cfgs[k]))
+		for _, t := range b.Targets {
+			t.Name = sideName[k] + " " + t.Name
+			bill.Targets = append(bill.Targets, t)
+		}
+		for _, u := range b.Unpriced {
+			bill.Unpriced = append(bill.Unpriced, sideName[k]+" "+u)
+		}
+	}
+	return bill
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latgate/latgate/internal/testkit"
 	"github.com/latgate/latgate/pkg/baseline"
 	"github.com/latgate/latgate/pkg/results"
 )
@@ -120,4 +121,47 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestABCost (#28: ab shares check's executor): ab says what both sides
+// cost, each side's target at its config's price, in its report and its
+// Markdown, from the usage every request reported (warmups included).
+func TestABCost(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("measures the simulator")
+	}
+	body := func(price string) string {
+		return `targets:
+  - {name: sim, base_url: "sim:fast?tokens=16", model: sim, max_tokens: 16, price: {` + price + `}}
+prompts:
+  - {id: greeting, messages: [{role: user, content: "Say hello in five words, please."}]}
+run: {requests: 10, max_requests: 10, warmup: 1, concurrency: 1}
+gate:
+  checks:
+    - {metric: ttft, stat: p50, tolerance: 500%}
+`
+	}
+	dir := t.TempDir()
+	base := testkit.WriteFile(t, dir, "base.yaml", body("input: 2.50, output: 10.00"))
+	cand := testkit.WriteFile(t, dir, "cand.yaml", body("input: 5.00, output: 20.00"))
+	md := filepath.Join(dir, "ab.md")
+	code, out, errs := run(t, nil, "ab", "--quiet", "--markdown", md, base, cand)
+	if code != ExitPass {
+		t.Fatalf("ab exit %d\n%s\n%s", code, out, errs)
+	}
+	flat := func(s string) string { return strings.ReplaceAll(strings.Join(strings.Fields(s), " "), `\$`, "$") }
+	re := regexp.MustCompile(`cost: \$([\d.]+) in all; base sim: \$([\d.]+) for 11 requests; candidate sim: \$([\d.]+) for 11 requests`)
+	for name, text := range map[string]string{"stdout": out, "Markdown": testkit.ReadFile(t, md)} {
+		m := re.FindStringSubmatch(flat(text))
+		if m == nil {
+			t.Errorf("%s lacks both sides' cost:\n%s", name, text)
+			continue
+		}
+		b, _ := strconv.ParseFloat(m[2], 64)
+		c, _ := strconv.ParseFloat(m[3], 64)
+		if b <= 0 || math.Abs(c-2*b) > 0.05*c { // the candidate's prices are twice the base's
+			t.Errorf("%s: base $%v, candidate $%v; want the candidate at twice the base", name, b, c)
+		}
+	}
 }

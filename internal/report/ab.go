@@ -191,8 +191,12 @@ func ABVerdicts(w io.Writer, rep compare.Report, ab AB, opts Options) error {
 		if err := table(ew, rows); err != nil {
 			return err
 		}
-		if note := decisionNote(rep, aggregateLabel); note != "" { // no day-to-day term: both sides measured together
-			fmt.Fprint(ew, "\n"+wrap(note, lineWidth, "  ")+"\n")
+		sep := "\n"
+		for _, note := range []string{decisionNote(rep, aggregateLabel), CostLine("", opts.Cost)} { // no day-to-day term: both sides measured together
+			if note != "" {
+				fmt.Fprint(ew, sep+wrap(note, lineWidth, "  ")+"\n")
+				sep = ""
+			}
 		}
 	}
 	if lines := Faster(rep); len(lines) > 0 {
@@ -270,8 +274,10 @@ func ABMarkdown(w io.Writer, rep compare.Report, ab AB, opts Options) error {
 			},
 			func(c compare.Check) string { return mdVerdict(c.Verdict, opts.Strict) })
 	}
-	if note := decisionNote(rep, aggregateLabel); note != "" {
-		fmt.Fprintf(ew, "\n%s\n", sanitize.Markdown(note))
+	for _, note := range []string{decisionNote(rep, aggregateLabel), CostLine("", opts.Cost)} {
+		if note != "" {
+			fmt.Fprintf(ew, "\n%s\n", sanitize.Markdown(note))
+		}
 	}
 	if len(rep.Changes) > 0 {
 		fmt.Fprint(ew, "\n### What differs, base → candidate\n\n")

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/latgate/latgate/pkg/config"
@@ -27,6 +27,11 @@ import (
 // side). run.concurrency workers take the requests in schedule order, so the
 // two requests of a block are in flight together (one after the other at
 // concurrency 1), and each side gets half of the concurrency on average.
+//
+// Both sides run on the executor check uses (exec.go), one lane per side ×
+// target: warm-cache prompts are primed per side, pair by pair, before the
+// blocks; at concurrency > 1 the warmup's last round of blocks is the solo
+// round, one request at a time; each side tallies its usage.
 //
 // A block's two requests carry the same seq in their sides' results (1-based
 // per target, warmup 0): the block is the target pair, the prompt and the
@@ -125,155 +130,93 @@ func RunAB(ctx context.Context, opts ABOptions) (base, cand *results.File, err e
 	}
 
 	conc := max(opts.Run.Concurrency, 1)
-	type sideTarget struct {
-		c  *client
-		gu *giveUp
-		// meas, outcomes, ran and at are the measured requests of this
-		// side × target in schedule order, as aggregate takes them.
-		meas     []job
-		outcomes []outcome
-		ran      []bool
-		at       []float64
-		spansMu  sync.Mutex
-		spans    [][]span
-		slot     map[int]int // abJob index → index into meas
-		opts     Options
-		planned  int
-		measured int
-	}
 	warm := abSchedule(pairs, prompts, opts.Run.Warmup, opts.Run, false)
 	meas := abSchedule(pairs, prompts, opts.Run.Requests, opts.Run, true)
-	var st [2][]*sideTarget
+	laneOf := func(side, pair int) int { return side*pairs + pair }
+	// Each lane's measured jobs, in schedule order, and each measured
+	// request's index among them.
+	measOf := make([][]job, 2*pairs)
+	slot := make([]int, len(meas))
+	for i, j := range meas {
+		l := laneOf(j.side, j.pair)
+		slot[i] = len(measOf[l])
+		measOf[l] = append(measOf[l], job{prompt: j.prompt, seq: j.seq})
+	}
+	// Priming, pair by pair and prompt by prompt, both sides in turn.
+	var prime []task
+	primed := make([]int, 2*pairs)
+	for pair := range pairs {
+		for k := range prompts {
+			for s, sd := range sides {
+				if slices.ContainsFunc(primeJobs(sd.Prompts, opts.Run.Warmup), func(j job) bool { return j.prompt == k }) {
+					prime = append(prime, task{lane: laneOf(s, pair), prompt: k, slot: -1})
+					primed[laneOf(s, pair)]++
+				}
+			}
+		}
+	}
+	lanes := make([]*lane, 2*pairs)
 	for s, sd := range sides {
-		for _, ep := range sd.Endpoints {
+		for pair, ep := range sd.Endpoints {
 			hc, closeIdle := newHTTPClient(conc)
 			defer closeIdle()
-			c, err := newClient(ep, hc, sd.Prompts)
+			lo := Options{Endpoints: []Endpoint{ep}, Prompts: sd.Prompts, Run: opts.Run, MaxRetries: opts.MaxRetries, MaxRetryWait: opts.MaxRetryWait, Before: sd.Before}
+			l, err := newLane(ep, hc, lo, opts.Run.Warmup*prompts+primed[laneOf(s, pair)], measOf[laneOf(s, pair)])
 			if err != nil {
 				return files[0], files[1], err
 			}
-			t := &sideTarget{c: c, spans: make([][]span, prompts), slot: map[int]int{},
-				opts: Options{Endpoints: []Endpoint{ep}, Prompts: sd.Prompts, Run: opts.Run, MaxRetries: opts.MaxRetries, MaxRetryWait: opts.MaxRetryWait}}
-			st[s] = append(st[s], t)
+			l.label = func(k int) (string, string) {
+				return opts.Base.Endpoints[pair].Name + " ⇄ " + opts.Candidate.Endpoints[pair].Name, sd.Prompts[k].ID + " (" + sideNames[s] + ")"
+			}
+			lanes[laneOf(s, pair)] = l
 		}
+	}
+	var plan [phases][]task
+	plan[phasePrime] = prime
+	// The solo round is the warmup's last round of blocks: every pair ×
+	// prompt × side once, one request at a time (solo.go).
+	soloFrom := len(warm)
+	if conc > 1 && opts.Run.Warmup > 0 {
+		soloFrom = len(warm) - 2*pairs*prompts
+	}
+	for i, j := range warm {
+		ph := phaseWarm
+		if i >= soloFrom {
+			ph = phaseSolo
+		}
+		plan[ph] = append(plan[ph], task{lane: laneOf(j.side, j.pair), prompt: j.prompt, slot: -1})
 	}
 	for i, j := range meas {
-		t := st[j.side][j.pair]
-		t.slot[i] = len(t.meas)
-		t.meas = append(t.meas, job{prompt: j.prompt, seq: j.seq})
+		plan[phaseMeasured] = append(plan[phaseMeasured], task{lane: laneOf(j.side, j.pair), prompt: j.prompt, slot: slot[i]})
 	}
-	for s := range st {
-		for pi, t := range st[s] {
-			n := len(t.meas)
-			t.outcomes, t.ran, t.at = make([]outcome, n), make([]bool, n), make([]float64, n)
-			t.planned = n
-			t.gu = newGiveUp(opts.Run.Warmup*prompts, n, sides[s].Endpoints[pi].MaxErrorRate)
-			if b := sides[s].Before; b != nil {
-				ep := sides[s].Endpoints[pi]
-				for _, bt := range b.Targets {
-					if bt.Name == ep.Name && bt.Region == ep.Region {
-						t.gu.spent(bt.Requests, bt.Errors, ep.MaxErrorRate)
-					}
-				}
-			}
+	var obsMu sync.Mutex
+	x := &executor{lanes: lanes, conc: conc, start: started}
+	if opts.Observer != nil {
+		x.observe = func(p Progress) {
+			obsMu.Lock()
+			defer obsMu.Unlock()
+			opts.Observer.Progress(p)
 		}
 	}
-
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		done    atomic.Int64
-		authErr atomic.Pointer[AuthError]
-		obsMu   sync.Mutex
-	)
-	total := len(warm) + len(meas)
-	label := func(pair int) string {
-		return opts.Base.Endpoints[pair].Name + " ⇄ " + opts.Candidate.Endpoints[pair].Name
-	}
-	exec := func(jobs []abJob, measured bool) {
-		next := make(chan int)
-		var wg sync.WaitGroup
-		for range min(conc, len(jobs)) {
-			wg.Go(func() {
-				buf := make([]byte, 32<<10)
-				for i := range next {
-					j := jobs[i]
-					t := st[j.side][j.pair]
-					ep := sides[j.side].Endpoints[j.pair]
-					from := ms(time.Since(started))
-					o := t.c.do(ctx, j.prompt, t.opts, buf, t.gu)
-					to := ms(time.Since(started))
-					if o.failure != nil && o.failure.Class == results.ErrCanceled && ctx.Err() != nil {
-						continue // not a measurement: the run stopped under it
-					}
-					t.spansMu.Lock()
-					t.spans[j.prompt] = append(t.spans[j.prompt], span{from, to})
-					t.spansMu.Unlock()
-					if measured {
-						k := t.slot[i]
-						t.outcomes[k], t.ran[k], t.at[k] = o, true, from
-					}
-					if o.failure != nil && o.failure.Class == results.ErrAuth {
-						authErr.CompareAndSwap(nil, &AuthError{Target: ep.Name, EnvVar: ep.APIKeyEnv, Status: o.failure.Status, Msg: o.failure.Message})
-						cancel()
-					}
-					if t.gu.finished(o.failure, !measured) {
-						cancel() // this side's target cannot succeed, and its blocks cannot be completed
-					}
-					if opts.Observer != nil {
-						ev := Progress{Target: label(j.pair), Prompt: sides[j.side].Prompts[j.prompt].ID + " (" + sideNames[j.side] + ")",
-							Warmup: !measured, Done: int(done.Add(1)), Total: total, Failure: o.failure, Sent: o.start, ResponseID: o.id}
-						if o.failure == nil {
-							ev.TTFTMS = o.sample.TTFT
-							ev.Sample = &o.sample
-						}
-						obsMu.Lock()
-						opts.Observer.Progress(ev)
-						obsMu.Unlock()
-					}
-				}
-			})
-		}
-	feed:
-		for i := range jobs {
-			select {
-			case next <- i:
-			case <-ctx.Done():
-				break feed
-			}
-		}
-		close(next)
-		wg.Wait()
-	}
-	exec(warm, false)
-	if ctx.Err() == nil {
-		exec(meas, true)
-	}
+	stopped := x.run(ctx, plan)
 
 	var errs []error
-	for s := range st {
-		for pi, t := range st[s] {
-			ep := sides[s].Endpoints[pi]
-			rt := aggregate(ep, t.opts, t.meas, t.outcomes, t.ran, t.at)
-			var all []span
-			for k := range rt.Prompts {
-				rt.Prompts[k].WallMS = busy(t.spans[k])
-				all = append(all, t.spans[k]...)
-			}
-			rt.WallMS = extent(all)
-			files[s].Targets = append(files[s].Targets, rt)
-			if err := t.gu.err(ep.Name); err != nil {
+	for s := range sides {
+		for pair, ep := range sides[s].Endpoints {
+			l := lanes[laneOf(s, pair)]
+			files[s].Targets = append(files[s].Targets, l.result())
+			if err := l.gu.err(ep.Name); err != nil {
 				errs = append(errs, fmt.Errorf("%s side: %w", sideNames[s], err))
 			}
 		}
 	}
-	switch e := authErr.Load(); {
+	switch e := x.authErr.Load(); {
 	case e != nil:
 		err = e
 	case len(errs) > 0:
 		err = errs[0] // the first side × target given up; the others stopped with it
-	case ctx.Err() != nil:
-		err = fmt.Errorf("%w: %d of %d requests of the A/B run done", ErrInterrupted, int(done.Load()), total)
+	case stopped != nil:
+		err = fmt.Errorf("%w: %d of %d requests of the A/B run done", ErrInterrupted, int(x.done.Load()), x.total)
 	}
 	for _, f := range files {
 		f.FinishedAt = time.Now().UTC().Truncate(time.Millisecond)

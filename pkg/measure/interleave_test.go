@@ -150,7 +150,69 @@ func TestRunABAlternates(t *testing.T) {
 			if got := base.Targets[0].Model + "/" + cand.Targets[0].Model; got != "a/b" {
 				t.Errorf("models %s, want a/b", got)
 			}
+			// The executor is check's (#28): each side tallies its usage,
+			// and at concurrency > 1 probes each prompt alone.
+			for _, f := range []*results.File{base, cand} {
+				tg := f.Targets[0]
+				if u := tg.Usage; u == nil || u.Requests != 2*(requests+1) {
+					t.Errorf("%s: usage %+v, want %d requests", f.ConfigPath, u, 2*(requests+1))
+				}
+				for _, p := range tg.Prompts {
+					if solo := p.Solo != nil; solo != (conc > 1) {
+						t.Errorf("%s prompt %s at concurrency %d: solo probe %+v", f.ConfigPath, p.ID, conc, p.Solo)
+					}
+				}
+			}
 		})
+	}
+}
+
+// TestRunABPrimesWarmPrompts: a warm-cache prompt without a warmup is
+// primed on both sides before the measured blocks, as check primes it, so
+// neither side's first request pays the cache's cold start; the priming
+// request is billed but not measured.
+func TestRunABPrimesWarmPrompts(t *testing.T) {
+	p, err := sim.ParseSpec("fast?cache=on")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := sim.Start(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	prompts := []config.Prompt{
+		{ID: "warm", Cache: results.CacheWarm, Messages: []config.Message{{Role: "system", Content: "You are terse.", Cache: true}, {Role: "user", Content: "one"}}},
+		{ID: "plain", Messages: []config.Message{{Role: "user", Content: "two"}}},
+	}
+	side := func(model string) ABSide {
+		ep := Endpoint{Target: config.Target{Name: "t-" + model, Model: model, MaxTokens: 8, MaxErrorRate: 0.05, IncludeUsage: true}, URL: srv.URL()}
+		return ABSide{Endpoints: []Endpoint{ep}, Prompts: prompts}
+	}
+	const requests = 4
+	srv.Server().Record(true)
+	base, cand, err := RunAB(context.Background(), ABOptions{Base: side("a"), Candidate: side("b"),
+		Run: config.Run{Requests: requests, Warmup: 0, Concurrency: 1, Timeout: 10 * time.Second, Seed: 5}})
+	srv.Server().Record(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := srv.Server().Records()
+	slices.SortFunc(recs, func(x, y sim.Record) int { return x.Start.Compare(y.Start) })
+	if want := 2*2*requests + 2; len(recs) != want {
+		t.Fatalf("%d requests, want %d: %d measured and one priming request a side", len(recs), want, 2*2*requests)
+	}
+	if got := models(recs[:2]); got != "ab" {
+		t.Errorf("the first two requests went to %q, want a priming request of each side first (ab)", got)
+	}
+	for _, f := range []*results.File{base, cand} {
+		tg := f.Targets[0]
+		if n := len(tg.Prompts[0].Samples); n != requests {
+			t.Errorf("warm prompt: %d samples, want %d (priming is not measured)", n, requests)
+		}
+		if u := tg.Usage; u == nil || u.Requests != 2*requests+1 || u.Unknown != 0 {
+			t.Errorf("usage %+v, want %d requests, priming included, all known", u, 2*requests+1)
+		}
 	}
 }
 

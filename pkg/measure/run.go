@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/latgate/latgate/internal/sanitize"
@@ -155,131 +154,28 @@ func runTarget(ctx context.Context, ep Endpoint, opts Options, runStart time.Tim
 	conc := max(opts.Run.Concurrency, 1)
 	hc, closeIdle := newHTTPClient(conc)
 	defer closeIdle()
-	c, err := newClient(ep, hc, opts.Prompts)
-	if err != nil {
-		return results.Target{Name: ep.Name}, err
-	}
 	warm := schedule(len(opts.Prompts), opts.Run.Warmup, opts.Run.Order, opts.Run.Seed, false)
 	meas := schedule(len(opts.Prompts), opts.Run.Requests, opts.Run.Order, opts.Run.Seed, true)
 	prime := primeJobs(opts.Prompts, opts.Run.Warmup) // warm prompts' cache, when no warmup primes it
-	total := len(prime) + len(warm) + len(meas)
-
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		done    atomic.Int64
-		authErr atomic.Pointer[AuthError]
-	)
-	gu := newGiveUp(len(prime)+len(warm), len(meas), ep.MaxErrorRate)
-	if opts.Before != nil {
-		for _, bt := range opts.Before.Targets {
-			if bt.Name == ep.Name && bt.Region == ep.Region {
-				gu.spent(bt.Requests, bt.Errors, ep.MaxErrorRate)
-			}
-		}
-	}
-	outcomes := make([]outcome, len(meas))
-	ran := make([]bool, len(meas))
-	at := make([]float64, len(meas))
-	// spans[p] holds when each request of prompt p (warmup included) was
-	// in flight, in ms since runStart: the prompt's and target's wall times.
-	var spansMu sync.Mutex
-	spans := make([][]span, len(opts.Prompts))
-	// usage tallies every request sent (priming, warmup, measured, failed:
-	// each may be billed), under spansMu, for the cost of the run.
-	var usage results.Usage
-	// probe, when not nil, keeps each prompt's outcome (the solo round).
-	exec := func(jobs []job, measured bool, workers int, probe []*outcome) {
-		next := make(chan int)
-		var wg sync.WaitGroup
-		for range min(workers, len(jobs)) {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				buf := make([]byte, 32<<10)
-				for i := range next {
-					j := jobs[i]
-					started := ms(time.Since(runStart))
-					o := c.do(ctx, j.prompt, opts, buf, gu)
-					ended := ms(time.Since(runStart))
-					spansMu.Lock()
-					switch {
-					case o.usage != nil: // a chain: each of its steps' requests (chain.go)
-						usage = *usage.Plus(o.usage)
-					case o.failure == nil:
-						usage.Add(&o.sample)
-					default:
-						usage.Add(nil)
-					}
-					spansMu.Unlock()
-					if o.failure != nil && o.failure.Class == results.ErrCanceled && ctx.Err() != nil {
-						continue // not a measurement: the run stopped under it
-					}
-					spansMu.Lock()
-					spans[j.prompt] = append(spans[j.prompt], span{started, ended})
-					spansMu.Unlock()
-					if measured {
-						outcomes[i], ran[i], at[i] = o, true, started
-					}
-					if probe != nil {
-						probe[j.prompt] = &o
-					}
-					if o.failure != nil && o.failure.Class == results.ErrAuth {
-						authErr.CompareAndSwap(nil, &AuthError{Target: ep.Name, EnvVar: ep.APIKeyEnv, Status: o.failure.Status, Msg: o.failure.Message})
-						cancel()
-					}
-					if gu.finished(o.failure, !measured) {
-						cancel() // the run cannot succeed: stop now, with a report
-					}
-					ev := Progress{Target: ep.Name, Prompt: opts.Prompts[j.prompt].ID, Warmup: !measured,
-						Done: int(done.Add(1)), Total: total, Failure: o.failure, Sent: o.start, ResponseID: o.id}
-					if o.failure == nil {
-						ev.TTFTMS = o.sample.TTFT
-						ev.Sample = &o.sample
-					}
-					observe(ev)
-				}
-			}()
-		}
-	feed:
-		for i := range jobs {
-			select {
-			case next <- i:
-			case <-ctx.Done():
-				break feed
-			}
-		}
-		close(next)
-		wg.Wait()
+	l, err := newLane(ep, hc, opts, len(prime)+len(warm), meas)
+	if err != nil {
+		return results.Target{Name: ep.Name}, err
 	}
 	warm, solo := soloRound(warm, len(opts.Prompts), conc)
-	probe := make([]*outcome, len(opts.Prompts))
-	exec(prime, false, conc, nil)
-	exec(warm, false, conc, nil)
-	if ctx.Err() == nil {
-		exec(solo, false, soloWorkers(gu, conc), probe)
-	}
-	if ctx.Err() == nil {
-		exec(meas, true, conc, nil)
-	}
-
-	t := aggregate(ep, opts, meas, outcomes, ran, at)
-	setSolo(&t, probe)
-	var all []span
-	for i := range t.Prompts {
-		t.Prompts[i].WallMS = busy(spans[i])
-		all = append(all, spans[i]...)
-	}
-	t.WallMS = extent(all)
-	t.Usage = &usage
-	if e := authErr.Load(); e != nil {
+	var plan [phases][]task
+	plan[phasePrime], plan[phaseWarm], plan[phaseSolo] = tasks(0, prime, false), tasks(0, warm, false), tasks(0, solo, false)
+	plan[phaseMeasured] = tasks(0, meas, true)
+	x := &executor{lanes: []*lane{l}, conc: conc, start: runStart, observe: observe}
+	stopped := x.run(ctx, plan)
+	t := l.result()
+	if e := x.authErr.Load(); e != nil {
 		return t, e
 	}
-	if err := gu.err(ep.Name); err != nil {
+	if err := l.gu.err(ep.Name); err != nil {
 		return t, err
 	}
-	if err := ctx.Err(); err != nil {
-		return t, fmt.Errorf("%w: %d of %d requests to target %q done", ErrInterrupted, int(done.Load()), total, ep.Name)
+	if stopped != nil {
+		return t, fmt.Errorf("%w: %d of %d requests to target %q done", ErrInterrupted, int(x.done.Load()), x.total, ep.Name)
 	}
 	return t, nil
 }
