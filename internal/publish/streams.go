@@ -97,9 +97,6 @@ func (s *Streams) Learn(secrets ...string) { s.redact.Add(secrets...) }
 // Redact removes every learnt credential from text.
 func (s *Streams) Redact(text string) string { return s.redact.Redact(text) }
 
-// InActions reports whether latgate runs inside GitHub Actions.
-func (s *Streams) InActions() bool { return s.github != nil }
-
 // Note prints "latgate: " and a message on stderr.
 func (s *Streams) Note(format string, args ...any) {
 	fmt.Fprintf(s.Stderr, "latgate: "+format+"\n", args...)

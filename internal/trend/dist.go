@@ -80,14 +80,6 @@ func tQuantile(p float64, df int) float64 {
 	return t
 }
 
-// regIncBeta is the regularized incomplete beta function I_x(a, b).
-func regIncBeta(a, b, x float64) float64 {
-	la, _ := math.Lgamma(a + b)
-	lb, _ := math.Lgamma(a)
-	lc, _ := math.Lgamma(b)
-	return incBeta(a, b, x, la-lb-lc)
-}
-
 // incBeta is I_x(a, b) given lnc = ln Γ(a+b) − ln Γ(a) − ln Γ(b)
 // (Numerical Recipes' continued fraction).
 func incBeta(a, b, x, lnc float64) float64 {

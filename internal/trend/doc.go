@@ -8,7 +8,7 @@
 // the false-alarm rate controlled across every series of a night
 // (Benjamini–Hochberg) and, for each change, across the nights after it. It
 // also proposes tolerances from the noise (Tune) for a false-alarm rate per
-// run, and gives a gate the between-run noise of a series (RunToRun). It is
+// run (the gate learns its day-to-day noise itself: compare.LearnDayNoise). It is
 // pure and deterministic: history records and a spec in, values out;
 // warnings are values, and only report writers print.
 //

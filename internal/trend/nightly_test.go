@@ -184,7 +184,3 @@ func mustStat(name string) stats.Stat {
 	return s
 }
 
-func get(st history.Stats, stat string) float64 {
-	v, _ := st.Get(mustStat(stat))
-	return v
-}

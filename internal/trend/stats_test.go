@@ -260,19 +260,6 @@ func TestZeroValuesSaid(t *testing.T) {
 	}
 }
 
-// TestRunToRun: the between-run σ a gate can use, from the history.
-func TestRunToRun(t *testing.T) {
-	values := noisy(14, 40, 0.05, func(i int) float64 { return map[bool]float64{true: 1.4, false: 1}[i >= 20] })
-	ss := SeriesSpec{Target: "t", Prompt: "p", Metric: "ttft", Stat: mustStat("p50"), Tolerance: 0.2}
-	sigma, n := RunToRun(recsOf("ttft", values), ss, 0)
-	if n != 40 || math.Abs(sigma-0.05) > 0.015 {
-		t.Errorf("RunToRun = %.4f from %d runs; want about 0.05 from 40 (the step is level, not noise)", sigma, n)
-	}
-	if sigma, n := RunToRun(recsOf("ttft", values[:2]), ss, 0); !math.IsNaN(sigma) || n != 2 {
-		t.Errorf("2 runs: %v, %d", sigma, n)
-	}
-}
-
 // TestCalibrationRecord: the calibrations' shortcut record holds what
 // history.FromResults keeps for the metrics they read.
 func TestCalibrationRecord(t *testing.T) {

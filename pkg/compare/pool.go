@@ -243,16 +243,6 @@ func (j *job) change(zl, zh float64) (theta, below, above float64, hl bool) {
 	return math.Log(j.check.Current / j.check.Baseline), below, above, false
 }
 
-// noiseNote says what a check's day-to-day noise is and where it came
-// from: "day-to-day ±3% (24 runs)" or "day-to-day ±1% (assumed)".
-func noiseNote(n DayNoise) string {
-	from := "assumed"
-	if n.Runs > 0 {
-		from = fmt.Sprintf("from %d runs", n.Runs)
-	}
-	return fmt.Sprintf("day-to-day ±%s %s", pctNum(n.Sigma), from)
-}
-
 func pctNum(x float64) string {
 	v := 100 * x
 	if v < 10 && math.Abs(v-math.Round(v)) > 0.05 {

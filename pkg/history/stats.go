@@ -91,10 +91,6 @@ var named = func() []stats.Stat {
 	return out
 }()
 
-// Recorded returns the statistics a record keeps for each metric: every one
-// a gate can check.
-func Recorded() []stats.Stat { return slices.Clone(named) }
-
 // Summarize returns the summary of metric over samples as a record keeps it:
 // n and every recorded statistic, computed as the gate computes them
 // (stats.Stat.Of), rounded to the microsecond (to 0.001 tokens/s for a

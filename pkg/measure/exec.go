@@ -126,7 +126,9 @@ func (x *executor) run(ctx context.Context, plan [phases][]task) error {
 }
 
 // soloWorkers is how many workers send the solo round: one, unless every
-// lane's warmup failed (see soloWorkers).
+// lane's warmup failed: then the probe has nothing to measure, and
+// sending its requests one at a time would only make a hung endpoint take
+// a timeout per prompt longer to give up ("every warmup request failed").
 func (x *executor) soloWorkers() int {
 	for _, l := range x.lanes {
 		if !l.gu.warmupFailed() {

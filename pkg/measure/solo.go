@@ -25,18 +25,6 @@ func soloRound(warm []job, prompts, conc int) (loaded, solo []job) {
 	return warm[:len(warm)-prompts], warm[len(warm)-prompts:]
 }
 
-// soloWorkers is how many workers send the solo round: one, unless every
-// warmup request before it failed. Then the probe has nothing to measure,
-// and sending its requests one at a time would only make a hung endpoint
-// take a timeout per prompt longer to give up ("every warmup request
-// failed").
-func soloWorkers(gu *giveUp, conc int) int {
-	if gu.warmupFailed() {
-		return conc
-	}
-	return 1
-}
-
 // setSolo records each prompt's solo request in t (a failed one leaves its
 // prompt without).
 func setSolo(t *results.Target, solo []*outcome) {
