@@ -589,8 +589,19 @@ func inertAfter(line string, i int, r rune) bool {
 // would end the cell).
 func CodeSpan(s string) string {
 	line := Line(s, 0)
+	longest := longestBackticks(line)
+	fence := strings.Repeat("`", longest+1)
+	if line == "" || strings.HasPrefix(line, "`") || strings.HasSuffix(line, "`") {
+		line = " " + line + " "
+	}
+	return fence + line + fence
+}
+
+// longestBackticks is the longest run of backticks in s: a code fence
+// must be longer to hold s.
+func longestBackticks(s string) int {
 	run, longest := 0, 0
-	for _, r := range line {
+	for _, r := range s {
 		if r == '`' {
 			run++
 			longest = max(longest, run)
@@ -598,11 +609,7 @@ func CodeSpan(s string) string {
 			run = 0
 		}
 	}
-	fence := strings.Repeat("`", longest+1)
-	if line == "" || strings.HasPrefix(line, "`") || strings.HasSuffix(line, "`") {
-		line = " " + line + " "
-	}
-	return fence + line + fence
+	return longest
 }
 
 // CodeBlock returns text as a fenced Markdown code block whose fence is
@@ -614,15 +621,7 @@ func CodeBlock(text string) string {
 		lines[i] = Line(strings.TrimSuffix(l, "\r"), 0)
 	}
 	body := strings.Join(lines, "\n")
-	run, longest := 0, 0
-	for _, r := range body {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
+	longest := longestBackticks(body)
 	fence := strings.Repeat("`", max(3, longest+1))
 	return fence + "\n" + body + "\n" + fence + "\n"
 }
