@@ -183,4 +183,3 @@ func mustStat(name string) stats.Stat {
 	}
 	return s
 }
-
