@@ -520,7 +520,7 @@ func analyse(records []history.Record, ss SeriesSpec, blessedAt time.Time, opts 
 		return s, nil
 	}
 	df := s.Noise.DF
-	zc := tQuantile((1-opts.Confidence)/2, df)
+	zc := stats.TQuantile((1-opts.Confidence)/2, df)
 	var hyps []hypothesis
 	for k, c := range cuts {
 		lo, mid, hi := bounds[k], bounds[k+1], bounds[k+2]
@@ -557,7 +557,7 @@ func analyse(records []history.Record, ss SeriesSpec, blessedAt time.Time, opts 
 		dr.P = pWorse(d, math.Log(dr.Limit), se, df)
 		s.Drift = dr
 		hyps = append(hyps, hypothesis{drift: true, p: dr.P, interval: func(a float64) (float64, float64) {
-			t := tQuantile(a, df)
+			t := stats.TQuantile(a, df)
 			return d - t*se, d + t*se
 		}})
 	}
@@ -649,7 +649,7 @@ func sinceBless(s *Series, x []float64, bounds []int, k int, blessedAt time.Time
 		Ratio: math.Exp(d), Limit: math.Exp(lim), P: p,
 	}
 	return hypothesis{since: true, p: p, interval: func(a float64) (float64, float64) {
-		t := tQuantile(a, df)
+		t := stats.TQuantile(a, df)
 		return d - t*se, d + t*se
 	}}, true
 }
@@ -724,7 +724,7 @@ func changeTest(x []float64, bounds []int, c *Change, nz Noise, minSeg int) hypo
 	look := bestLook - minSeg + 1
 	d, se, df := bestD, bestSE, nz.DF
 	return hypothesis{p: c.P, interval: func(a float64) (float64, float64) {
-		t := tQuantile(a*math.Ldexp(1, -look), df)
+		t := stats.TQuantile(a*math.Ldexp(1, -look), df)
 		return d - t*se, d + t*se
 	}}
 }
@@ -739,7 +739,7 @@ func pWorse(d, lim, se float64, df int) float64 {
 	case se == 0 || math.IsNaN(se):
 		return 1
 	}
-	return tSF((d-lim)/se, df)
+	return stats.TSF((d-lim)/se, df)
 }
 
 // decide runs the Benjamini–Hochberg procedure at opts.FalseAlarm over the

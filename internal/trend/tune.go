@@ -231,7 +231,7 @@ func upperFactor(nz Noise, sizes []int, conf float64) float64 {
 		return math.Inf(1)
 	}
 	df := float64(nz.DF)
-	z := normQuantile(conf)
+	z := stats.NormalQuantile(conf)
 	rho := min(maxTuneRho, nz.Rho+z*math.Sqrt(max(1-nz.Rho*nz.Rho, 0.05)/df))
 	eff := max(1, df*(1-rho*rho)/(1+rho*rho))
 	var at, up float64
@@ -246,7 +246,7 @@ func upperFactor(nz Noise, sizes []int, conf float64) float64 {
 	if up > 0 {
 		rescale = math.Sqrt(at / up)
 	}
-	return rescale * math.Sqrt(eff/chi2Quantile(1-conf, eff))
+	return rescale * math.Sqrt(eff/stats.Chi2Quantile(1-conf, eff))
 }
 
 // maxTuneRho bounds the autocorrelation's upper bound in Tune: beyond it a

@@ -201,7 +201,7 @@ func abCheck(c *Check, bd *blockData, spec stats.Stat, resamples int, seed int64
 		zl, zh := c.ends()
 		if abPairedP50(c.Metric, spec) {
 			var shift float64
-			if shift, lo, hi, ok = pairedHL(bd.logRatios(), zl, zh); ok {
+			if shift, lo, hi, ok = stats.SignedRankHL(bd.logRatios(), zl, zh); ok {
 				c.Ratio, lo, hi = math.Exp(shift), math.Exp(lo), math.Exp(hi)
 			}
 		} else {

@@ -187,7 +187,7 @@ func abKeyHash(key string) uint64 {
 
 // logInterval returns the percentile interval of log replicates (type-7
 // quantiles), as ratios, its low end at normal critical value zl (the
-// replicates' normCDF(−zl) quantile) and its high end at zh; ok is false
+// replicates' stats.NormalCDF(−zl) quantile) and its high end at zh; ok is false
 // when a replicate is not finite (a side with no value in a resample, or a
 // statistic of 0).
 func logInterval(reps []float64, zl, zh float64) (lo, hi float64, ok bool) {
@@ -196,7 +196,7 @@ func logInterval(reps []float64, zl, zh float64) (lo, hi float64, ok bool) {
 	if len(sorted) == 0 || math.IsNaN(sorted[0]) || math.IsInf(sorted[0], 0) || math.IsInf(sorted[len(sorted)-1], 0) {
 		return 0, 0, false
 	}
-	return math.Exp(stats.Quantile(sorted, normCDF(-zl))), math.Exp(stats.Quantile(sorted, 1-normCDF(-zh))), true
+	return math.Exp(stats.Quantile(sorted, stats.NormalCDF(-zl))), math.Exp(stats.Quantile(sorted, 1-stats.NormalCDF(-zh))), true
 }
 
 // logRatios returns ln(candidate/base) of every block with one value on
@@ -218,63 +218,4 @@ func (d *blockData) logRatios() []float64 {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// pairedHL is the Hodges–Lehmann estimate of the centre of paired
-// differences x (ascending): the median of the Walsh averages (xᵢ + xⱼ)/2,
-// i ≤ j, with the distribution-free interval of the Wilcoxon signed-rank
-// test at normal critical value z (the k-th smallest and largest Walsh
-// averages). It holds when the differences are symmetric about their centre,
-// which the random order of a block's two requests gives a drift between
-// them. ok is false when x is too short for the interval.
-func pairedHL(x []float64, zl, zh float64) (shift, lo, hi float64, ok bool) {
-	n := len(x)
-	if n == 0 {
-		return 0, 0, 0, false
-	}
-	N := n * (n + 1) / 2
-	// count returns #{i ≤ j: xᵢ + xⱼ ≤ 2t}.
-	count := func(t float64) int {
-		c, j := 0, n-1
-		for i := range n {
-			for j >= i && x[i]+x[j] > 2*t {
-				j--
-			}
-			if j < i {
-				break
-			}
-			c += j - i + 1
-		}
-		return c
-	}
-	// kth returns the k-th smallest Walsh average (1-based).
-	kth := func(k int) float64 {
-		l, h := x[0], x[n-1]
-		if count(l) >= k {
-			return l
-		}
-		for range 64 {
-			mid := l + (h-l)/2
-			if mid <= l || mid >= h {
-				break
-			}
-			if count(mid) >= k {
-				h = mid
-			} else {
-				l = mid
-			}
-		}
-		return h
-	}
-	if N%2 == 1 {
-		shift = kth((N + 1) / 2)
-	} else {
-		shift = (kth(N/2) + kth(N/2+1)) / 2
-	}
-	sd := math.Sqrt(float64(n) * float64(n+1) * float64(2*n+1) / 24)
-	kl, kh := int(math.Floor(float64(N)/2-zl*sd)), int(math.Floor(float64(N)/2-zh*sd))
-	if kl < 1 || kh < 1 {
-		return shift, 0, 0, false
-	}
-	return shift, kth(kl), kth(N - kh + 1), true
 }

@@ -16,46 +16,6 @@ import (
 	"github.com/latgate/latgate/pkg/stats"
 )
 
-// TestPairedHL holds the paired Hodges–Lehmann estimate and its interval to
-// their definitions, computed by brute force over every Walsh average.
-func TestPairedHL(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for _, n := range []int{1, 2, 7, 20, 61} {
-		x := make([]float64, n)
-		for i := range x {
-			x[i] = rng.NormFloat64()
-		}
-		slices.Sort(x)
-		var walsh []float64
-		for i := range n {
-			for j := i; j < n; j++ {
-				walsh = append(walsh, (x[i]+x[j])/2)
-			}
-		}
-		slices.Sort(walsh)
-		N := len(walsh)
-		want := walsh[N/2]
-		if N%2 == 0 {
-			want = (walsh[N/2-1] + walsh[N/2]) / 2
-		}
-		const z = 1.96
-		shift, lo, hi, ok := pairedHL(x, z, z)
-		if math.Abs(shift-want) > 1e-9 {
-			t.Errorf("n=%d: shift %v, want the median Walsh average %v", n, shift, want)
-		}
-		k := int(math.Floor(float64(N)/2 - z*math.Sqrt(float64(n*(n+1)*(2*n+1))/24)))
-		if k < 1 {
-			if ok {
-				t.Errorf("n=%d: an interval from too few differences", n)
-			}
-			continue
-		}
-		if !ok || math.Abs(lo-walsh[k-1]) > 1e-9 || math.Abs(hi-walsh[N-k]) > 1e-9 {
-			t.Errorf("n=%d: interval [%v, %v] ok=%v, want [%v, %v], the %d-th smallest and largest Walsh averages", n, lo, hi, ok, walsh[k-1], walsh[N-k], k)
-		}
-	}
-}
-
 // TestBlockResampler: the statistic of a resample computed from the block
 // counts is the type-7 quantile (or mean) of the resample written out.
 func TestBlockResampler(t *testing.T) {

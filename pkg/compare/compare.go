@@ -500,9 +500,9 @@ func (c Check) ends() (zLo, zHi float64) {
 func (c Check) okZ(zr float64) float64 {
 	switch {
 	case c.OkLevel > 0 && c.OkLevel < 1:
-		return normQuantile(c.OkLevel)
+		return stats.NormalQuantile(c.OkLevel)
 	case c.OkConfidence > 0 && c.OkConfidence < 1:
-		return normQuantile(c.OkConfidence)
+		return stats.NormalQuantile(c.OkConfidence)
 	}
 	return zr
 }
@@ -524,7 +524,7 @@ func (j *job) hlShift(zl, zh float64) ([3]float64, bool) {
 	if !ok1 || !ok2 {
 		return [3]float64{}, false
 	}
-	shift, lo, hi, ok := hodgesLehmann(lc, lb, zl, zh)
+	shift, lo, hi, ok := stats.HodgesLehmann(lc, lb, zl, zh)
 	if !ok {
 		return [3]float64{}, false
 	}
@@ -564,7 +564,7 @@ func (j *job) difference() {
 const ScaleDifference = "difference"
 
 // critical is the normal critical value of a two-sided level.
-func critical(level float64) float64 { return normQuantile(1 - (1-level)/2) }
+func critical(level float64) float64 { return stats.NormalQuantile(1 - (1-level)/2) }
 
 // dayRatioSigma is the σ of ln(current level / baseline level) for a
 // day-to-day noise of σ per run: two independent days.

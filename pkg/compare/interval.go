@@ -203,60 +203,6 @@ func mover(ac, bc, ab, bb float64) (below, above float64) {
 	return math.Hypot(ac, bb), math.Hypot(bc, ab)
 }
 
-// hodgesLehmann returns the Hodges–Lehmann shift of ln(cur) − ln(base) (the
-// median of all pairwise differences) and Moses' distribution-free interval
-// with its low end at normal critical value zl and its high end at zh, from
-// the ascending logs of each side; ok is false when the interval is
-// unbounded (too few values for a z). The order
-// statistics of the n·m differences are found by bisection on their value
-// with a linear-time count, never by listing them.
-func hodgesLehmann(lc, lb []float64, zl, zh float64) (shift, lo, hi float64, ok bool) {
-	n, m := len(lc), len(lb)
-	if n == 0 || m == 0 {
-		return 0, 0, 0, false
-	}
-	N := n * m
-	// count returns #{(i, j): lc[i] − lb[j] ≤ t}.
-	count := func(t float64) int {
-		c, j := 0, 0
-		// For increasing lc[i], the lb[j] ≥ lc[i] − t start later.
-		for _, x := range lc {
-			for j < m && lb[j] < x-t {
-				j++
-			}
-			c += m - j
-		}
-		return c
-	}
-	// kth returns the k-th smallest difference (1-based).
-	kth := func(k int) float64 {
-		l, h := lc[0]-lb[m-1], lc[n-1]-lb[0]
-		for range 64 {
-			mid := l + (h-l)/2
-			if mid <= l || mid >= h {
-				break
-			}
-			if count(mid) >= k {
-				h = mid
-			} else {
-				l = mid
-			}
-		}
-		return h
-	}
-	if N%2 == 1 {
-		shift = kth((N + 1) / 2)
-	} else {
-		shift = (kth(N/2) + kth(N/2+1)) / 2
-	}
-	sd := math.Sqrt(float64(N) * float64(n+m+1) / 12)
-	kl, kh := int(math.Floor(float64(N)/2-zl*sd)), int(math.Floor(float64(N)/2-zh*sd))
-	if kl < 1 || kh < 1 {
-		return shift, 0, 0, false
-	}
-	return shift, kth(kl), kth(N - kh + 1), true
-}
-
 // logs returns the natural logs of the positive values of d, ascending
 // (d.vals is sorted); ok is false when a value is not positive.
 func (d *dataset) logs() ([]float64, bool) {

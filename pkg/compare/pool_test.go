@@ -14,7 +14,6 @@ import (
 
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/results"
-	"github.com/latgate/latgate/pkg/stats"
 )
 
 // tenPrompts returns a baseline of 240 and a run of n requests for ten
@@ -238,42 +237,6 @@ func TestLearnDayNoise(t *testing.T) {
 	}
 	if n := (Noise{}).For("t", "", results.TTFT, 0.02); n != (DayNoise{Sigma: 0.02}) {
 		t.Errorf("For without a learned value = %+v, want the assumed 0.02", n)
-	}
-}
-
-// TestHodgesLehmann checks the bisection against the definition on small
-// samples: the median of all pairwise differences and Moses' order
-// statistics.
-func TestHodgesLehmann(t *testing.T) {
-	rng := rand.New(rand.NewPCG(2, 3))
-	for trial := range 50 {
-		n, m := 3+trial%7, 4+trial%11
-		lc, lb := make([]float64, n), make([]float64, m)
-		for i := range lc {
-			lc[i] = rng.NormFloat64()
-		}
-		for i := range lb {
-			lb[i] = rng.NormFloat64() + 0.3
-		}
-		slices.Sort(lc)
-		slices.Sort(lb)
-		var d []float64
-		for _, x := range lc {
-			for _, y := range lb {
-				d = append(d, x-y)
-			}
-		}
-		slices.Sort(d)
-		z := 1.0
-		shift, lo, hi, ok := hodgesLehmann(lc, lb, z, z)
-		N := len(d)
-		k := int(math.Floor(float64(N)/2 - z*math.Sqrt(float64(N)*float64(n+m+1)/12)))
-		if want := stats.Quantile(d, 0.5); math.Abs(shift-want) > 1e-9 {
-			t.Fatalf("trial %d: shift %v, want %v", trial, shift, want)
-		}
-		if k >= 1 && (!ok || math.Abs(lo-d[k-1]) > 1e-9 || math.Abs(hi-d[N-k]) > 1e-9) {
-			t.Fatalf("trial %d: Moses [%v, %v] %v, want [%v, %v]", trial, lo, hi, ok, d[k-1], d[N-k])
-		}
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"sync"
+
+	"github.com/latgate/latgate/pkg/stats"
 )
 
 // # Sequential looks
@@ -127,7 +129,7 @@ func (d Design) Levels(conf float64, nBase int) []float64 {
 	c := d.critical((1-conf)/2, nBase)
 	lv := make([]float64, len(c))
 	for i, ci := range c {
-		lv[i] = 1 - 2*(1-normCDF(ci))
+		lv[i] = 1 - 2*(1-stats.NormalCDF(ci))
 	}
 	return lv
 }
@@ -138,7 +140,7 @@ func (d Design) Levels(conf float64, nBase int) []float64 {
 // rejects. With a single look it is the fixed-sample z of alpha.
 func (d Design) Critical(alpha float64, nBase, k int) float64 {
 	if !d.Sequential() || nBase <= 0 {
-		return normQuantile(1 - alpha)
+		return stats.NormalQuantile(1 - alpha)
 	}
 	c := d.critical(alpha, nBase)
 	return c[min(max(k, 0), len(c)-1)]
@@ -151,7 +153,7 @@ func (d Design) okLevel(okConf float64, nBase, k int) float64 {
 	if okConf <= 0 || okConf >= 1 || !d.Sequential() || nBase <= 0 {
 		return 0
 	}
-	return normCDF(d.Critical(1-okConf, nBase, k))
+	return stats.NormalCDF(d.Critical(1-okConf, nBase, k))
 }
 
 // critical returns the critical values of every look, cached.
@@ -195,12 +197,12 @@ func pocockSpend(t float64) float64 { return math.Log(1 + (math.E-1)*min(max(t, 
 // one-sided level a: 2 − 2Φ(z_{1−a/2}/√t), as a share of a. It spends almost
 // nothing early; kept to check boundaries against published values.
 func obfSpend(a float64) func(float64) float64 {
-	z := normQuantile(1 - a/2)
+	z := stats.NormalQuantile(1 - a/2)
 	return func(t float64) float64 {
 		if t <= 0 {
 			return 0
 		}
-		return 2 * (1 - normCDF(z/math.Sqrt(min(t, 1)))) / a
+		return 2 * (1 - stats.NormalCDF(z/math.Sqrt(min(t, 1)))) / a
 	}
 }
 
@@ -215,7 +217,7 @@ func boundaries(t []float64, a float64, spend func(float64) float64) []float64 {
 		return c
 	}
 	const m = 301 // grid points (odd, for Simpson)
-	c[0] = normQuantile(1 - a*spend(t[0]))
+	c[0] = stats.NormalQuantile(1 - a*spend(t[0]))
 	if len(t) == 1 {
 		return c
 	}
@@ -224,7 +226,7 @@ func boundaries(t []float64, a float64, spend func(float64) float64) []float64 {
 	lo := -8 * math.Sqrt(t[len(t)-1])
 	xs, f := grid1(lo, b, m), make([]float64, m)
 	for i, x := range xs {
-		f[i] = normPDF(x/math.Sqrt(t[0])) / math.Sqrt(t[0])
+		f[i] = stats.NormalPDF(x/math.Sqrt(t[0])) / math.Sqrt(t[0])
 	}
 	spent := a * spend(t[0])
 	for k := 1; k < len(t); k++ {
@@ -236,7 +238,7 @@ func boundaries(t []float64, a float64, spend func(float64) float64) []float64 {
 		cross := func(bk float64) float64 {
 			var s float64
 			for i, x := range xs {
-				s += w[i] * f[i] * (1 - normCDF((bk-x)/sd))
+				s += w[i] * f[i] * (1 - stats.NormalCDF((bk-x)/sd))
 			}
 			return s
 		}
@@ -268,7 +270,7 @@ func boundaries(t []float64, a float64, spend func(float64) float64) []float64 {
 		for j, y := range ys {
 			var s float64
 			for i, x := range xs {
-				s += w[i] * f[i] * normPDF((y-x)/sd)
+				s += w[i] * f[i] * stats.NormalPDF((y-x)/sd)
 			}
 			g[j] = s / sd
 		}
@@ -303,12 +305,6 @@ func simpson(xs []float64) []float64 {
 	}
 	return w
 }
-
-func normPDF(x float64) float64 { return math.Exp(-x*x/2) / math.Sqrt(2*math.Pi) }
-func normCDF(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
-
-// normQuantile is the inverse of normCDF.
-func normQuantile(p float64) float64 { return -math.Sqrt2 * math.Erfcinv(2*p) }
 
 // Undecided returns the gated checks and aggregates of rep that another
 // look could still decide: inconclusive ones with data on both sides that

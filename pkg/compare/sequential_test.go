@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/stats"
 )
 
 // Published Lan–DeMets boundaries for five equally spaced looks, one-sided
@@ -75,7 +76,7 @@ func testBoundariesSpend(t *testing.T, alpha float64) {
 	// A naive design (every look at the fixed level) crosses far more
 	// often: the reason for spending.
 	var naive int
-	z := normQuantile(1 - alpha)
+	z := stats.NormalQuantile(1 - alpha)
 	rng = rand.New(rand.NewPCG(1, 2))
 	for range paths {
 		var b, prev float64
@@ -94,7 +95,7 @@ func testBoundariesSpend(t *testing.T, alpha float64) {
 	}
 	// The ok level the checks get is these boundaries' (Design.okLevel).
 	for k := range d.Looks {
-		if got, want := d.okLevel(1-alpha, nBase, k), normCDF(c[k]); math.Abs(got-want) > 1e-12 {
+		if got, want := d.okLevel(1-alpha, nBase, k), stats.NormalCDF(c[k]); math.Abs(got-want) > 1e-12 {
 			t.Errorf("alpha %v: okLevel at look %d = %v, want %v", alpha, k+1, got, want)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/latgate/latgate/internal/numfmt"
 	"github.com/latgate/latgate/internal/sanitize"
 	"github.com/latgate/latgate/pkg/results"
+	"github.com/latgate/latgate/pkg/stats"
 )
 
 // Kinds of cause, in the order a line names them (output tokens first for
@@ -230,7 +231,7 @@ func cacheShares(ss []results.Sample) (per []float64, total float64) {
 func tokensCause(kind string, base, cur []results.Sample, of func(*results.Sample) int) (Cause, bool) {
 	vb, vc := counts(base, of), counts(cur, of)
 	s := shiftOf(vb, vc)
-	mb, mc := median(vb), median(vc)
+	mb, mc := stats.Median(vb), stats.Median(vc)
 	if !s.moved() || !(mb > 0) || math.Abs(s.est)/mb < MinTokensChange || math.Abs(mc-mb)/mb < MinTokensChange {
 		return Cause{}, false
 	}
@@ -267,7 +268,7 @@ func queueCause(base, cur []results.Sample, own float64) (Cause, bool) {
 	if !s.moved() || own <= 0 || s.est < QueueShare*own || s.est < MinPhaseMS {
 		return Cause{}, false
 	}
-	mb, mc := median(vb), median(vc)
+	mb, mc := stats.Median(vb), stats.Median(vc)
 	return Cause{Kind: KindQueueing, Baseline: mb, Current: mc,
 		Text: fmt.Sprintf("the wait is before the first byte (TTFB %s → %s): queueing, or the server's work before it answers",
 			numfmt.Millis(mb), numfmt.Millis(mc))}, true

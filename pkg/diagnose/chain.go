@@ -5,6 +5,7 @@ import (
 
 	"github.com/latgate/latgate/internal/numfmt"
 	"github.com/latgate/latgate/pkg/results"
+	"github.com/latgate/latgate/pkg/stats"
 )
 
 // KindStep is the step of an agent chain that got slower or faster.
@@ -28,8 +29,8 @@ func stepCause(base, cur []results.Sample, own float64) (Cause, bool) {
 	if bestK < 0 || own == 0 || abs(best.est) < QueueShare*abs(own) || abs(best.est) < MinPhaseMS || (best.est > 0) != (own > 0) {
 		return Cause{}, false
 	}
-	tb, tc := median(results.StepValues(base, bestK, results.Total)), median(results.StepValues(cur, bestK, results.Total))
-	fb, fc := median(results.StepValues(base, bestK, results.TTFT)), median(results.StepValues(cur, bestK, results.TTFT))
+	tb, tc := stats.Median(results.StepValues(base, bestK, results.Total)), stats.Median(results.StepValues(cur, bestK, results.Total))
+	fb, fc := stats.Median(results.StepValues(base, bestK, results.TTFT)), stats.Median(results.StepValues(cur, bestK, results.TTFT))
 	word := "slower"
 	if best.est < 0 {
 		word = "faster"

@@ -2,9 +2,9 @@ package diagnose
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/latgate/latgate/pkg/results"
+	"github.com/latgate/latgate/pkg/stats"
 )
 
 // # Stream integrity
@@ -52,7 +52,7 @@ func Burst(s *results.Sample) bool {
 	for _, g := range s.ITL {
 		span += g
 	}
-	return span <= BurstShare*s.Total && median(slices.Clone(s.ITL)) <= BurstGapMS
+	return span <= BurstShare*s.Total && stats.Median(s.ITL) <= BurstGapMS
 }
 
 // OneChunk reports whether a request's whole answer came in one token

@@ -162,19 +162,6 @@ func variance(xs []float64, m float64) float64 {
 	return s / float64(len(xs)-1)
 }
 
-// median of xs (which it sorts), NaN when empty.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	slices.Sort(xs)
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
-	}
-	return (xs[n/2-1] + xs[n/2]) / 2
-}
-
 func mean(xs []float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()

@@ -88,15 +88,10 @@ func Queueing(run Run, targets []Target) []Queue {
 		if len(ratios) == 0 {
 			continue
 		}
-		q := Queue{Target: t.Label(), InFlight: run.Concurrency, Solo: median(solos), Loaded: median(loaded), Fastest: median(fastest), Prompts: len(ratios)}
-		if median(ratios) >= QueueRatio && q.Loaded-q.Solo >= QueueMinMS {
+		q := Queue{Target: t.Label(), InFlight: run.Concurrency, Solo: stats.Median(solos), Loaded: stats.Median(loaded), Fastest: stats.Median(fastest), Prompts: len(ratios)}
+		if stats.Median(ratios) >= QueueRatio && q.Loaded-q.Solo >= QueueMinMS {
 			out = append(out, q)
 		}
 	}
 	return out
-}
-
-func median(xs []float64) float64 {
-	s := slices.Sorted(slices.Values(xs))
-	return stats.Quantile(s, 0.5)
 }

@@ -1,12 +1,6 @@
-package trend
+package stats
 
 import "math"
-
-// normCDF is Φ(x).
-func normCDF(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
-
-// normQuantile is Φ⁻¹(p).
-func normQuantile(p float64) float64 { return -math.Sqrt2 * math.Erfcinv(2*p) }
 
 // maxTDF is the largest df the t functions compute exactly; beyond it the
 // normal is closer than 1e-3 in the quantile.
@@ -26,11 +20,11 @@ var tConst = func() []float64 {
 	return out
 }()
 
-// tSF is P(T > t) for Student's t with df degrees of freedom (normal when
+// TSF is P(T > t) for Student's t with df degrees of freedom (normal when
 // df is large or not positive).
-func tSF(t float64, df int) float64 {
+func TSF(t float64, df int) float64 {
 	if df <= 0 || df > maxTDF {
-		return 1 - normCDF(t)
+		return 1 - NormalCDF(t)
 	}
 	nu := float64(df)
 	x := nu / (nu + t*t)
@@ -47,20 +41,20 @@ func tPDF(t float64, df int) float64 {
 	return math.Exp(tConst[df] - 0.5*math.Log(nu) - (nu+1)/2*math.Log1p(t*t/nu))
 }
 
-// tQuantile is the t with P(T > t) = p: exact for 1 and 2 degrees of
+// TQuantile is the t with P(T > t) = p: exact for 1 and 2 degrees of
 // freedom, otherwise the Cornish–Fisher expansion (Abramowitz & Stegun
-// 26.7.5) polished by Newton steps on tSF.
-func tQuantile(p float64, df int) float64 {
+// 26.7.5) polished by Newton steps on TSF.
+func TQuantile(p float64, df int) float64 {
 	switch {
 	case df <= 0 || df > maxTDF:
-		return normQuantile(1 - p)
+		return NormalQuantile(1 - p)
 	case df == 1:
 		return math.Tan(math.Pi * (0.5 - p))
 	case df == 2:
 		q := 1 - p
 		return (2*q - 1) / math.Sqrt(2*q*(1-q))
 	}
-	z := normQuantile(1 - p)
+	z := NormalQuantile(1 - p)
 	nu := float64(df)
 	z2 := z * z
 	t := z + z*(z2+1)/(4*nu) + z*((5*z2+16)*z2+3)/(96*nu*nu) +
@@ -71,7 +65,7 @@ func tQuantile(p float64, df int) float64 {
 		if d <= 0 {
 			break
 		}
-		step := (tSF(t, df) - p) / d
+		step := (TSF(t, df) - p) / d
 		t += step
 		if math.Abs(step) < 1e-10*max(1, math.Abs(t)) {
 			break
@@ -137,9 +131,9 @@ func betaCF(a, b, x float64) float64 {
 	return h
 }
 
-// chi2Quantile is the x with P(χ²_ν ≤ x) = p, by bisection on the
+// Chi2Quantile is the x with P(χ²_ν ≤ x) = p, by bisection on the
 // regularized lower incomplete gamma function.
-func chi2Quantile(p, nu float64) float64 {
+func Chi2Quantile(p, nu float64) float64 {
 	lo, hi := 0.0, max(10*nu, 100)
 	for range 200 {
 		mid := (lo + hi) / 2
