@@ -474,6 +474,10 @@ func writeAB(out *publish.File, r compare.RecordedAB) error {
 	if out == nil {
 		return nil
 	}
+	if r.Comparison != nil {
+		rep := report.WithReasons(*r.Comparison)
+		r.Comparison = &rep
+	}
 	data, err := jsonfile.Encode(r)
 	if err != nil {
 		return fmt.Errorf("could not write %s %s: encode: %w", out.Role, out.Path, err)

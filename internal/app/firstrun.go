@@ -57,11 +57,11 @@ func (a *App) refuseDrift(cfg *config.Config, f *results.File, force bool) error
 	if len(severe) == 0 {
 		a.Out.Warn("the run drifted while it was measured: its second half differs from its first beyond the gate's tolerances: %s; "+
 			"the baseline is written, but every later check inherits the drift: if it is more than this runner's noise, bless again on a steady endpoint",
-			compare.DriftSummary(drift))
+			report.DriftSummary(drift))
 		return nil
 	}
 	msg := fmt.Sprintf("the run drifted while it was measured, by %g× or more: its second half differs from its first: %s",
-		compare.DriftRefusal, compare.DriftSummary(severe))
+		compare.DriftRefusal, report.DriftSummary(severe))
 	if force {
 		a.Out.Warn("%s (blessing anyway: --force)", msg)
 		return nil

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/latgate/latgate/internal/report"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/measure"
@@ -130,7 +131,7 @@ func roundLine(r compare.Round) string {
 		if who == "" {
 			who = "all prompts"
 		}
-		why = append(why, fmt.Sprintf("%s %s %s %s vs %s", who, c.Metric, c.Stat, c.Change(), c.Allowed()))
+		why = append(why, fmt.Sprintf("%s %s %s %s vs %s", who, c.Metric, c.Stat, report.ChangePhrase(c), report.Allowed(c)))
 	}
 	noun := "checks"
 	if len(r.Why) == 1 {

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/latgate/latgate/internal/numfmt"
-	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/stats"
 )
@@ -46,7 +45,7 @@ func CacheLine(t results.Target) string {
 		p50 := stats.Summarize(ttft[i]).P50
 		s := fmt.Sprintf("%s (%s", numfmt.Millis(p50), strings.Join(ids[i], ", "))
 		if prompt[i] > 0 {
-			s += "; " + compare.Percent(float64(cached[i])/float64(prompt[i]))
+			s += "; " + sharePercent(float64(cached[i])/float64(prompt[i]))
 			if i == 0 {
 				s += " of prompt tokens cached"
 			}

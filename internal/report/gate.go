@@ -67,10 +67,10 @@ func describeShare(c config.Check) string {
 	case c.Off:
 		what = append(what, "off")
 	case !c.MinOnly:
-		what = append(what, compare.Points(-c.Tolerance.Rel))
+		what = append(what, sharePoints(-c.Tolerance.Rel))
 	}
 	if c.Min > 0 {
-		what = append(what, "min "+compare.Percent(c.Min))
+		what = append(what, "min "+sharePercent(c.Min))
 	}
 	return c.Metric + " (" + strings.Join(what, ", ") + ")"
 }

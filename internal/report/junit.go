@@ -114,7 +114,7 @@ func JUnit(w io.Writer, rep compare.Report, opts Options) error {
 		for _, c := range rep.New {
 			if targetOf(c) == target {
 				add(junit.Testcase{Name: c.Prompt + " " + checkOf(c), Classname: suite.Name, Time: seconds(opts.Wall.prompt(c)),
-					Skipped: &junit.Result{Message: fmt.Sprintf("%s: %s from %d requests; %s", newWord, value(c.Metric, c.Current, c.NCur), c.NCur, reason(c))}}, c)
+					Skipped: &junit.Result{Message: fmt.Sprintf("%s: %s from %d requests; %s", newWord, value(c.Metric, c.Current, c.NCur), c.NCur, Summary(c))}}, c)
 			}
 		}
 		suite.Testcases = nil // written as Cases, with their properties
@@ -252,7 +252,7 @@ func detail(c compare.Check, conf float64) string {
 	}
 	switch {
 	case isFloor(c):
-		fmt.Fprintf(&b, "limit:      min %s of requests (absolute: the current run alone, no baseline)\n", compare.Percent(c.Min))
+		fmt.Fprintf(&b, "limit:      min %s of requests (absolute: the current run alone, no baseline)\n", sharePercent(c.Min))
 	case isLimit(c):
 		fmt.Fprintf(&b, "limit:      %s %s (absolute: the current run alone, no baseline)\n", c.Stat, limitOf(c))
 	default:
@@ -296,7 +296,7 @@ func detail(c compare.Check, conf float64) string {
 		perSide = ""
 	}
 	fmt.Fprintf(&b, "needs:      %s%s for %s\n", need, perSide, c.Stat)
-	fmt.Fprintf(&b, "reason:     %s", reason(c))
+	fmt.Fprintf(&b, "reason:     %s", Summary(c))
 	if line, ok := attribution(c); ok {
 		fmt.Fprintf(&b, "\nwhy:        %s", line)
 	}

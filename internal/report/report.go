@@ -224,17 +224,9 @@ func whereOf(c compare.Check) string {
 // 960] > max 800 ms".
 func message(c compare.Check) string {
 	if isLimit(c) {
-		return c.Metric + " " + reason(c)
+		return c.Metric + " " + Summary(c)
 	}
-	return checkOf(c) + " " + reason(c)
-}
-
-// reason is the check's Reason as the report carries it, or its Summary.
-func reason(c compare.Check) string {
-	if c.Reason != "" {
-		return c.Reason
-	}
-	return c.Summary()
+	return checkOf(c) + " " + Summary(c)
 }
 
 // whyArrow leads a regression's attribution line in the text table.
@@ -290,7 +282,7 @@ func floorMS(c compare.Check) float64 { return float64(c.Tolerance.Floor) / 1e6 
 func change(c compare.Check) string {
 	switch {
 	case c.IsShare() && c.Min <= 0 && c.NBase > 0 && c.NCur > 0:
-		return compare.Points(c.Current - c.Baseline)
+		return sharePoints(c.Current - c.Baseline)
 	case c.IsShare():
 		return "-"
 	case c.Scale == compare.ScaleDifference:
@@ -317,10 +309,10 @@ func interval(c compare.Check) string {
 		return "-"
 	}
 	if isLimit(c) { // of the statistic itself
-		return "[" + c.LimitInterval() + "] ms"
+		return "[" + limitInterval(c) + "] ms"
 	}
 	if c.IsShare() {
-		return c.ShareInterval()
+		return shareInterval(c)
 	}
 	if c.Scale == compare.ScaleDifference { // of current − baseline, in ms
 		return "[" + strings.TrimSuffix(signedMS(c.Lo), " ms") + ", " + signedMS(c.Hi) + "]"
@@ -340,9 +332,9 @@ func tolerance(c compare.Check) string {
 	}
 	switch {
 	case isFloor(c):
-		return "min " + compare.Percent(c.Min)
+		return "min " + sharePercent(c.Min)
 	case c.IsShare():
-		return compare.Points(-c.Tolerance.Rel)
+		return sharePoints(-c.Tolerance.Rel)
 	}
 	rel, floor, unit := rowPct(c, 1+c.Tolerance.Rel), floorMS(c), "ms"
 	if results.HigherIsBetter(c.Metric) {
@@ -385,10 +377,10 @@ func value(metric string, v float64, n int) string {
 		return "-"
 	}
 	if results.IsShare(metric) {
-		return compare.Percent(v)
+		return sharePercent(v)
 	}
 	if results.HigherIsBetter(metric) {
-		return compare.FormatValue(metric, v)
+		return formatValue(metric, v)
 	}
 	return numfmt.Millis(v)
 }
@@ -472,7 +464,7 @@ func outcome(rep compare.Report, strict bool) (status, detail string) {
 				continue
 			}
 			if isFloor(c) {
-				names = append(names, fmt.Sprintf("%s %s < %s", whereOf(c), compare.Percent(c.Current), compare.Percent(c.Min)))
+				names = append(names, fmt.Sprintf("%s %s < %s", whereOf(c), sharePercent(c.Current), sharePercent(c.Min)))
 				continue
 			}
 			names = append(names, whereOf(c)+" "+change(c))

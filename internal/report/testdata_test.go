@@ -69,7 +69,7 @@ func newReport(checks, aggs []compare.Check, warnings ...string) compare.Report 
 				c.Family = family[c.Target]
 				c.Diagnostic = pooled(*c)
 			}
-			c.Reason = c.Summary()
+			c.Reason = Summary(*c)
 		}
 	}
 	rep := compare.Report{Checks: checks, Aggregates: aggs, Warnings: warnings, Seed: 1, Resamples: 2000, Confidence: 0.95}
@@ -154,11 +154,10 @@ func passReport() compare.Report {
 }
 
 // awkwardReport adds to failReport a regression of a prompt whose id has the
-// characters annotations must escape, with a two-line reason.
+// characters annotations must escape.
 func awkwardReport() compare.Report {
 	rep := failReport()
 	c := chk("primary", "", "faq, v2: 100%", results.TTFT, "p50", 200, 300, 1.4, 1.6, ttftP50, 120)
-	c.Reason += "\nsecond line, 100% literal"
 	rep.Checks = append([]compare.Check{c}, rep.Checks...)
 	return rep
 }
@@ -253,7 +252,7 @@ func changedReport() compare.Report {
 	for _, stat := range []string{"p50", "p95"} {
 		rep.New = append(rep.New, compare.Check{Target: "primary", Prompt: "faq", Metric: results.TTFT, Stat: stat,
 			Current: map[string]float64{"p50": 333, "p95": 410}[stat], NCur: 120, Verdict: compare.Unbaselined,
-			Labels: []string{"new: no baseline"}, Reason: "new: no baseline: measured, not gated; bless to gate it from now on"})
+			Labels: []string{"new: no baseline"}})
 	}
 	return rep
 }

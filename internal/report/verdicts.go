@@ -156,9 +156,9 @@ func verdictCell(c compare.Check, strict bool) string {
 	if c.IsShare() {
 		switch {
 		case isFloor(c) && c.Verdict == compare.OK:
-			return fmt.Sprintf("%s, ≥ %s ruled in", w, compare.Percent(c.Min))
+			return fmt.Sprintf("%s, ≥ %s ruled in", w, sharePercent(c.Min))
 		case isFloor(c) && c.Verdict == compare.Regressed:
-			return fmt.Sprintf("%s, %s %s < min %s", w, compare.Percent(c.Current), c.ShareInterval(), compare.Percent(c.Min))
+			return fmt.Sprintf("%s, %s %s < min %s", w, sharePercent(c.Current), shareInterval(c), sharePercent(c.Min))
 		case isFloor(c) && c.Verdict == compare.Inconclusive && c.More < 0:
 			return w + ", on the limit"
 		}
@@ -324,7 +324,7 @@ func limitVerdict(c compare.Check) string {
 	case c.Verdict == compare.OK:
 		return fmt.Sprintf(", %s ≤ %s ruled in", c.Stat, numfmt.Millis(c.Max))
 	case c.Verdict == compare.Regressed:
-		return fmt.Sprintf(", %s %s [%s] > %s", c.Stat, numfmt.Millis(c.Current), c.LimitInterval(), limitOf(c))
+		return fmt.Sprintf(", %s %s [%s] > %s", c.Stat, numfmt.Millis(c.Current), limitInterval(c), limitOf(c))
 	case c.Verdict == compare.Inconclusive && c.More < 0:
 		return ", on the limit"
 	}

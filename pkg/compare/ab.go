@@ -214,7 +214,6 @@ func abCheck(c *Check, bd *blockData, spec stats.Stat, resamples int, seed int64
 	}
 	Decide(c)
 	c.More = abMore(*c, 1)
-	c.Reason = c.Summary() // with ab's estimate of what would decide it
 	if !ok || !(c.Ratio > 0) {
 		return abPart{}, false
 	}
@@ -236,8 +235,8 @@ func abMore(c Check, prompts int) int {
 		return 0
 	}
 	n := float64(min(c.NBase, c.NCur)) / float64(max(prompts, 1))
-	if !c.resolved() {
-		have, need, unit := c.unresolved()
+	if !c.Resolved() {
+		have, need, unit := c.Unresolved()
 		if unit == "gaps" {
 			per := float64(max(min(c.GapsBase, c.GapsCur), 1)) / float64(min(c.NBase, c.NCur))
 			return max(1, int(math.Ceil(float64(need-have)/per)))
@@ -247,7 +246,7 @@ func abMore(c Check, prompts int) int {
 	if !(c.Lo > 0 && c.Hi > 0 && c.Ratio > 0 && c.Threshold > 0) {
 		return 0
 	}
-	ratio, lo, hi, tau := c.slowdown() // larger is worse
+	ratio, lo, hi, tau := c.Slowdown() // larger is worse
 	lr, lt := math.Log(ratio), math.Log(tau)
 	h := math.Log(hi) - lr // must shrink to lt − lr for ok
 	if lr > lt {
@@ -335,7 +334,6 @@ func abDecideTarget(checks []Check, groups []abGroup, aggregate bool, conf float
 			c.Verdict = Inconclusive // beyond its tolerance alone, not after the family
 			c.More = abMore(*c, 1)
 		}
-		c.Reason = c.Summary()
 	}
 	return pooled
 }
@@ -383,7 +381,6 @@ func (g abGroup) pool(conf float64, d Design) (Check, []float64, bool) {
 	a.Lo, a.Hi = math.Exp(theta-zl*math.Sqrt(vb)), math.Exp(theta+zh*math.Sqrt(va))
 	Decide(&a)
 	a.More = abMore(a, len(g.parts))
-	a.Reason = a.Summary()
 	return a, w, true
 }
 
@@ -421,7 +418,7 @@ func (c Check) Faster() string {
 	if c.Max > 0 || c.Lo <= 0 || c.Hi <= 0 || math.IsNaN(c.Lo) || math.IsNaN(c.Hi) {
 		return ""
 	}
-	_, lo, hi, _ := c.slowdown() // larger is slower
+	_, lo, hi, _ := c.Slowdown() // larger is slower
 	switch {
 	case hi < 1:
 		return "candidate"

@@ -126,13 +126,13 @@ func TestCompareABPairs(t *testing.T) {
 		naive := Compare(side(prompt("p", b)), side(prompt("p", c)), gate)
 		for i, ch := range rep.Checks {
 			if ch.Verdict != tt.verdict {
-				t.Errorf("×%g %s %s: %s %s [%s], want %s", tt.factor, ch.Metric, ch.Stat, ch.Verdict, pct(ch.Ratio), ch.Interval(), tt.verdict)
+				t.Errorf("×%g %s %s: %s %s [%s], want %s", tt.factor, ch.Metric, ch.Stat, ch.Verdict, pct(ch.Ratio), fmt.Sprint(ch.Lo, ch.Hi), tt.verdict)
 			}
 			if got := ch.Faster(); got != tt.faster {
 				t.Errorf("×%g %s %s: Faster() = %q, want %q", tt.factor, ch.Metric, ch.Stat, got, tt.faster)
 			}
 			if n := naive.Checks[i]; ch.Stat == "p50" && !(width(ch) < 0.75*width(n)) {
-				t.Errorf("×%g %s %s: the paired interval [%s] is not narrower than the independent one [%s]", tt.factor, ch.Metric, ch.Stat, ch.Interval(), n.Interval())
+				t.Errorf("×%g %s %s: the paired interval [%s] is not narrower than the independent one [%s]", tt.factor, ch.Metric, ch.Stat, fmt.Sprint(ch.Lo, ch.Hi), fmt.Sprint(n.Lo, n.Hi))
 			}
 		}
 	}

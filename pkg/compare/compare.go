@@ -435,7 +435,7 @@ func (j *job) run(conf float64, d Design) {
 	if c.NBase > 0 && c.NCur > 0 && c.Baseline > 0 {
 		c.Ratio = c.Current / c.Baseline // shown even when unresolved
 	}
-	if c.NBase > 0 && c.NCur > 0 && c.resolved() {
+	if c.NBase > 0 && c.NCur > 0 && c.Resolved() {
 		j.estimate()
 	}
 	Decide(c)
@@ -602,9 +602,9 @@ func Decide(c *Check) {
 // Margin on the difference scale).
 func (c *Check) decide() {
 	finite := c.finiteInterval()
-	_, lo, hi, tau := c.slowdown()
+	_, lo, hi, tau := c.Slowdown()
 	switch {
-	case c.Scale == ScaleDifference && c.NBase > 0 && c.NCur > 0 && finite && c.resolved():
+	case c.Scale == ScaleDifference && c.NBase > 0 && c.NCur > 0 && finite && c.Resolved():
 		switch {
 		case c.Lo > c.Margin:
 			c.Verdict = Regressed
@@ -615,7 +615,7 @@ func (c *Check) decide() {
 		default:
 			c.Verdict = Inconclusive
 		}
-	case c.NBase == 0 || c.NCur == 0 || c.Baseline <= 0 || !finite || !c.resolved() || c.Lo <= 0 || c.Hi <= 0:
+	case c.NBase == 0 || c.NCur == 0 || c.Baseline <= 0 || !finite || !c.Resolved() || c.Lo <= 0 || c.Hi <= 0:
 		c.Verdict = Inconclusive // no ratio, or no interval of it
 	case lo > tau:
 		c.Verdict = Regressed
@@ -630,7 +630,6 @@ func (c *Check) decide() {
 	if c.Verdict == Inconclusive {
 		c.More = c.moreRequests()
 	}
-	c.Reason = c.Summary()
 }
 
 // finiteInterval reports whether the interval Lo–Hi is finite, and clears
@@ -643,12 +642,12 @@ func (c *Check) finiteInterval() bool {
 	return true
 }
 
-// slowdown returns the check's ratio, interval and regression threshold as
+// Slowdown returns the check's ratio, interval and regression threshold as
 // slowdown factors, larger is worse, which is what the decision rule reads:
 // Ratio, Lo, Hi and Threshold as they are for a duration (current/baseline),
 // and their inverses for a rate (baseline/current: the interval [1/Hi,
 // 1/Lo], the threshold τ = 1/Threshold). A zero bound inverts to +Inf.
-func (c Check) slowdown() (ratio, lo, hi, tau float64) {
+func (c Check) Slowdown() (ratio, lo, hi, tau float64) {
 	if !results.HigherIsBetter(c.Metric) {
 		return c.Ratio, c.Lo, c.Hi, c.Threshold
 	}
@@ -707,8 +706,8 @@ func (c *Check) moreRequests() int {
 	if c.NBase == 0 || c.NCur == 0 || c.Scale == "" && (c.Baseline <= 0 || c.Threshold <= 0) {
 		return 0
 	}
-	if !c.resolved() {
-		_, need, unit := c.unresolved()
+	if !c.Resolved() {
+		_, need, unit := c.Unresolved()
 		switch {
 		case unit == "gaps" && c.GapsBase < need, unit == "requests" && c.NBase < need:
 			c.Stuck = StuckBaseline
@@ -730,7 +729,7 @@ func (c *Check) moreRequests() int {
 		if c.Lo <= 0 || c.Hi <= 0 || c.Ratio <= 0 {
 			return 0
 		}
-		ratio, lo, hi, tau := c.slowdown() // larger is worse
+		ratio, lo, hi, tau := c.Slowdown() // larger is worse
 		lr, lt := math.Log(ratio), math.Log(tau)
 		h = math.Log(hi) - lr // must shrink to lt − lr for ok
 		if lr > lt {
@@ -797,9 +796,9 @@ func need(stat, metric string, level float64) (values, requests int) {
 	return values, requests
 }
 
-// resolved reports whether both sides have enough values for the statistic
+// Resolved reports whether both sides have enough values for the statistic
 // (a pooled check pools resolved prompts only).
-func (c Check) resolved() bool {
+func (c Check) Resolved() bool {
 	if c.Prompt == "" && len(c.Prompts) > 0 && c.Max == 0 {
 		return true
 	}
@@ -876,8 +875,8 @@ func WorstFirst(a, b Check) int {
 	if d := a.Verdict.rank() - b.Verdict.rank(); d != 0 {
 		return d
 	}
-	ra, _, _, _ := a.slowdown()
-	rb, _, _, _ := b.slowdown()
+	ra, _, _, _ := a.Slowdown()
+	rb, _, _, _ := b.Slowdown()
 	switch a.Verdict {
 	case Improved:
 		return cmpFloat(ra, rb)
@@ -982,15 +981,15 @@ func sampleWarnings(cs []Check, manyTargets bool) []string {
 // documentation), and if so what the smaller side has, what it needs, and
 // the unit counted: "requests", or "gaps" for pooled itl.
 func (c Check) Shortfall() (have, need int, unit string, short bool) {
-	if c.NCur == 0 || c.NBase == 0 && c.Max <= 0 || c.resolved() {
+	if c.NCur == 0 || c.NBase == 0 && c.Max <= 0 || c.Resolved() {
 		return 0, 0, "", false
 	}
-	have, need, unit = c.unresolved()
+	have, need, unit = c.Unresolved()
 	return have, need, unit, true
 }
 
-// unresolved returns what an unresolved check has, needs, and the unit.
-func (c Check) unresolved() (have, need int, unit string) {
+// Unresolved returns what an unresolved check has, needs, and the unit.
+func (c Check) Unresolved() (have, need int, unit string) {
 	if c.Max > 0 {
 		switch {
 		case c.Metric == results.ITL && c.NCur < c.NeedRequests:

@@ -2,11 +2,8 @@ package compare
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
-	"strings"
 
-	"github.com/latgate/latgate/internal/numfmt"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/results"
 )
@@ -114,33 +111,4 @@ func halves(s Side) (first, second Side) {
 		first.Targets, second.Targets = append(first.Targets, a), append(second.Targets, b)
 	}
 	return first, second
-}
-
-// DriftSummary says what SelfDrift found, the three largest changes first:
-//
-//	local/greeting ttft p50 +400% [+380%, +421%] (22.1 ms in the first half → 111 ms in the second), and 3 more
-func DriftSummary(drift []Check) string {
-	var parts []string
-	for i, c := range drift {
-		if i == 3 {
-			parts = append(parts, fmt.Sprintf("and %d more", len(drift)-3))
-			break
-		}
-		who := c.Prompt
-		if who == "" {
-			who = "all prompts"
-		}
-		parts = append(parts, fmt.Sprintf("%s/%s %s %s %s (%s in the first half → %s in the second)",
-			results.Label(c.Target, c.Region), who, c.Metric, c.Stat, c.Change(),
-			value(c.Metric, c.Baseline), value(c.Metric, c.Current)))
-	}
-	return strings.Join(parts, ", ")
-}
-
-// value formats a statistic in its metric's unit.
-func value(metric string, v float64) string {
-	if metric == results.TokensPerS {
-		return fmt.Sprintf("%.0f tokens/s", v)
-	}
-	return numfmt.Millis(v)
 }

@@ -55,10 +55,10 @@ func ExampleDecide() {
 		Tolerance: config.Tolerance{Rel: 0.10}, NBase: 30, NCur: 30}
 	compare.Decide(&c)
 	fmt.Println(c.Verdict)
-	fmt.Println(c.Reason)
+	fmt.Printf("%.2f× [%.2f, %.2f] against the threshold %.2f×\n", c.Ratio, c.Lo, c.Hi, c.Threshold)
 	// Output:
 	// regressed
-	// +20% [95% CI +12%, +29%] > +10% tolerance (400 ms -> 480 ms)
+	// 1.20× [1.12, 1.29] against the threshold 1.10×
 }
 
 // Sequential looks, as check makes them: compare at the look the current

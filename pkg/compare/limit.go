@@ -1,9 +1,7 @@
 package compare
 
 import (
-	"fmt"
 	"math"
-	"strings"
 
 	"github.com/latgate/latgate/pkg/results"
 )
@@ -87,7 +85,7 @@ func DecideLimit(c *Check) {
 	c.Baseline, c.Ratio, c.Threshold = 0, 0, 0
 	finite := c.finiteInterval()
 	switch {
-	case c.NCur == 0 || !finite || !c.resolved():
+	case c.NCur == 0 || !finite || !c.Resolved():
 		c.Verdict = Inconclusive
 	case c.Lo > c.Max:
 		c.Verdict = Regressed
@@ -100,7 +98,6 @@ func DecideLimit(c *Check) {
 	if c.Verdict == Inconclusive {
 		c.More = c.moreLimit()
 	}
-	c.Reason = c.Summary()
 }
 
 // moreLimit estimates how many more current requests an inconclusive limit
@@ -111,8 +108,8 @@ func (c Check) moreLimit() int {
 	if c.NCur == 0 {
 		return 0
 	}
-	if !c.resolved() {
-		have, need, unit := c.unresolved()
+	if !c.Resolved() {
+		have, need, unit := c.Unresolved()
 		if unit == "gaps" { // have is GapsCur
 			return c.moreForGaps(need)
 		}
@@ -136,38 +133,4 @@ func (c Check) moreLimit() int {
 		return -1
 	}
 	return max(1, int(more))
-}
-
-// limitSummary is Summary for a limit check, for example
-//
-//	p95 912 ms [95% CI 871, 960] > max 800 ms
-//	p95 512 ms [95% CI 490, 540]: p95 ≤ 800 ms ruled in
-func (c Check) limitSummary() string {
-	limit := "max " + fmtMS(c.Max)
-	if c.NCur == 0 {
-		return fmt.Sprintf("no %s values in the current run (%s)", c.Metric, limit)
-	}
-	value := fmt.Sprintf("%s %s", c.Stat, fmtMS(c.Current))
-	if !c.resolved() {
-		have, need, unit := c.unresolved()
-		return fmt.Sprintf("%s unresolved against %s: %s needs at least %d %s, have %d", value, limit, c.Stat, need, unit, have)
-	}
-	if c.Lo == 0 && c.Hi == 0 {
-		return fmt.Sprintf("%s, interval unbounded (%s)", value, limit)
-	}
-	ci := fmt.Sprintf("%s [%s%% CI %s]", value, fmtConf(c.Confidence), c.LimitInterval())
-	switch c.Verdict {
-	case Regressed:
-		return fmt.Sprintf("%s > %s", ci, limit)
-	case OK:
-		return fmt.Sprintf("%s: %s ≤ %s ruled in", ci, c.Stat, fmtMS(c.Max))
-	}
-	return fmt.Sprintf("%s straddles %s: %s", ci, limit, c.Decider())
-}
-
-// LimitInterval formats a limit check's interval of the statistic in the
-// unit and precision of its value: "871, 960".
-func (c Check) LimitInterval() string {
-	f := func(ms float64) string { return strings.TrimSuffix(fmtMS(ms), " ms") }
-	return f(c.Lo) + ", " + f(c.Hi)
 }

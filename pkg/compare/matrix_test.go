@@ -639,3 +639,14 @@ func (r matrixRow) targets(s matrixStats) []matrixTarget {
 	}
 	return out
 }
+
+// pctNum and fmtConf format the gate's settings in the matrix's header.
+func pctNum(x float64) string {
+	v := 100 * x
+	if v < 10 && math.Abs(v-math.Round(v)) > 0.05 {
+		return fmt.Sprintf("%.1f%%", v)
+	}
+	return fmt.Sprintf("%.0f%%", v)
+}
+
+func fmtConf(c float64) string { return fmt.Sprintf("%.4g", c*100) }

@@ -219,7 +219,6 @@ func (p Plan) label(rep *Report, cur Side, checks []parsedCheck) {
 				c := Check{
 					Target: t.Name, Region: t.Region, Prompt: pr.ID, Metric: pc.c.Metric, Stat: pc.c.Stat,
 					NCur: d.requests(), Verdict: Unbaselined, Labels: []string{ChangeNew.label()},
-					Reason: "new: no baseline: measured, not gated; bless to gate it from now on",
 				}
 				if pc.c.Metric == results.ITL {
 					c.GapsCur = len(d.vals)

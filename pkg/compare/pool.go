@@ -2,7 +2,6 @@ package compare
 
 import (
 	"cmp"
-	"fmt"
 	"math"
 	"slices"
 
@@ -89,11 +88,6 @@ func (tj targetJobs) decide(aggregate bool, conf float64, d Design, est estimato
 			c.More, c.Stuck = 0, ""
 		}
 	}
-	for _, g := range tj.groups {
-		for _, j := range g.jobs {
-			j.check.Reason = j.check.Summary() // pooled or adjusted since Decide
-		}
-	}
 	return pooled
 }
 
@@ -101,7 +95,7 @@ func (tj targetJobs) decide(aggregate bool, conf float64, d Design, est estimato
 // a finite interval of its change on either scale.
 func (j *job) testable() bool {
 	c := j.check
-	return c.Max == 0 && c.NBase > 0 && c.NCur > 0 && c.resolved() && (c.Lo != 0 || c.Hi != 0) &&
+	return c.Max == 0 && c.NBase > 0 && c.NCur > 0 && c.Resolved() && (c.Lo != 0 || c.Hi != 0) &&
 		!math.IsInf(c.Lo, 0) && !math.IsInf(c.Hi, 0) && (c.Scale == ScaleDifference || c.Baseline > 0)
 }
 
@@ -119,7 +113,7 @@ func (j *job) zStat() float64 {
 		}
 		return (mid - c.Margin) / (below / z)
 	}
-	ratio, lo, _, tau := c.slowdown()
+	ratio, lo, _, tau := c.Slowdown()
 	below := math.Log(ratio) - math.Log(lo)
 	if below <= 0 {
 		return math.Inf(1)
@@ -241,14 +235,6 @@ func (j *job) change(zl, zh float64) (theta, below, above float64, hl bool) {
 	_, bc := j.sc.logWidths(j.cur, zh)
 	below, above = mover(ac, bc, ab, bb)
 	return math.Log(j.check.Current / j.check.Baseline), below, above, false
-}
-
-func pctNum(x float64) string {
-	v := 100 * x
-	if v < 10 && math.Abs(v-math.Round(v)) > 0.05 {
-		return fmt.Sprintf("%.1f%%", v)
-	}
-	return fmt.Sprintf("%.0f%%", v)
 }
 
 // metricsOf is the gated metrics of a gate, once each, in order.

@@ -330,7 +330,7 @@ func Suspects(rep Report) []Check {
 	var out []Check
 	for _, c := range rep.Checks {
 		if c.Diagnostic && c.Verdict == Inconclusive && c.Ratio > 0 && c.Threshold > 0 {
-			if r, _, _, tau := c.slowdown(); r > tau {
+			if r, _, _, tau := c.Slowdown(); r > tau {
 				out = append(out, c)
 			}
 		}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/diagnose"
@@ -267,7 +266,6 @@ func DecideShare(c *Check) {
 	if c.Verdict == Inconclusive {
 		c.More = c.moreShare()
 	}
-	c.Reason = c.shareSummary()
 }
 
 // moreShare estimates how many more current requests an inconclusive
@@ -301,91 +299,4 @@ func (c Check) moreShare() int {
 		return -1
 	}
 	return max(1, int(n))
-}
-
-// Points formats a difference of shares in points: -0.98 → "-98 pts".
-func Points(d float64) string {
-	v := math.Round(d * 100)
-	if v == 0 {
-		v = 0
-	}
-	return fmt.Sprintf("%+.0f pts", v)
-}
-
-// Percent formats a share: 0.98 → "98%", with a decimal near 0 and 1.
-func Percent(p float64) string {
-	v := 100 * p
-	if v > 0 && v < 1 || v > 99 && v < 100 {
-		return fmt.Sprintf("%.1f%%", v)
-	}
-	return fmt.Sprintf("%.0f%%", math.Round(v))
-}
-
-// ShareInterval formats a share check's interval: of the difference in
-// points ("[-100, -93] pts"), or of the share ("[88%, 96%]"; a bound that
-// would print equal to min but is not gets a decimal: "[88%, 94.9%]").
-func (c Check) ShareInterval() string {
-	return "[" + c.shareBounds() + "]" + map[bool]string{false: " pts", true: ""}[c.Min > 0]
-}
-
-func (c Check) shareBounds() string {
-	if c.Min > 0 {
-		f := func(x float64) string {
-			if x != c.Min && Percent(x) == Percent(c.Min) {
-				return fmt.Sprintf("%.1f%%", 100*x)
-			}
-			return Percent(x)
-		}
-		return f(c.Lo) + ", " + f(c.Hi)
-	}
-	f := func(x float64) string { return strings.TrimSuffix(Points(x), " pts") }
-	return f(c.Lo) + ", " + f(c.Hi)
-}
-
-// shareSummary is Summary for a share check, for example
-//
-//	100% → 0% (-100 pts [95% CI -100, -93]) < -25 pts tolerance
-//	93% [95% CI 88%, 96%] < min 95%
-func (c Check) shareSummary() string {
-	conf := fmtConf(c.Confidence)
-	if c.Min > 0 {
-		limit := "min " + Percent(c.Min)
-		switch {
-		case c.NCur == 0:
-			return fmt.Sprintf("no %s values in the current run (%s)", c.Metric, limit)
-		case c.NCur < ShareNeed:
-			return fmt.Sprintf("%s of %d requests unresolved against %s: needs at least %d", Percent(c.Current), c.NCur, limit, ShareNeed)
-		}
-		v := fmt.Sprintf("%s of %d requests [%s%% CI %s]", Percent(c.Current), c.NCur, conf, c.shareBounds())
-		switch c.Verdict {
-		case Regressed:
-			return v + " < " + limit
-		case OK:
-			return fmt.Sprintf("%s: ≥ %s ruled in", v, Percent(c.Min))
-		}
-		return fmt.Sprintf("%s straddles %s: %s", v, limit, c.Decider())
-	}
-	switch {
-	case c.NBase == 0 && c.NCur == 0:
-		return fmt.Sprintf("no %s values in either run", c.Metric)
-	case c.NBase == 0:
-		return fmt.Sprintf("no %s values in the baseline", c.Metric)
-	case c.NCur == 0:
-		return fmt.Sprintf("no %s values in the current run", c.Metric)
-	}
-	values := fmt.Sprintf("%s → %s", Percent(c.Baseline), Percent(c.Current))
-	if min(c.NBase, c.NCur) < ShareNeed {
-		return fmt.Sprintf("%s unresolved: needs at least %d requests per side, have %d", values, ShareNeed, min(c.NBase, c.NCur))
-	}
-	change := fmt.Sprintf("%s (%s [%s%% CI %s])", values, Points(c.Current-c.Baseline), conf, c.shareBounds())
-	tol := Points(-c.Tolerance.Rel) + " tolerance"
-	switch c.Verdict {
-	case Regressed:
-		return fmt.Sprintf("%s < %s", change, tol)
-	case Improved:
-		return fmt.Sprintf("%s > %s", change, strings.Replace(tol, "-", "+", 1))
-	case OK:
-		return fmt.Sprintf("%s within %s: rules out < %s", change, tol, Points(c.Lo))
-	}
-	return fmt.Sprintf("%s straddles %s: %s", change, tol, c.Decider())
 }

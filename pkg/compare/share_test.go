@@ -46,25 +46,29 @@ func TestDecideShare(t *testing.T) {
 		return c
 	}
 	for _, tc := range []struct {
-		name    string
-		c       Check
-		verdict Verdict
-		reason  string
+		name     string
+		c        Check
+		verdict  Verdict
+		lo, hi   float64 // the interval, to the printed precision
+		moreSign int     // -1, 0, or 1 for "some"
 	}{
-		{"streamed before, buffered now", rel(1, 0, 240, 60, 0.25), Regressed, "100% → 0% (-100 pts [95% CI -100, -94]) < -25 pts tolerance"},
-		{"unchanged", rel(1, 1, 240, 60, 0.25), OK, "within -25 pts tolerance: rules out < -6 pts"},
-		{"a drop of 20 points with 60 requests", rel(0.9, 0.7, 240, 60, 0.25), Inconclusive, "straddles -25 pts tolerance: about"},
-		{"a rise", rel(0.2, 0.95, 240, 60, 0.25), Improved, "> +25 pts tolerance"},
-		{"too few requests", rel(1, 0, 240, 9, 0.25), Inconclusive, "needs at least 10 requests per side, have 9"},
-		{"93% of 240 vs min 95%", floor(0.93, 240, 0.95), Inconclusive, "straddles min 95%"},
-		{"92% of 240 vs min 95%: the bound prints apart from min", floor(0.92, 240, 0.95), Regressed, "CI 88%, 94.8%] < min 95%"},
-		{"80% of 240 vs min 95%", floor(0.80, 240, 0.95), Regressed, "80% of 240 requests [95% CI 74%, 85%] < min 95%"},
-		{"100% of 150 vs min 95%", floor(1, 150, 0.95), OK, "≥ 95% ruled in"},
-		{"95% of 60 vs min 95%: on the limit", floor(0.95, 60, 0.95), Inconclusive, "sits on the limit"},
+		{"streamed before, buffered now", rel(1, 0, 240, 60, 0.25), Regressed, -1, -0.94, 0},
+		{"unchanged", rel(1, 1, 240, 60, 0.25), OK, -0.06, 0.016, 0},
+		{"a drop of 20 points with 60 requests", rel(0.9, 0.7, 240, 60, 0.25), Inconclusive, -0.33, -0.09, 1},
+		{"a rise", rel(0.2, 0.95, 240, 60, 0.25), Improved, 0.65, 0.81, 0},
+		{"too few requests", rel(1, 0, 240, 9, 0.25), Inconclusive, -1, -0.70, 1},
+		{"93% of 240 vs min 95%", floor(0.93, 240, 0.95), Inconclusive, 0.89, 0.956, 1},
+		{"92% of 240 vs min 95%: the bound prints apart from min", floor(0.92, 240, 0.95), Regressed, 0.879, 0.948, 0},
+		{"80% of 240 vs min 95%", floor(0.80, 240, 0.95), Regressed, 0.745, 0.846, 0},
+		{"100% of 150 vs min 95%", floor(1, 150, 0.95), OK, 0.975, 1, 0},
+		{"95% of 60 vs min 95%: on the limit", floor(0.95, 60, 0.95), Inconclusive, 0.863, 0.983, -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.c.Verdict != tc.verdict || !strings.Contains(tc.c.Reason, tc.reason) {
-				t.Errorf("%s: %s, want %s: …%s…", tc.c.Verdict, tc.c.Reason, tc.verdict, tc.reason)
+			c := tc.c
+			near := func(a, b float64) bool { return math.Abs(a-b) < 0.005 }
+			more := max(-1, min(1, c.More))
+			if c.Verdict != tc.verdict || !near(c.Lo, tc.lo) || !near(c.Hi, tc.hi) || more != tc.moreSign {
+				t.Errorf("%s [%.3f, %.3f], more %d; want %s [%.3f, %.3f], more sign %d", c.Verdict, c.Lo, c.Hi, c.More, tc.verdict, tc.lo, tc.hi, tc.moreSign)
 			}
 		})
 	}
