@@ -255,3 +255,44 @@ func TestSummaryShare(t *testing.T) {
 		})
 	}
 }
+
+// TestMeasureTail (#29: defaults that do not warn): at the defaults' 60
+// requests a prompt cannot bound a P95 distribution-free (72) but can a
+// P90 (36), so the measured table shows TTFT and total at P90, from the
+// samples, and says nothing is unresolvable; at 80 it shows P95; at 20 it
+// keeps P95 and says it is rough.
+func TestMeasureTail(t *testing.T) {
+	file := func(n int) *results.File {
+		ss := make([]results.Sample, n)
+		for i := range ss {
+			ss[i] = results.Sample{Seq: i + 1, TTFT: float64(100 + i), Total: float64(200 + 2*i), OutputTokens: 8, TokenSource: "usage"}
+		}
+		p := results.Prompt{ID: "p", Requests: n, Samples: ss, Metrics: results.MetricsOf(ss)}
+		return &results.File{Run: results.Run{Requests: n, Concurrency: 1}, Targets: []results.Target{{Name: "t", Model: "m", Requests: n,
+			Prompts: []results.Prompt{p}, Overall: results.Prompt{ID: "overall", Requests: n, Metrics: results.MetricsOf(ss)}}}}
+	}
+	for _, tt := range []struct {
+		n            int
+		head, absent string
+		note         bool
+	}{
+		{60, "TTFT p90", "TTFT p95", false},
+		{80, "TTFT p95", "TTFT p90", false},
+		{20, "TTFT p95", "TTFT p90", true},
+	} {
+		var b strings.Builder
+		if err := Measure(&b, file(tt.n)); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if !strings.Contains(out, tt.head) || strings.Contains(out, tt.absent) || strings.Contains(out, "not resolvable") != tt.note {
+			t.Errorf("%d requests: want %q, no %q, a note %v:\n%s", tt.n, tt.head, tt.absent, tt.note, out)
+		}
+	}
+	var b strings.Builder
+	Measure(&b, file(60))
+	// 60 values 100..159 ms: type 7's P90 is 153.1 ms, total's 306 ms.
+	if !strings.Contains(b.String(), "153 ms") || !strings.Contains(b.String(), "306 ms") {
+		t.Errorf("P90 of the samples not shown:\n%s", b.String())
+	}
+}
