@@ -53,7 +53,7 @@ Outputs are check's: the table, --junit, --markdown, --out (both sides' raw
 samples and the comparison, schema latgate.ab/v1), and inside GitHub Actions
 the job summary, annotations and verdict= in $GITHUB_OUTPUT.
 
-` + exitCodesHelp,
+` + abExitHelp,
 		Flags: append(append(abRunFlags(), abGateFlags()...),
 			&ucli.StringFlag{Name: "config", Aliases: []string{"c"}, Usage: "take the gate settings from this latgate.yaml (default: CANDIDATE's gate)", TakesFile: true},
 			&ucli.StringFlag{Name: "targets", Usage: "compare target `BASE,CANDIDATE`: BASE's target BASE with CANDIDATE's target CANDIDATE, or two targets of one config"},

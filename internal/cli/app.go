@@ -142,6 +142,22 @@ const exitCodesHelp = `EXIT CODES:
       message says the verdict; a regression stays 1)
   70  latgate crashed (a bug: please report it)`
 
+// Exit codes of ab, which measures both sides and needs no baseline file.
+const abExitHelp = `EXIT CODES:
+   0  pass: every check ok, improved, or inconclusive (without --strict);
+      also verdict=unchanged under --if-changed, and skipped under
+      --skip-without-key
+   1  the candidate is slower than the gate allows (or inconclusive with
+      --strict)
+   2  usage or config problem (nothing was overwritten): a config that does
+      not load, --targets naming no target, two configs with no target and
+      prompt in common
+   3  measurement failure: endpoint unreachable, auth failure, error budget
+      exceeded or out of reach (given up early), or the run was interrupted;
+      also a result that could not be written after the gate decided (the
+      message says the verdict; a regression stays 1)
+  70  latgate crashed (a bug: please report it)`
+
 // Exit codes of compare, which gates saved files and measures nothing.
 const compareExitHelp = `EXIT CODES:
    0  pass: every check ok, improved, or inconclusive (without --strict)
@@ -181,13 +197,15 @@ func newApp(out *publish.Streams, getenv func(string) string) *ucli.App {
 	a := app.New(app.Deps{Out: out, Getenv: getenv, Commit: gitHead, Version: build.Version})
 	cmd := &ucli.App{
 		Name:    "latgate",
-		Usage:   "a CI latency regression gate for OpenAI-compatible streaming endpoints",
+		Usage:   "a CI latency regression gate for streaming LLM APIs",
 		Version: build.String(),
-		Description: `latgate streams a fixed prompt set against an OpenAI-compatible
-/v1/chat/completions endpoint (OpenAI, vLLM, llama.cpp, Ollama, gateways),
-measures time to first token (TTFT), inter-token latency (ITL) and total time
-at P50 and P95, and compares them with a committed baseline: it fails the CI
-job when latency drifts beyond the tolerances, and stays green on noise.
+		Description: `latgate streams a fixed prompt set against the API you ship on
+(api: in latgate.yaml): OpenAI-compatible chat completions (OpenAI, vLLM,
+llama.cpp, Ollama, gateways; the default), the OpenAI Responses API,
+Anthropic Messages, Gemini, or your own app's SSE stream. It measures time
+to first token (TTFT), inter-token latency (ITL) and total time at P50 and
+the tail, and compares them with a committed baseline: it fails the CI job
+when latency drifts beyond the tolerances, and stays green on noise.
 
 Start with:  latgate check --config examples/latgate.yaml
 (base_url: sim runs the built-in simulator: no key, no network.)
