@@ -296,3 +296,23 @@ func TestMeasureTail(t *testing.T) {
 		t.Errorf("P90 of the samples not shown:\n%s", b.String())
 	}
 }
+
+// TestChartShowsTheGatedTail (#33 item 7): the job summary's chart shows
+// TTFT at every percentile the gate checks: P50 and P90 at the defaults,
+// whose P90 it used to leave out (it charted P50 and P95 only).
+func TestChartShowsTheGatedTail(t *testing.T) {
+	tol := config.Tolerance{Rel: 0.15}
+	rep := newReport([]compare.Check{
+		chk("t", "", "a", results.TTFT, "p50", 100, 110, 1.05, 1.15, tol, 60),
+		chk("t", "", "a", results.TTFT, "p90", 150, 160, 1.0, 1.1, tol, 60),
+		chk("t", "", "b", results.TTFT, "p50", 100, 105, 1.0, 1.1, tol, 60),
+		chk("t", "", "b", results.TTFT, "p90", 150, 170, 1.05, 1.2, tol, 60),
+	}, nil)
+	var b strings.Builder
+	if err := GitHubSummary(&b, rep, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `"a p90"`) || !strings.Contains(b.String(), `"b p50"`) {
+		t.Errorf("the chart lacks the P90 bars:\n%s", b.String())
+	}
+}

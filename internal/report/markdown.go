@@ -27,7 +27,7 @@ func Markdown(w io.Writer, rep compare.Report, opts Options) error {
 
 // GitHubSummary writes Markdown for $GITHUB_STEP_SUMMARY: Markdown's report
 // with, above each target's table, a Mermaid bar chart of current against
-// baseline TTFT p50 and p95 per prompt (those the gate checks). The tables
+// baseline TTFT per prompt at each of p50, p90 and p95 the gate checks. The tables
 // stay, since chart rendering varies.
 func GitHubSummary(w io.Writer, rep compare.Report, opts Options) error {
 	return markdown(w, rep, opts, true)
@@ -179,7 +179,7 @@ const maxChartPrompts = 8
 func writeChart(w io.Writer, target string, checks []compare.Check) {
 	var cs []compare.Check
 	for _, c := range checks {
-		if targetOf(c) == target && !isAggregate(c) && c.Metric == results.TTFT && (c.Stat == "p50" || c.Stat == "p95") && hasData(c) {
+		if targetOf(c) == target && !isAggregate(c) && c.Metric == results.TTFT && (c.Stat == "p50" || c.Stat == "p90" || c.Stat == "p95") && hasData(c) {
 			cs = append(cs, c)
 		}
 	}
