@@ -75,7 +75,7 @@ func TestCompareHoldsSavedRunsToTheBudget(t *testing.T) {
 	}
 	res := filepath.Join(dir, "over.json")
 	code, _, errs := run(t, nil, "measure", "--config", cfg, "--quiet", "--requests", "8", "--out", res,
-		"--base-url", "sim:default?tokens=12&fault=500&fault_every=2")
+		"--base-url", "sim:default?tokens=8&itl=20ms&fault=500&fault_every=2")
 	if code != ExitMeasurement {
 		t.Fatalf("measure over budget: exit %d, want 3\n%s", code, errs)
 	}

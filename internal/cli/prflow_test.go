@@ -87,7 +87,7 @@ func TestPullRequestFlow(t *testing.T) {
 		t.Fatalf("bless --from exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
 
-	slower := strings.NewReplacer(`base_url: "sim:default?tokens=12"`, `base_url: "sim:default?tokens=12&ttft_factor=1.6"`,
+	slower := strings.NewReplacer(`base_url: "sim:default?tokens=8&itl=20ms"`, `base_url: "sim:default?tokens=8&itl=20ms&ttft_factor=1.6"`,
 		"model: sim\n", "model: sim-slow\n").Replace(gateConfig)
 	t.Run("a slower model fails naming the change", func(t *testing.T) {
 		writeConfig(t, dir, slower)
