@@ -109,16 +109,29 @@ func (j *job) zStat() float64 {
 		mid := c.Current - c.Baseline
 		below := mid - c.Lo
 		if below <= 0 {
-			return math.Inf(1)
+			return certain(mid > c.Margin)
 		}
 		return (mid - c.Margin) / (below / z)
 	}
 	ratio, lo, _, tau := c.Slowdown()
 	below := math.Log(ratio) - math.Log(lo)
 	if below <= 0 {
-		return math.Inf(1)
+		return certain(ratio > tau)
 	}
 	return (math.Log(ratio) - math.Log(tau)) / (below / z)
+}
+
+// certain is the statistic of a test whose interval has no width below its
+// estimate (every value of a side alike, as an itl p50 of 0 ms on both
+// sides when tokens share reads): beyond the threshold for certain when the
+// estimate is, and for certain not when it is not. (Reading every such test
+// as +Inf once failed an unchanged run on "itl p50 0.00 ms → 0.00 ms
+// [+0.00, +0.27 ms]".)
+func certain(beyond bool) float64 {
+	if beyond {
+		return math.Inf(1)
+	}
+	return math.Inf(-1)
 }
 
 // holm runs Holm's step-down procedure over tests at family-wise one-sided

@@ -303,3 +303,32 @@ func TestIntervalCoverage(t *testing.T) {
 		}
 	}
 }
+
+// TestZeroITLIsNoRegression (#29, found under load): tokens that share
+// socket reads give an itl p50 of 0 ms on both sides; the interval of the
+// difference then has no width below its estimate, [+0.00, +0.27 ms]
+// against a 50 ms margin. Holm read such a test as infinitely significant
+// and failed the unchanged run; it is ok.
+func TestZeroITLIsNoRegression(t *testing.T) {
+	// zeros of every request's 25 gaps; the rest 0.1-0.3 ms.
+	mk := func(n, zeros int) []results.Sample {
+		out := make([]results.Sample, n)
+		for i := range out {
+			gaps := make([]float64, 25)
+			for k := zeros; k < 25; k++ {
+				gaps[k] = 0.1 + 0.1*float64(k%3)
+			}
+			out[i] = results.Sample{Seq: i + 1, TTFT: 10 + float64(i%5), TTFB: 9, Total: 20 + float64(i%5), ITL: gaps, OutputTokens: 26, HasContent: true}
+		}
+		return out
+	}
+	gate := gateWith(config.Check{Metric: results.ITL, Stat: "p50", Tolerance: config.Tolerance{Rel: 0.15, Floor: 50 * time.Millisecond}})
+	rep := Compare(side(prompt("p", mk(160, 22))), side(prompt("p", mk(40, 13))), gate)
+	c := only(t, rep, "p")
+	if c.Scale != ScaleDifference || c.Baseline != 0 || c.Current != 0 || c.Lo != 0 || c.Hi <= 0 {
+		t.Fatalf("want itl p50 0 ms on both sides, decided on the difference, its interval [0, >0]: %+v", c)
+	}
+	if c.Verdict == Regressed || rep.Verdict == Regressed {
+		t.Errorf("itl p50 0 → 0 ms [%v, %v] against a %v ms margin: %s (run %s), want ok", c.Lo, c.Hi, c.Margin, c.Verdict, rep.Verdict)
+	}
+}
