@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/latgate/latgate/internal/cost"
+	"github.com/latgate/latgate/internal/diagnose"
+	"github.com/latgate/latgate/internal/history"
 	"github.com/latgate/latgate/internal/jsonfile"
 	"github.com/latgate/latgate/internal/publish"
 	"github.com/latgate/latgate/internal/report"
@@ -15,7 +17,6 @@ import (
 	"github.com/latgate/latgate/pkg/baseline"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
-	"github.com/latgate/latgate/pkg/history"
 	"github.com/latgate/latgate/pkg/measure"
 	"github.com/latgate/latgate/pkg/results"
 )
@@ -136,11 +137,11 @@ type gated struct {
 }
 
 // explain attributes rep's regressions to what moved with them between
-// the baseline and the run (compare.Explain): their reports say why, not
+// the baseline and the run (diagnose.Explain): their reports say why, not
 // only that. Without a baseline there is nothing to compare with.
 func (g gated) explain(rep *compare.Report) {
 	if g.base != nil && g.f != nil {
-		compare.Explain(rep, side(g.base.Run, g.base.Targets), side(g.f.Run, g.f.Targets))
+		diagnose.Explain(rep, side(g.base.Run, g.base.Targets), side(g.f.Run, g.f.Targets))
 	}
 }
 
@@ -196,7 +197,11 @@ func (a *App) dayNoise(cfg *config.Config, path string) compare.Noise {
 		a.Out.Note("day-to-day noise not learned from the history: %v", err)
 		return nil
 	}
-	return compare.LearnDayNoise(compare.HistoryLevels(h.Records, cfg.Gate))
+	var series []compare.DayLevels
+	for _, l := range history.Series(h.Records, compare.GatedMetrics(cfg.Gate)) {
+		series = append(series, compare.DayLevels{Key: compare.NoiseKey{Target: l.Target, Region: l.Region, Metric: l.Metric}, Runs: l.Runs})
+	}
+	return compare.LearnDayNoise(series)
 }
 
 // gateOutcome turns a report into the command's result: nil, ErrRegression,

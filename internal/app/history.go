@@ -6,10 +6,10 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/latgate/latgate/internal/history"
 	"github.com/latgate/latgate/internal/publish"
 	"github.com/latgate/latgate/internal/sanitize"
 	"github.com/latgate/latgate/pkg/config"
-	"github.com/latgate/latgate/pkg/history"
 	"github.com/latgate/latgate/pkg/measure"
 	"github.com/latgate/latgate/pkg/results"
 )

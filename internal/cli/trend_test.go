@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latgate/latgate/internal/history"
 	"github.com/latgate/latgate/internal/testkit"
 	"github.com/latgate/latgate/pkg/config"
-	"github.com/latgate/latgate/pkg/history"
 )
 
 const trendConfig = `baseline: latgate.baseline.json

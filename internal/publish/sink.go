@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/latgate/latgate/internal/atomicfile"
-	"github.com/latgate/latgate/pkg/history"
+	"github.com/latgate/latgate/internal/history"
 )
 
 // Reports are the report files a command was asked for ("" for none).

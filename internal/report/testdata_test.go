@@ -4,10 +4,10 @@ import (
 	"math"
 	"time"
 
+	"github.com/latgate/latgate/internal/diagnose"
 	"github.com/latgate/latgate/pkg/baseline"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
-	"github.com/latgate/latgate/pkg/diagnose"
 	"github.com/latgate/latgate/pkg/results"
 )
 
@@ -278,7 +278,7 @@ func evidence(n int, ttfb, ttft float64, prompt, cached int, models ...string) d
 func whyReport() compare.Report {
 	rep := failReport()
 	attr := func(c *compare.Check) {
-		var a diagnose.Attribution
+		var a results.Attribution
 		switch {
 		case c.Metric == results.ITL:
 			a = diagnose.Attribute(c.Metric, evidence(40, 30, 280, 800, 0, "m"), evidence(40, 30, 280, 800, 0, "m"))

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latgate/latgate/internal/history"
 	"github.com/latgate/latgate/internal/trend"
-	"github.com/latgate/latgate/pkg/history"
 )
 
 // TestTrendHTMLStructure: the page has one chart per series, the change

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/latgate/latgate/internal/golden"
+	"github.com/latgate/latgate/internal/history"
 	"github.com/latgate/latgate/internal/trend"
-	"github.com/latgate/latgate/pkg/history"
 	"github.com/latgate/latgate/pkg/stats"
 )
 

@@ -7,8 +7,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/latgate/latgate/internal/history"
 	"github.com/latgate/latgate/pkg/config"
-	"github.com/latgate/latgate/pkg/history"
 )
 
 // BenchmarkHistory1000 parses a 1000-run history of 10 prompts (the bytes of

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/latgate/latgate/internal/history"
 	"github.com/latgate/latgate/internal/trend"
-	"github.com/latgate/latgate/pkg/history"
 	"github.com/latgate/latgate/pkg/stats"
 )
 

@@ -1,8 +1,8 @@
 package trend
 
 import (
+	"github.com/latgate/latgate/internal/history"
 	"github.com/latgate/latgate/pkg/baseline"
-	"github.com/latgate/latgate/pkg/history"
 	"github.com/latgate/latgate/pkg/results"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/latgate/latgate/pkg/history"
+	"github.com/latgate/latgate/internal/history"
 )
 
 // ar1 returns n values of AR(1) noise with autocorrelation rho and marginal

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/latgate/latgate/internal/history"
 	"github.com/latgate/latgate/pkg/compare"
-	"github.com/latgate/latgate/pkg/history"
 	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/stats"
 )

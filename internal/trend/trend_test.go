@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/latgate/latgate/pkg/history"
+	"github.com/latgate/latgate/internal/history"
 )
 
 // recs makes one record per value: target t, prompt p, ttft p50 = value.

@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/latgate/latgate/pkg/history"
+	"github.com/latgate/latgate/internal/history"
 	"github.com/latgate/latgate/pkg/stats"
 )
 

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/latgate/latgate/pkg/config"
-	"github.com/latgate/latgate/pkg/diagnose"
 	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/stats"
 )
@@ -162,7 +161,7 @@ type Check struct {
 	Min float64 `json:"min,omitempty"`
 	// Why is, for a regression, what moved with it (see Explain); nil when
 	// it was not attributed.
-	Why *diagnose.Attribution `json:"why,omitempty"`
+	Why *results.Attribution `json:"why,omitempty"`
 }
 
 // Report is the outcome of a comparison.

@@ -5,8 +5,6 @@ import (
 	"slices"
 
 	"github.com/latgate/latgate/pkg/config"
-	"github.com/latgate/latgate/pkg/history"
-	"github.com/latgate/latgate/pkg/stats"
 )
 
 // # Day-to-day noise
@@ -49,48 +47,16 @@ const MinDayRuns = 20
 
 // DayLevels is one target's metric over the runs of a history, oldest
 // first: Runs[r][prompt] is the run's p50 of the metric for that prompt (a
-// missing prompt is absent from the map).
+// missing prompt is absent from the map). The application reads them from
+// the history file (history.Series, for the metrics GatedMetrics names).
 type DayLevels struct {
 	Key  NoiseKey
 	Runs []map[string]float64
 }
 
-// HistoryLevels extracts from history records the series LearnDayNoise
-// reads: per target (name and region) and metric the gate checks, each
-// run's p50 per prompt, the runs in time order (a file appended out of
-// order is read by the records' times).
-func HistoryLevels(records []history.Record, gate config.Gate) []DayLevels {
-	recs := slices.Clone(records)
-	slices.SortStableFunc(recs, func(a, b history.Record) int { return a.At.Compare(b.At) })
-	var out []DayLevels
-	index := map[NoiseKey]int{}
-	for _, r := range recs {
-		for _, t := range r.Targets {
-			for _, m := range metricsOf(gate) {
-				k := NoiseKey{Target: t.Name, Region: t.Region, Metric: m}
-				run := map[string]float64{}
-				for _, p := range t.Prompts {
-					if st, ok := p.Metrics[m]; ok && st.N > 0 {
-						if v, ok := st.Get(stats.Stat{P: 0.5}); ok && v > 0 {
-							run[p.ID] = v
-						}
-					}
-				}
-				if len(run) == 0 {
-					continue
-				}
-				i, ok := index[k]
-				if !ok {
-					i = len(out)
-					index[k] = i
-					out = append(out, DayLevels{Key: k})
-				}
-				out[i].Runs = append(out[i].Runs, run)
-			}
-		}
-	}
-	return out
-}
+// GatedMetrics are the metrics gate checks whose day-to-day noise the gate
+// uses: the gated ones it names, each once, in order.
+func GatedMetrics(gate config.Gate) []string { return metricsOf(gate) }
 
 // LearnDayNoise estimates the day-to-day noise of each series: a run's
 // level is the mean over its prompts of ln p50 less that prompt's mean over

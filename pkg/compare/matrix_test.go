@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latgate/latgate/internal/history"
 	"github.com/latgate/latgate/pkg/config"
-	"github.com/latgate/latgate/pkg/history"
 	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/sim"
 )
@@ -431,7 +431,7 @@ func defaultMatrixSetup() matrixSetup {
 // history measures r.Noise.History earlier runs of 60 requests per prompt,
 // each at its own day's level, records each as `check` appends it to the
 // history (history.FromResults) and returns what the app layer gives the
-// gate from those records: HistoryLevels, then LearnDayNoise.
+// gate from those records: history.Series, then LearnDayNoise.
 func (ms matrixSetup) history(r matrixRow, rng *rand.Rand, days []float64) Noise {
 	var recs []history.Record
 	at := time.Date(2026, 1, 1, 3, 0, 0, 0, time.UTC)
@@ -442,7 +442,11 @@ func (ms matrixSetup) history(r matrixRow, rng *rand.Rand, days []float64) Noise
 		f := &results.File{Schema: results.Schema, Run: results.Run{Requests: ms.Design.Looks[0]}, Targets: []results.Target{{Name: "t", Prompts: ps}}}
 		recs = append(recs, history.FromResults(f, history.Meta{At: at.AddDate(0, 0, i), Command: "measure"}))
 	}
-	return LearnDayNoise(HistoryLevels(recs, ms.Gate))
+	var series []DayLevels
+	for _, l := range history.Series(recs, GatedMetrics(ms.Gate)) {
+		series = append(series, DayLevels{Key: NoiseKey{Target: l.Target, Region: l.Region, Metric: l.Metric}, Runs: l.Runs})
+	}
+	return LearnDayNoise(series)
 }
 
 // simulate runs one bless and one check with its rounds on row r: the

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/latgate/latgate/pkg/config"
-	"github.com/latgate/latgate/pkg/diagnose"
 	"github.com/latgate/latgate/pkg/results"
 )
 
@@ -173,7 +172,7 @@ func shareValues(metric string, ss []results.Sample, slo *results.SLO) []float64
 		case results.SLOAttainment:
 			out = append(out, b2f(slo != nil && slo.Met(s)))
 		case results.StreamIntegrity:
-			out = append(out, b2f(diagnose.Streamed(s)))
+			out = append(out, b2f(results.Streamed(s)))
 		}
 	}
 	return out

@@ -6,6 +6,6 @@
 // No I/O; functions never modify their inputs unless they say so.
 //
 // The gate (pkg/compare), the nightly analysis (internal/trend) and the
-// attribution of a regression (pkg/diagnose) call these rather than keep
+// attribution of a regression (internal/diagnose) call these rather than keep
 // copies: a new statistic belongs here.
 package stats

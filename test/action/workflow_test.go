@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/latgate/latgate/internal/testkit"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -22,12 +21,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latgate/latgate/internal/testkit"
+
 	"go.yaml.in/yaml/v3"
 
+	"github.com/latgate/latgate/internal/history"
 	"github.com/latgate/latgate/internal/workflow"
 	"github.com/latgate/latgate/pkg/baseline"
 	"github.com/latgate/latgate/pkg/config"
-	"github.com/latgate/latgate/pkg/history"
 )
 
 // This file runs the jobs of the workflow that `latgate init` writes

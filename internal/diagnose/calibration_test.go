@@ -89,13 +89,13 @@ func TestAttributionCalibration(t *testing.T) {
 	}{
 		{"TTFT +50%, nothing else (60 requests)", with(60, same), "", 0},
 		{"TTFT +50%, nothing else (150 requests)", with(150, same), "", 0},
-		{"cache stopped hitting", with(60, func(c *noisy) { c.hit = 0 }), KindCache, 0.95},
+		{"cache stopped hitting", with(60, func(c *noisy) { c.hit = 0 }), results.KindCache, 0.95},
 		// The cache holds the same share of a longer prompt.
-		{"prompt twice as long", with(60, func(c *noisy) { c.prompt, c.cached = 2400, 2000 }), KindPromptTokens, 0.95},
-		{"prompt 20% longer", with(60, func(c *noisy) { c.prompt, c.cached = 1440, 1200 }), KindPromptTokens, 0.95},
-		{"queueing: TTFB +160 ms of +160 ms", with(60, func(c *noisy) { c.ttfbMS, c.ttftMS = 200, 460 }), KindQueueing, 0.95},
-		{"rate limited: 1% → 10%", with(60, func(c *noisy) { c.retried = 0.10 }), KindRateLimit, 0},
-		{"rate limited: 1% → 20%", with(60, func(c *noisy) { c.retried = 0.20 }), KindRateLimit, 0.95},
+		{"prompt twice as long", with(60, func(c *noisy) { c.prompt, c.cached = 2400, 2000 }), results.KindPromptTokens, 0.95},
+		{"prompt 20% longer", with(60, func(c *noisy) { c.prompt, c.cached = 1440, 1200 }), results.KindPromptTokens, 0.95},
+		{"queueing: TTFB +160 ms of +160 ms", with(60, func(c *noisy) { c.ttfbMS, c.ttftMS = 200, 460 }), results.KindQueueing, 0.95},
+		{"rate limited: 1% → 10%", with(60, func(c *noisy) { c.retried = 0.10 }), results.KindRateLimit, 0},
+		{"rate limited: 1% → 20%", with(60, func(c *noisy) { c.retried = 0.20 }), results.KindRateLimit, 0.95},
 	} {
 		rng := rand.New(rand.NewPCG(0xa77, uint64(i)))
 		falseNamed, found := 0, 0

@@ -58,7 +58,7 @@ func (r run) side(seed uint64) Side {
 	return s
 }
 
-func kinds(a Attribution) []string {
+func kinds(a results.Attribution) []string {
 	var out []string
 	for _, c := range a.Causes {
 		out = append(out, c.Kind)
@@ -76,43 +76,43 @@ func TestAttribute(t *testing.T) {
 		kinds    []string
 		contains string // in the line
 	}{
-		{name: "noise alone names nothing", metric: results.TTFT, base: normal, cur: normal, contains: NoCause},
+		{name: "noise alone names nothing", metric: results.TTFT, base: normal, cur: normal, contains: results.NoCause},
 		{name: "a slower model names nothing", metric: results.TTFT, base: normal,
-			cur: with(func(r *run) { r.ttft = 600 }), contains: NoCause},
+			cur: with(func(r *run) { r.ttft = 600 }), contains: results.NoCause},
 		{name: "the cache stopped hitting", metric: results.TTFT, base: normal,
-			cur: with(func(r *run) { r.hit = 0; r.ttft = 600 }), kinds: []string{KindCache},
+			cur: with(func(r *run) { r.hit = 0; r.ttft = 600 }), kinds: []string{results.KindCache},
 			contains: "cache stopped hitting: 98% → 0% of prompt tokens cached"},
 		{name: "cache hits fell by half", metric: results.TTFT, base: normal,
-			cur: with(func(r *run) { r.hit = 0.5 }), kinds: []string{KindCache}, contains: "cache hits fell: 98%"},
+			cur: with(func(r *run) { r.hit = 0.5 }), kinds: []string{results.KindCache}, contains: "cache hits fell: 98%"},
 		{name: "a prompt twice as long", metric: results.TTFT, base: normal,
-			cur: with(func(r *run) { r.prompt = 2430; r.cached = 2400 }), kinds: []string{KindPromptTokens},
+			cur: with(func(r *run) { r.prompt = 2430; r.cached = 2400 }), kinds: []string{results.KindPromptTokens},
 			contains: "input got longer: 1,210 → 2,430 prompt tokens"},
 		{name: "a prompt 3% longer is not material", metric: results.TTFT, base: normal,
-			cur: with(func(r *run) { r.prompt = 1246 }), contains: NoCause},
+			cur: with(func(r *run) { r.prompt = 1246 }), contains: results.NoCause},
 		{name: "the wait moved before the first byte", metric: results.TTFT, base: normal,
-			cur: with(func(r *run) { r.ttfb = 240; r.ttft = 500 }), kinds: []string{KindQueueing},
+			cur: with(func(r *run) { r.ttfb = 240; r.ttft = 500 }), kinds: []string{results.KindQueueing},
 			contains: "the wait is before the first byte (TTFB"},
 		{name: "queueing is no cause of an itl change", metric: results.ITL, base: normal,
 			cur: with(func(r *run) { r.ttfb = 240; r.ttft = 500 })},
 		{name: "rate limited", metric: results.TTFT, base: normal,
-			cur: with(func(r *run) { r.retried = 0.2 }), kinds: []string{KindRateLimit},
+			cur: with(func(r *run) { r.retried = 0.2 }), kinds: []string{results.KindRateLimit},
 			contains: "rate limited: 0% → "},
 		{name: "errors", metric: results.TTFT, base: normal,
-			cur: with(func(r *run) { r.failed = 12 }), kinds: []string{KindErrors},
+			cur: with(func(r *run) { r.failed = 12 }), kinds: []string{results.KindErrors},
 			contains: "errors: 0% → 10% of requests failed"},
 		{name: "connections no longer reused", metric: results.TTFT, base: normal,
-			cur: with(func(r *run) { r.reused = 0 }), kinds: []string{KindConnect, KindTLS, KindReuse},
+			cur: with(func(r *run) { r.reused = 0 }), kinds: []string{results.KindConnect, results.KindTLS, results.KindReuse},
 			contains: "% → 0% of requests"},
 		{name: "longer answers lead a total regression", metric: results.Total, base: normal,
-			cur: with(func(r *run) { r.output = 480; r.hit = 0 }), kinds: []string{KindOutputTokens, KindCache},
+			cur: with(func(r *run) { r.output = 480; r.hit = 0 }), kinds: []string{results.KindOutputTokens, results.KindCache},
 			contains: "answers got longer: "},
 		{name: "another model", metric: results.TTFT, base: normal,
-			cur: with(func(r *run) { r.models = []string{"gpt-x-2"} }), kinds: []string{KindModel},
+			cur: with(func(r *run) { r.models = []string{"gpt-x-2"} }), kinds: []string{results.KindModel},
 			contains: "the endpoint returned another model: gpt-x-1 → gpt-x-2"},
 		{name: "a fingerprint rotating within its set is no cause", metric: results.TTFT, base: normal,
 			cur: with(func(r *run) { r.fps = []string{"fp_b", "fp_c"} })},
 		{name: "a new set of fingerprints", metric: results.TTFT, base: normal,
-			cur: with(func(r *run) { r.fps = []string{"fp_z"} }), kinds: []string{KindFingerprint}},
+			cur: with(func(r *run) { r.fps = []string{"fp_z"} }), kinds: []string{results.KindFingerprint}},
 		{name: "too few requests test nothing", metric: results.TTFT, base: with(func(r *run) { r.n = 9 }),
 			cur: with(func(r *run) { r.n = 9; r.prompt = 5000; r.hit = 0 })},
 	} {

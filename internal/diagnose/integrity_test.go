@@ -41,7 +41,7 @@ func TestStreamClass(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := tc.s
-			got := []bool{Burst(&s), OneChunk(&s), Streamed(&s)}
+			got := []bool{results.Burst(&s), results.OneChunk(&s), results.Streamed(&s)}
 			if diff := cmp.Diff([]bool{tc.burst, tc.oneChunk, tc.stream}, got); diff != "" {
 				t.Errorf("burst, one chunk, streamed (-want +got):\n%s", diff)
 			}
@@ -65,8 +65,8 @@ func TestIntegrityCause(t *testing.T) {
 		kind      string
 		text      string
 	}{
-		{"buffered", many(stream, 60), many(burst, 30), KindBuffered, "the stream is buffered: something between you and the model holds it until the end (the first token came within 5% of the end in 100% of requests; baseline 0%)"},
-		{"one chunk", many(stream, 60), many(one, 30), KindOneChunk, "the stream is not streamed: the whole answer comes in one chunk (100% of requests; baseline 0%)"},
+		{"buffered", many(stream, 60), many(burst, 30), results.KindBuffered, "the stream is buffered: something between you and the model holds it until the end (the first token came within 5% of the end in 100% of requests; baseline 0%)"},
+		{"one chunk", many(stream, 60), many(one, 30), results.KindOneChunk, "the stream is not streamed: the whole answer comes in one chunk (100% of requests; baseline 0%)"},
 		{"the baseline was bursts too", many(burst, 60), many(burst, 30), "", ""},
 		{"a few bursts", many(stream, 60), append(many(stream, 25), many(burst, 5)...), "", ""},
 		{"too few requests", many(stream, 9), many(burst, 9), "", ""},

@@ -3,7 +3,7 @@ package diagnose_test
 import (
 	"fmt"
 
-	"github.com/latgate/latgate/pkg/diagnose"
+	"github.com/latgate/latgate/internal/diagnose"
 	"github.com/latgate/latgate/pkg/results"
 )
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/latgate/latgate/pkg/history"
+	"github.com/latgate/latgate/internal/history"
 	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/stats"
 )

@@ -13,25 +13,6 @@ import (
 	"github.com/latgate/latgate/pkg/stats"
 )
 
-// Kinds of cause, in the order a line names them (output tokens first for
-// the metrics of the decode: total, itl, tpot, tokens_per_s, max_stall).
-const (
-	KindBuffered     = "buffered"      // the stream arrives in one burst
-	KindOneChunk     = "one_chunk"     // the answer arrives in one event
-	KindCache        = "cache"         // the share of prompt tokens served from the cache
-	KindPromptTokens = "prompt_tokens" // the input's length
-	KindQueueing     = "queueing"      // the wait before the first byte
-	KindRateLimit    = "rate_limit"    // requests that got an HTTP 429
-	KindErrors       = "errors"        // requests that failed otherwise
-	KindDNS          = "dns"
-	KindConnect      = "connect"
-	KindTLS          = "tls"
-	KindReuse        = "reuse"         // requests on a reused connection
-	KindOutputTokens = "output_tokens" // the answer's length
-	KindModel        = "model"         // the returned model
-	KindFingerprint  = "fingerprint"   // the returned system fingerprint
-)
-
 // Materiality: how big a movement beyond noise must be to be named.
 const (
 	// MinTokensChange is the relative change of prompt or output tokens.
@@ -50,9 +31,6 @@ const (
 	MinRateChange  = 0.02
 	MinReuseChange = 0.10
 )
-
-// NoCause is the line of an attribution that found nothing.
-const NoCause = "no recorded cause moved"
 
 // Side is one run's evidence for one check: the samples of the prompts the
 // check covers, their failures, and what the endpoint said it was.
@@ -82,69 +60,12 @@ func SideOf(t results.Target, ids ...string) Side {
 	return s
 }
 
-// Cause is one recorded quantity that moved with a check: its kind, the
-// value on each side (a median per request, a share, or a mean in ms, as
-// Text says) and, for a model or fingerprint, the sanitised names.
-type Cause struct {
-	Kind     string  `json:"kind"`
-	Baseline float64 `json:"baseline,omitempty"`
-	Current  float64 `json:"current,omitempty"`
-	From     string  `json:"from,omitempty"`
-	To       string  `json:"to,omitempty"`
-	// Text is the cause in words: "input got longer: 1,210 → 2,430 prompt
-	// tokens".
-	Text string `json:"text"`
-}
-
-// Said reports whether the cause quotes the endpoint (a model or a
-// fingerprint name), which an annotation does not carry.
-func (c Cause) Said() bool { return c.From != "" || c.To != "" }
-
-// Attribution is what moved with one check; no causes means nothing did.
-type Attribution struct {
-	Causes []Cause `json:"causes,omitempty"`
-}
-
-// Line is the attribution as one line: its causes joined by "; ", or
-// NoCause.
-func (a Attribution) Line() string {
-	if len(a.Causes) == 0 {
-		return NoCause
-	}
-	texts := make([]string, len(a.Causes))
-	for i, c := range a.Causes {
-		texts[i] = c.Text
-	}
-	return strings.Join(texts, "; ")
-}
-
-// Plain is Line in latgate's words only: a cause that quotes the endpoint
-// says what changed, not the names (for annotations).
-func (a Attribution) Plain() string {
-	if len(a.Causes) == 0 {
-		return NoCause
-	}
-	texts := make([]string, len(a.Causes))
-	for i, c := range a.Causes {
-		texts[i] = c.Text
-		if c.Said() {
-			texts[i] = plainText[c.Kind] + " (see the report)"
-		}
-	}
-	return strings.Join(texts, "; ")
-}
-
-var plainText = map[string]string{
-	KindModel:       "the endpoint returned another model",
-	KindFingerprint: "the system fingerprint changed",
-}
-
 // Attribute returns what moved between base and cur with a change of
 // metric, by the rules of the package documentation, in the order of the
 // kinds (output tokens first for the decode's metrics).
-func Attribute(metric string, base, cur Side) Attribution {
-	var a Attribution
-	add := func(c Cause, ok bool) {
+func Attribute(metric string, base, cur Side) results.Attribution {
+	var a results.Attribution
+	add := func(c results.Cause, ok bool) {
 		if ok {
 			a.Causes = append(a.Causes, c)
 		}
@@ -155,24 +76,24 @@ func Attribute(metric string, base, cur Side) Attribution {
 	}
 	add(integrityCause(base.Samples, cur.Samples))
 	add(cacheCause(base.Samples, cur.Samples))
-	add(tokensCause(KindPromptTokens, base.Samples, cur.Samples, func(s *results.Sample) int { return s.PromptTokens }))
+	add(tokensCause(results.KindPromptTokens, base.Samples, cur.Samples, func(s *results.Sample) int { return s.PromptTokens }))
 	if slices.Contains([]string{results.TTFT, results.TTFCT, results.Total}, metric) {
 		add(queueCause(base.Samples, cur.Samples, own))
 	}
-	add(rateCause(KindRateLimit, base, cur, rateLimited))
-	add(rateCause(KindErrors, base, cur, nil))
+	add(rateCause(results.KindRateLimit, base, cur, rateLimited))
+	add(rateCause(results.KindErrors, base, cur, nil))
 	for _, ph := range phases {
 		add(phaseCause(ph, base.Samples, cur.Samples, own))
 	}
 	add(reuseCause(base.Samples, cur.Samples))
-	out, ok := tokensCause(KindOutputTokens, base.Samples, cur.Samples, func(s *results.Sample) int { return s.OutputTokens })
+	out, ok := tokensCause(results.KindOutputTokens, base.Samples, cur.Samples, func(s *results.Sample) int { return s.OutputTokens })
 	if ok && slices.Contains([]string{results.Total, results.ITL, results.TPOT, results.TokensPerS, results.MaxStall}, metric) {
-		a.Causes = append([]Cause{out}, a.Causes...)
+		a.Causes = append([]results.Cause{out}, a.Causes...)
 	} else {
 		add(out, ok)
 	}
-	add(setCause(KindModel, base.Models, cur.Models, false))
-	add(setCause(KindFingerprint, base.Fingerprints, cur.Fingerprints, true))
+	add(setCause(results.KindModel, base.Models, cur.Models, false))
+	add(setCause(results.KindFingerprint, base.Fingerprints, cur.Fingerprints, true))
 	return a
 }
 
@@ -189,13 +110,13 @@ func metricShift(metric string, base, cur []results.Sample) float64 {
 	return s.est
 }
 
-func cacheCause(base, cur []results.Sample) (Cause, bool) {
+func cacheCause(base, cur []results.Sample) (results.Cause, bool) {
 	sb, tb := cacheShares(base)
 	sc, tc := cacheShares(cur)
 	// Shares are often all-or-nothing per request (a hit or a miss), which
 	// a shift of medians cannot see: compare their means.
 	if !means(sb, sc) || math.Abs(tc-tb) < MinCacheChange {
-		return Cause{}, false
+		return results.Cause{}, false
 	}
 	what := "cache hits fell"
 	switch {
@@ -204,7 +125,7 @@ func cacheCause(base, cur []results.Sample) (Cause, bool) {
 	case tc < 0.05:
 		what = "cache stopped hitting"
 	}
-	return Cause{Kind: KindCache, Baseline: tb, Current: tc,
+	return results.Cause{Kind: results.KindCache, Baseline: tb, Current: tc,
 		Text: fmt.Sprintf("%s: %s → %s of prompt tokens cached", what, share(tb), share(tc))}, true
 }
 
@@ -228,26 +149,26 @@ func cacheShares(ss []results.Sample) (per []float64, total float64) {
 	return per, total
 }
 
-func tokensCause(kind string, base, cur []results.Sample, of func(*results.Sample) int) (Cause, bool) {
+func tokensCause(kind string, base, cur []results.Sample, of func(*results.Sample) int) (results.Cause, bool) {
 	vb, vc := counts(base, of), counts(cur, of)
 	s := shiftOf(vb, vc)
 	mb, mc := stats.Median(vb), stats.Median(vc)
 	if !s.moved() || !(mb > 0) || math.Abs(s.est)/mb < MinTokensChange || math.Abs(mc-mb)/mb < MinTokensChange {
-		return Cause{}, false
+		return results.Cause{}, false
 	}
 	what := map[string][2]string{
-		KindPromptTokens: {"input got longer", "input got shorter"},
-		KindOutputTokens: {"answers got longer", "answers got shorter"},
+		results.KindPromptTokens: {"input got longer", "input got shorter"},
+		results.KindOutputTokens: {"answers got longer", "answers got shorter"},
 	}[kind]
 	word := what[0]
 	if mc < mb {
 		word = what[1]
 	}
 	noun := "prompt tokens"
-	if kind == KindOutputTokens {
+	if kind == results.KindOutputTokens {
 		noun = "output tokens"
 	}
-	return Cause{Kind: kind, Baseline: mb, Current: mc,
+	return results.Cause{Kind: kind, Baseline: mb, Current: mc,
 		Text: fmt.Sprintf("%s: %s → %s %s", word, tokens(mb), tokens(mc), noun)}, true
 }
 
@@ -262,14 +183,14 @@ func counts(ss []results.Sample, of func(*results.Sample) int) []float64 {
 	return out
 }
 
-func queueCause(base, cur []results.Sample, own float64) (Cause, bool) {
+func queueCause(base, cur []results.Sample, own float64) (results.Cause, bool) {
 	vb, vc := positive(base, func(s *results.Sample) float64 { return s.TTFB }), positive(cur, func(s *results.Sample) float64 { return s.TTFB })
 	s := shiftOf(vb, vc)
 	if !s.moved() || own <= 0 || s.est < QueueShare*own || s.est < MinPhaseMS {
-		return Cause{}, false
+		return results.Cause{}, false
 	}
 	mb, mc := stats.Median(vb), stats.Median(vc)
-	return Cause{Kind: KindQueueing, Baseline: mb, Current: mc,
+	return results.Cause{Kind: results.KindQueueing, Baseline: mb, Current: mc,
 		Text: fmt.Sprintf("the wait is before the first byte (TTFB %s → %s): queueing, or the server's work before it answers",
 			numfmt.Millis(mb), numfmt.Millis(mc))}, true
 }
@@ -290,21 +211,21 @@ type phase struct {
 }
 
 var phases = []phase{
-	{KindDNS, "DNS lookups", func(s *results.Sample) float64 { return s.DNS }},
-	{KindConnect, "TCP connects", func(s *results.Sample) float64 { return s.Connect }},
-	{KindTLS, "TLS handshakes", func(s *results.Sample) float64 { return s.TLS }},
+	{results.KindDNS, "DNS lookups", func(s *results.Sample) float64 { return s.DNS }},
+	{results.KindConnect, "TCP connects", func(s *results.Sample) float64 { return s.Connect }},
+	{results.KindTLS, "TLS handshakes", func(s *results.Sample) float64 { return s.TLS }},
 }
 
 // phaseCause compares a network phase per request (0 on a reused
 // connection), shown as its mean per request.
-func phaseCause(ph phase, base, cur []results.Sample, own float64) (Cause, bool) {
+func phaseCause(ph phase, base, cur []results.Sample, own float64) (results.Cause, bool) {
 	vb, vc := all(base, ph.of), all(cur, ph.of)
 	s := shiftOf(vb, vc)
 	mb, mc := mean(vb), mean(vc)
 	if !s.moved() || math.Abs(mc-mb) < max(MinPhaseMS, PhaseShare*math.Abs(own)) || math.Abs(s.est) < MinPhaseMS {
-		return Cause{}, false
+		return results.Cause{}, false
 	}
-	return Cause{Kind: ph.kind, Baseline: mb, Current: mc,
+	return results.Cause{Kind: ph.kind, Baseline: mb, Current: mc,
 		Text: fmt.Sprintf("%s: %s → %s per request", ph.name, numfmt.Millis(mb), numfmt.Millis(mc))}, true
 }
 
@@ -316,7 +237,7 @@ func all(ss []results.Sample, of func(*results.Sample) float64) []float64 {
 	return out
 }
 
-func reuseCause(base, cur []results.Sample) (Cause, bool) {
+func reuseCause(base, cur []results.Sample) (results.Cause, bool) {
 	reused := func(ss []results.Sample) int {
 		n := 0
 		for i := range ss {
@@ -328,9 +249,9 @@ func reuseCause(base, cur []results.Sample) (Cause, bool) {
 	}
 	pb, pc, moved := proportions(reused(base), len(base), reused(cur), len(cur))
 	if !moved || math.Abs(pc-pb) < MinReuseChange {
-		return Cause{}, false
+		return results.Cause{}, false
 	}
-	return Cause{Kind: KindReuse, Baseline: pb, Current: pc,
+	return results.Cause{Kind: results.KindReuse, Baseline: pb, Current: pc,
 		Text: fmt.Sprintf("connections reused: %s → %s of requests", share(pb), share(pc))}, true
 }
 
@@ -339,7 +260,7 @@ func rateLimited(retries int, class string) bool { return retries > 0 || class =
 
 // rateCause compares the share of requests that were rate limited (is
 // rateLimited) or, with is nil, that failed for another reason.
-func rateCause(kind string, base, cur Side, is func(retries int, class string) bool) (Cause, bool) {
+func rateCause(kind string, base, cur Side, is func(retries int, class string) bool) (results.Cause, bool) {
 	count := func(s Side) int {
 		n := 0
 		for _, f := range s.Failures {
@@ -360,31 +281,31 @@ func rateCause(kind string, base, cur Side, is func(retries int, class string) b
 	}
 	pb, pc, moved := proportions(count(base), base.Requests, count(cur), cur.Requests)
 	if !moved || math.Abs(pc-pb) < MinRateChange {
-		return Cause{}, false
+		return results.Cause{}, false
 	}
 	text := fmt.Sprintf("rate limited: %s → %s of requests got HTTP 429", share(pb), share(pc))
 	if is == nil {
 		text = fmt.Sprintf("errors: %s → %s of requests failed", share(pb), share(pc))
 	}
-	return Cause{Kind: kind, Baseline: pb, Current: pc, Text: text}, true
+	return results.Cause{Kind: kind, Baseline: pb, Current: pc, Text: text}, true
 }
 
 // setCause compares the names the endpoint returned: moved when the sets
 // differ (disjoint only: names rotate within a set).
-func setCause(kind string, base, cur []string, disjoint bool) (Cause, bool) {
+func setCause(kind string, base, cur []string, disjoint bool) (results.Cause, bool) {
 	if len(base) == 0 || len(cur) == 0 {
-		return Cause{}, false
+		return results.Cause{}, false
 	}
 	b, c := names(base), names(cur)
 	if slices.Equal(b, c) || disjoint && slices.ContainsFunc(b, func(s string) bool { return slices.Contains(c, s) }) {
-		return Cause{}, false
+		return results.Cause{}, false
 	}
 	from, to := strings.Join(b, ", "), strings.Join(c, ", ")
 	what := "the endpoint returned another model"
-	if kind == KindFingerprint {
+	if kind == results.KindFingerprint {
 		what = "the system fingerprint changed"
 	}
-	return Cause{Kind: kind, From: from, To: to, Text: fmt.Sprintf("%s: %s → %s", what, from, to)}, true
+	return results.Cause{Kind: kind, From: from, To: to, Text: fmt.Sprintf("%s: %s → %s", what, from, to)}, true
 }
 
 // maxName and maxNames clip what a cause quotes of the endpoint.

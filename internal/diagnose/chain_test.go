@@ -47,8 +47,8 @@ func TestStepCause(t *testing.T) {
 		want         []string
 		text         string
 	}{
-		{"step 2 slower", results.ChainTotal, chainSide(60, 1, 300, 2), []string{KindStep}, "step 2 of 3 got slower: "},
-		{"step 1 slower, the last first token later", results.ChainTTFTLast, chainSide(60, 0, 300, 2), []string{KindStep}, "step 1 of 3 got slower: "},
+		{"step 2 slower", results.ChainTotal, chainSide(60, 1, 300, 2), []string{results.KindStep}, "step 2 of 3 got slower: "},
+		{"step 1 slower, the last first token later", results.ChainTTFTLast, chainSide(60, 0, 300, 2), []string{results.KindStep}, "step 1 of 3 got slower: "},
 		{"unchanged", results.ChainTotal, chainSide(60, -1, 0, 2), nil, ""},
 		{"not a chain metric", results.Total, chainSide(60, 1, 300, 2), nil, ""},
 	} {
