@@ -298,8 +298,8 @@ func runDiffers(base, cand config.Run) string {
 // measureAB measures both sides interleaved: run.requests blocks per
 // prompt, then, while compare.NextRound finds checks undecided and
 // run.max_requests allows, another round for the prompts that hold them.
-// The decision is compare's; this is only the loop (as check's,
-// measureSequential). It returns both sides' results (nil when nothing was
+// The decision is compare's; the loop is check's (rounds), with ab's
+// round: both sides' blocks of the round's prompts. It returns both sides' results (nil when nothing was
 // measured) and the last comparison.
 func (a *App) measureAB(ctx context.Context, pl abPlan, run config.Run, gate config.Gate, quiet bool) ([2]*results.File, compare.Report, error) {
 	var files [2]*results.File
@@ -331,19 +331,10 @@ func (a *App) measureAB(ctx context.Context, pl abPlan, run config.Run, gate con
 	if err != nil || b == nil {
 		return files, compare.Report{}, err
 	}
-	design := compare.NewDesign(run.Requests, run.Cap())
-	if design.Sequential() {
-		b.Run.MaxRequests, c.Run.MaxRequests = design.Last(), design.Last()
-	}
-	for {
-		rep := compare.CompareAB(side(b.Run, b.Targets), side(c.Run, c.Targets), gate, design)
-		r, more := compare.NextRound(rep, design)
-		if !more {
-			return files, rep, nil
-		}
-		if !quiet {
-			a.Out.Note("%s", roundLine(r))
-		}
+	design := designOf(run, b, c)
+	rep, err := a.rounds(design, quiet, func() compare.Report {
+		return compare.CompareAB(side(b.Run, b.Targets), side(c.Run, c.Targets), gate, design)
+	}, func(r compare.Round) error {
 		for i, t := range pl.targets[1] {
 			ids := r.Prompts[compare.TargetID{Name: t.Name, Region: t.Region}]
 			if len(ids) == 0 {
@@ -354,7 +345,7 @@ func (a *App) measureAB(ctx context.Context, pl abPlan, run config.Run, gate con
 				prompts[k] = slices.DeleteFunc(slices.Clone(pl.prompts[k]), func(p config.Prompt) bool { return !slices.Contains(ids, p.ID) })
 			}
 			more := run
-			more.Requests = r.To - requestsOf(c, t, ids)
+			more.Requests = r.To - requestsOf(c, t, ids) // both sides' blocks, from the least measured
 			if more.Requests <= 0 {
 				continue
 			}
@@ -367,10 +358,12 @@ func (a *App) measureAB(ctx context.Context, pl abPlan, run config.Run, gate con
 				err = errors.Join(budget(b), budget(c))
 			}
 			if err != nil {
-				return files, compare.Report{}, err
+				return err
 			}
 		}
-	}
+		return nil
+	})
+	return files, rep, err
 }
 
 // runAB runs one interleaved measurement with progress.

@@ -34,19 +34,10 @@ func (a *App) measureSequential(ctx context.Context, cfg *config.Config, base co
 	if err != nil {
 		return f, compare.Report{}, err
 	}
-	design := compare.NewDesign(cfg.Run.Requests, cfg.Run.Cap())
-	if design.Sequential() {
-		f.Run.MaxRequests = design.Last()
-	}
-	for {
-		rep := compare.CompareWith(base, side(f.Run, f.Targets), cfg.Gate, compare.Setup{Design: design, Noise: noise})
-		r, more := compare.NextRound(rep, design)
-		if !more {
-			return f, rep, nil
-		}
-		if !quiet {
-			a.Out.Note("%s", roundLine(r))
-		}
+	design := designOf(cfg.Run, f)
+	rep, err := a.rounds(design, quiet, func() compare.Report {
+		return compare.CompareWith(base, side(f.Run, f.Targets), cfg.Gate, compare.Setup{Design: design, Noise: noise})
+	}, func(r compare.Round) error {
 		for _, ep := range eps {
 			// Each prompt is topped up to its own next look: prompts that
 			// need the same number of requests are measured together.
@@ -62,9 +53,44 @@ func (a *App) measureSequential(ctx context.Context, cfg *config.Config, base co
 					err = budget(f)
 				}
 				if err != nil {
-					return f, compare.Report{}, err
+					return err
 				}
 			}
+		}
+		return nil
+	})
+	return f, rep, err
+}
+
+// designOf is the sequential design of run: its looks, and, when there is
+// more than one, the cap recorded in every results file it fills (fs).
+func designOf(run config.Run, fs ...*results.File) compare.Design {
+	design := compare.NewDesign(run.Requests, run.Cap())
+	if design.Sequential() {
+		for _, f := range fs {
+			f.Run.MaxRequests = design.Last()
+		}
+	}
+	return design
+}
+
+// rounds is the loop check and ab share: compare at the look (compareAt);
+// while compare.NextRound finds checks undecided that more requests could
+// decide, say why on stderr and measure the round (measureRound), then
+// compare again. The decisions are compare's; the loop only measures. An
+// error of measureRound ends it with an empty report.
+func (a *App) rounds(design compare.Design, quiet bool, compareAt func() compare.Report, measureRound func(compare.Round) error) (compare.Report, error) {
+	for {
+		rep := compareAt()
+		r, more := compare.NextRound(rep, design)
+		if !more {
+			return rep, nil
+		}
+		if !quiet {
+			a.Out.Note("%s", roundLine(r))
+		}
+		if err := measureRound(r); err != nil {
+			return compare.Report{}, err
 		}
 	}
 }
