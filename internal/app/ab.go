@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/latgate/latgate/internal/cost"
 	"hash/fnv"
 	"io"
 	"io/fs"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/latgate/latgate/internal/cost"
 
 	"github.com/latgate/latgate/internal/jsonfile"
 	"github.com/latgate/latgate/internal/publish"
@@ -255,7 +256,7 @@ func abChanges(pl abPlan) []string {
 		case compare.ChangeEdited:
 			what = "its text differs"
 		}
-		out = append(out, ch.Where()+": "+what)
+		out = append(out, report.ChangeWhere(ch)+": "+what)
 	}
 	return out
 }

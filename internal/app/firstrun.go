@@ -78,9 +78,9 @@ func reblessWarning(rep compare.Report, blessCmd string) string {
 		return ""
 	}
 	if blessCmd == "" {
-		return im.String()
+		return report.ImprovementText(im)
 	}
-	return im.String() + ": " + blessCmd
+	return report.ImprovementText(im) + ": " + blessCmd
 }
 
 // withLimits sets on each endpoint the SlowLimits of its prompts from the
@@ -95,7 +95,7 @@ func withLimits(eps []measure.Endpoint, base compare.Side, timeout time.Duration
 		}
 		eps[i].Limits = map[string]measure.Limit{}
 		for id, l := range ls {
-			eps[i].Limits[id] = measure.Limit{After: l.After, Why: l.Why()}
+			eps[i].Limits[id] = measure.Limit{After: l.After, Why: report.SlowLimitText(l)}
 		}
 	}
 }

@@ -84,9 +84,9 @@ func abDiffers(detail string, rep compare.Report) string {
 // abChange is one difference between the sides in words.
 func abChange(c compare.Change) string {
 	if c.Kind == compare.ChangeEdited {
-		return c.Where() + ": the prompt's text differs: compared, labelled \"edited\""
+		return ChangeWhere(c) + ": the prompt's text differs: compared, labelled \"edited\""
 	}
-	return c.Where() + ": " + c.Label() + ": compared, labelled"
+	return ChangeWhere(c) + ": " + c.Label() + ": compared, labelled"
 }
 
 // abNext is the line an A/B run ends with when it failed or left gated
@@ -211,9 +211,9 @@ func ABVerdicts(w io.Writer, rep compare.Report, ab AB, opts Options) error {
 			fmt.Fprintln(ew, "  "+wrap(abChange(c), lineWidth-2, "    "))
 		}
 	}
-	if len(rep.Warnings) > 0 {
+	if len(rep.Warnings)+len(rep.Found) > 0 {
 		fmt.Fprintln(ew)
-		for _, warn := range rep.Warnings {
+		for _, warn := range Warnings(rep) {
 			fmt.Fprintln(ew, wrap("warning: "+warn, lineWidth, "         "))
 		}
 	}
@@ -285,9 +285,9 @@ func ABMarkdown(w io.Writer, rep compare.Report, ab AB, opts Options) error {
 			fmt.Fprintf(ew, "- %s\n", sanitize.Markdown(abChange(c)))
 		}
 	}
-	if len(rep.Warnings) > 0 {
+	if len(rep.Warnings)+len(rep.Found) > 0 {
 		fmt.Fprint(ew, "\n### Warnings\n\n")
-		for _, warn := range rep.Warnings {
+		for _, warn := range Warnings(rep) {
 			fmt.Fprintf(ew, "- %s\n", sanitize.Markdown(warn))
 		}
 	}

@@ -37,7 +37,7 @@ func Annotations(w io.Writer, rep compare.Report, opts Options, locate func(targ
 			}
 		}
 	}
-	for _, warn := range rep.Warnings {
+	for _, warn := range Warnings(rep) {
 		// An annotation carries latgate's words only; the endpoint's are in
 		// the report and the log.
 		if before, _, ok := strings.Cut(warn, results.SaidSep); ok {

@@ -40,14 +40,14 @@ func changeSummary(rep compare.Report) string {
 		if c.Kind == compare.ChangeSetting {
 			s := c.Label()
 			if many && c.Target != "" {
-				s += " (" + c.Where() + ")"
+				s += " (" + ChangeWhere(c) + ")"
 			}
 			settings = append(settings, s)
 			continue
 		}
 		name := c.Prompt
 		if c.Prompt == "" {
-			name = c.Where()
+			name = ChangeWhere(c)
 		} else if many {
 			name = c.Target + "/" + c.Prompt
 		}
@@ -85,7 +85,7 @@ func Changes(w io.Writer, changes []compare.Change, heading string) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintln(ew, heading)
 	for _, c := range changes {
-		fmt.Fprintln(ew, "  "+wrap(c.Message(), lineWidth-2, "    "))
+		fmt.Fprintln(ew, "  "+wrap(ChangeMessage(c), lineWidth-2, "    "))
 	}
 	return ew.err
 }
@@ -97,7 +97,7 @@ func mdChanges(w io.Writer, rep compare.Report) {
 	}
 	fmt.Fprint(w, "\n### Changed since the baseline\n\n")
 	for _, c := range rep.Changes {
-		fmt.Fprintf(w, "- %s\n", sanitize.Markdown(c.Message()))
+		fmt.Fprintf(w, "- %s\n", sanitize.Markdown(ChangeMessage(c)))
 	}
 	fmt.Fprint(w, "\nA changed model, endpoint, parameter or prompt is gated against the old baseline and labelled; "+
 		"if the change is intended, bless the new baseline in this pull request (`latgate bless`) so reviewers see it in the diff.\n")
@@ -124,7 +124,7 @@ func BlessChanges(w io.Writer, changes []compare.Change) error {
 		case compare.ChangeEdited:
 			what = fmt.Sprintf("edited (hash %s → %s)", short(c.Baseline), short(c.Current))
 		}
-		fmt.Fprintln(ew, "  "+wrap(c.Where()+": "+what, lineWidth-2, "    "))
+		fmt.Fprintln(ew, "  "+wrap(ChangeWhere(c)+": "+what, lineWidth-2, "    "))
 	}
 	return ew.err
 }

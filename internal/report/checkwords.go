@@ -380,8 +380,10 @@ func driftValue(metric string, v float64) string {
 
 // WithReasons returns rep with each check's Reason set to its Summary, the
 // sentence a results file carries beside the numbers for a reader of the
-// JSON (results/v1's "reason"); rep itself is not modified.
+// JSON (results/v1's "reason"), and its Warnings the words of every warning
+// (Warnings); rep itself is not modified.
 func WithReasons(rep compare.Report) compare.Report {
+	rep.Warnings, rep.Found = Warnings(rep), nil
 	for _, cs := range []*[]compare.Check{&rep.Checks, &rep.Aggregates, &rep.New} {
 		out := slices.Clone(*cs)
 		for i := range out {

@@ -76,7 +76,7 @@ func JUnit(w io.Writer, rep compare.Report, opts Options) error {
 		suite.AddProperty("latgate.seed", strconv.FormatInt(rep.Seed, 10))
 		suite.AddProperty("latgate.strict", strconv.FormatBool(opts.Strict))
 		for _, ch := range rep.Changes {
-			suite.AddProperty("latgate.changed", ch.Message())
+			suite.AddProperty("latgate.changed", ChangeMessage(ch))
 		}
 		costProperties(&suite, target, opts.Cost)
 		add := func(tc junit.Testcase, c compare.Check) {
@@ -120,9 +120,9 @@ func JUnit(w io.Writer, rep compare.Report, opts Options) error {
 		suite.Testcases = nil // written as Cases, with their properties
 		var out []string
 		for _, ch := range rep.Changes {
-			out = append(out, "changed since baseline: "+ch.Message())
+			out = append(out, "changed since baseline: "+ChangeMessage(ch))
 		}
-		for _, w := range rep.Warnings {
+		for _, w := range Warnings(rep) {
 			out = append(out, "warning: "+w)
 		}
 		if len(out) > 0 {

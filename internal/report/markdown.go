@@ -72,9 +72,9 @@ func markdown(w io.Writer, rep compare.Report, opts Options, charts bool) error 
 		fmt.Fprintf(ew, "\n%s\n", sanitize.Markdown(next))
 	}
 	mdChanges(ew, rep)
-	if len(rep.Warnings) > 0 {
+	if len(rep.Warnings)+len(rep.Found) > 0 {
 		fmt.Fprint(ew, "\n### Warnings\n\n")
-		for _, warn := range rep.Warnings {
+		for _, warn := range Warnings(rep) {
 			// The endpoint's own words go in a code block, where no
 			// Markdown they hold can render.
 			if before, said, ok := strings.Cut(warn, results.SaidSep); ok {

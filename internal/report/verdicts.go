@@ -122,9 +122,9 @@ func Verdicts(w io.Writer, rep compare.Report, opts Options) error {
 			return err
 		}
 	}
-	if len(rep.Warnings) > 0 {
+	if len(rep.Warnings)+len(rep.Found) > 0 {
 		fmt.Fprintln(ew)
-		for _, warn := range rep.Warnings {
+		for _, warn := range Warnings(rep) {
 			fmt.Fprintln(ew, wrap("warning: "+warn, lineWidth, "         "))
 		}
 	}

@@ -60,7 +60,7 @@ func CompareAB(base, cand Side, gate config.Gate, d Design) Report {
 	}
 	conf := rep.Confidence
 	checks, warnings := abChecks(gate)
-	rep.Warnings = append(rep.Warnings, warnings...)
+	rep.Found = append(rep.Found, warnings...)
 
 	var targets [][]abGroup // per target pair, one group per gate check
 	for i := range min(len(base.Targets), len(cand.Targets)) {
@@ -119,10 +119,11 @@ func CompareAB(base, cand Side, gate config.Gate, d Design) Report {
 			}
 		}
 	}
-	rep.Warnings = append(rep.Warnings, sampleWarnings(rep.Checks, len(cand.Targets) > 1)...)
+	rep.Found = append(rep.Found, sampleWarnings(rep.Checks, len(cand.Targets) > 1)...)
 	for k, s := range []Side{base, cand} {
 		for _, w := range runWarnings(s.Targets) {
-			rep.Warnings = append(rep.Warnings, abSideNames[k]+" "+w)
+			w.Side = abSideNames[k]
+			rep.Found = append(rep.Found, w)
 		}
 	}
 	renamed := abRenamed(base, cand)
@@ -134,7 +135,7 @@ func CompareAB(base, cand Side, gate config.Gate, d Design) Report {
 	sortChecks(rep.Aggregates)
 	rep.Verdict = Overall(rep.Checks, rep.Aggregates)
 	if len(rep.Checks) == 0 {
-		rep.Warnings = append(rep.Warnings, "nothing was compared: no check applies to a target and prompt measured on both sides")
+		rep.Found = append(rep.Found, Warning{Kind: WarnNothingCompared, Side: "both"})
 	}
 	return rep
 }
@@ -142,16 +143,16 @@ func CompareAB(base, cand Side, gate config.Gate, d Design) Report {
 var abSideNames = [2]string{"base", "candidate"}
 
 // abChecks parses the gate's checks, with a warning for each it skips.
-func abChecks(gate config.Gate) ([]parsedCheck, []string) {
+func abChecks(gate config.Gate) ([]parsedCheck, []Warning) {
 	var out []parsedCheck
-	var warnings []string
+	var warnings []Warning
 	for _, c := range gate.Checks {
 		s, err := stats.ParseStat(c.Stat)
 		switch {
 		case !slices.Contains(gatedMetrics, c.Metric):
-			warnings = append(warnings, fmt.Sprintf("check %s %s skipped: metric %q cannot be gated (use one of %s)", c.Metric, c.Stat, c.Metric, strings.Join(gatedMetrics, ", ")))
+			warnings = append(warnings, Warning{Kind: WarnMetric, Metric: c.Metric, Stat: c.Stat})
 		case err != nil:
-			warnings = append(warnings, fmt.Sprintf("check %s %s skipped: statistic %q is not p50, p95, p99 or mean", c.Metric, c.Stat, c.Stat))
+			warnings = append(warnings, Warning{Kind: WarnStat, Metric: c.Metric, Stat: c.Stat})
 		default:
 			out = append(out, parsedCheck{c, s})
 		}

@@ -175,8 +175,10 @@ func TestCompareABReport(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("checks (-want +got):\n%s", diff)
 	}
-	if !slices.ContainsFunc(rep.Warnings, func(w string) bool { return strings.HasPrefix(w, "base target t: 1 of 181 requests failed") }) {
-		t.Errorf("warnings %q do not name the base side's failures", rep.Warnings)
+	if !slices.ContainsFunc(rep.Found, func(w Warning) bool {
+		return w.Kind == WarnFailures && w.Side == "base" && w.Target == "t" && w.Count == 1 && w.Requests == 181
+	}) {
+		t.Errorf("warnings %+v do not name the base side's failures", rep.Found)
 	}
 	if len(rep.New) != 0 {
 		t.Errorf("New = %v, want none: an A/B run compares only what both sides measured", rep.New)

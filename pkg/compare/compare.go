@@ -5,7 +5,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -175,9 +174,15 @@ type Report struct {
 	// Checks and Aggregates are sorted worst first: regressed by size of
 	// change, then inconclusive, ok, and improved (largest improvement first).
 	// Aggregates are the targets' pooled checks.
-	Checks     []Check  `json:"checks"`
-	Aggregates []Check  `json:"aggregates,omitempty"`
-	Warnings   []string `json:"warnings,omitempty"`
+	Checks     []Check `json:"checks"`
+	Aggregates []Check `json:"aggregates,omitempty"`
+	// Warnings are the gate's warnings (Found), as internal/report words
+	// them, and the notes the application adds: what every output shows,
+	// and what a results file carries.
+	Warnings []string `json:"warnings,omitempty"`
+	// Found are the gate's own warnings, as values (a results file carries
+	// their words, in Warnings).
+	Found []Warning `json:"-"`
 	// Changes lists every difference between the baseline and this run
 	// (Pair); New holds the measured values of the prompts and targets that
 	// have no baseline, one per check, Verdict Unbaselined: never gated.
@@ -270,9 +275,9 @@ func CompareWith(base, cur Side, gate config.Gate, s Setup) Report {
 		switch {
 		case results.IsShare(c.Metric): // shareChecks
 		case !slices.Contains(gatedMetrics, c.Metric):
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("check %s %s skipped: metric %q cannot be gated (use one of %s)", c.Metric, c.Stat, c.Metric, strings.Join(gatedMetrics, ", ")))
+			rep.Found = append(rep.Found, Warning{Kind: WarnMetric, Metric: c.Metric, Stat: c.Stat})
 		case err != nil:
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("check %s %s skipped: statistic %q is not p50, p95, p99 or mean", c.Metric, c.Stat, c.Stat))
+			rep.Found = append(rep.Found, Warning{Kind: WarnStat, Metric: c.Metric, Stat: c.Stat})
 		default:
 			checks = append(checks, parsedCheck{c, sp})
 		}
@@ -342,17 +347,17 @@ func CompareWith(base, cur Side, gate config.Gate, s Setup) Report {
 	}
 	shares, shareWarns := shareChecks(base, cur, gate, d, conf) // share.go
 	rep.Checks = append(rep.Checks, shares...)
-	rep.Warnings = append(rep.Warnings, shareWarns...)
-	rep.Warnings = append(rep.Warnings, sampleWarnings(rep.Checks, len(base.Targets) > 1)...)
-	rep.Warnings = append(rep.Warnings, runWarnings(cur.Targets)...)
-	rep.Warnings = append(rep.Warnings, lostWarnings(rep.Checks)...)
+	rep.Found = append(rep.Found, shareWarns...)
+	rep.Found = append(rep.Found, sampleWarnings(rep.Checks, len(base.Targets) > 1)...)
+	rep.Found = append(rep.Found, runWarnings(cur.Targets)...)
+	rep.Found = append(rep.Found, lostWarnings(rep.Checks)...)
 
 	Pair(base, cur).label(&rep, cur, checks)
 	sortChecks(rep.Checks)
 	sortChecks(rep.Aggregates)
 	rep.Verdict = Overall(rep.Checks, rep.Aggregates)
 	if len(rep.Checks) == 0 {
-		rep.Warnings = append(rep.Warnings, "nothing was compared: no check applies to a target and prompt present in both runs")
+		rep.Found = append(rep.Found, Warning{Kind: WarnNothingCompared})
 	}
 	return rep
 }
@@ -899,24 +904,29 @@ func cmpFloat(a, b float64) int {
 // the error budget, or the run would not have been compared) and the 429
 // retries: every output that shows the verdicts says the gate compared only
 // the requests that succeeded.
-func runWarnings(targets []results.Target) []string {
-	var out []string
+func runWarnings(targets []results.Target) []Warning {
+	var out []Warning
 	for _, t := range targets {
 		if t.Errors > 0 {
-			classes := make([]string, 0, len(t.ByClass))
-			for k, v := range t.ByClass {
-				classes = append(classes, fmt.Sprintf("%s %d", k, v))
-			}
-			slices.Sort(classes)
-			msg := fmt.Sprintf("%s: %d of %d requests failed (%.1f%%: %s); failed requests are not samples",
-				targetLabel(t), t.Errors, t.Requests, 100*float64(t.Errors)/float64(max(t.Requests, 1)), strings.Join(classes, ", "))
-			if said := results.EndpointSaid(t.FirstFailures(results.MaxSaidPerClass)); said != "" {
-				msg += results.SaidSep + said
-			}
-			out = append(out, msg)
+			out = append(out, Warning{Kind: WarnFailures, Target: t.Name, Region: t.Region, Count: t.Errors, Requests: t.Requests,
+				ByClass: t.ByClass, Said: results.EndpointSaid(t.FirstFailures(results.MaxSaidPerClass))})
 		}
 		if t.Retries > 0 {
-			out = append(out, fmt.Sprintf("%s: %d retries after HTTP 429 (timings are the final attempt's)", targetLabel(t), t.Retries))
+			out = append(out, Warning{Kind: WarnRetries, Target: t.Name, Region: t.Region, Count: t.Retries})
+		}
+	}
+	return out
+}
+
+// lostWarnings names the checks whose metric had values in the baseline and
+// has none now (e.g. itl when answers shrank to one chunk): they can only be
+// inconclusive, and that must not pass quietly.
+func lostWarnings(cs []Check) []Warning {
+	var out []Warning
+	for _, c := range cs {
+		if c.Prompt != "" && c.NBase > 0 && c.NCur == 0 {
+			out = append(out, Warning{Kind: WarnLost, Target: c.Target, Region: c.Region, Prompts: []string{c.Prompt},
+				Metric: c.Metric, Stat: c.Stat, Count: c.NBase})
 		}
 	}
 	return out
@@ -924,21 +934,7 @@ func runWarnings(targets []results.Target) []string {
 
 // sampleWarnings groups the checks that too few requests left unresolved into
 // one warning per target × metric × statistic × counts.
-// lostWarnings names the checks whose metric had values in the baseline and
-// has none now (e.g. itl when answers shrank to one chunk): they can only be
-// inconclusive, and that must not pass quietly.
-func lostWarnings(cs []Check) []string {
-	var out []string
-	for _, c := range cs {
-		if c.Prompt != "" && c.NBase > 0 && c.NCur == 0 {
-			out = append(out, fmt.Sprintf("%s for prompt %s of %s: %d baseline requests had values, this run has none: the endpoint's answers changed shape (one chunk? no content token?), check them",
-				c.Metric+" "+c.Stat, c.Prompt, targetLabel(results.Target{Name: c.Target, Region: c.Region}), c.NBase))
-		}
-	}
-	return out
-}
-
-func sampleWarnings(cs []Check, manyTargets bool) []string {
+func sampleWarnings(cs []Check, manyTargets bool) []Warning {
 	type key struct {
 		target, region, metric, stat string
 		have, need                   int
@@ -959,18 +955,10 @@ func sampleWarnings(cs []Check, manyTargets bool) []string {
 			prompts[k] = append(prompts[k], c.Prompt)
 		}
 	}
-	var out []string
+	var out []Warning
 	for _, k := range order {
-		ps := prompts[k]
-		which := "prompt " + ps[0]
-		if len(ps) > 1 {
-			which = "prompts " + strings.Join(ps, ", ")
-		}
-		if manyTargets {
-			which += " of " + targetLabel(results.Target{Name: k.target, Region: k.region})
-		}
-		out = append(out, fmt.Sprintf("%s %s for %s cannot be resolved with %d %s: needs at least %d (raise run.requests)",
-			k.metric, k.stat, which, k.have, k.unit, k.need))
+		out = append(out, Warning{Kind: WarnUnresolvable, Target: k.target, Region: k.region, NameTarget: manyTargets,
+			Prompts: prompts[k], Metric: k.metric, Stat: k.stat, Have: k.have, Need: k.need, Unit: k.unit})
 	}
 	return out
 }

@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -380,28 +379,24 @@ func TestWarnings(t *testing.T) {
 		name      string
 		base, cur Side
 		checks    []config.Check
-		want      []string
+		want      []Warning
 	}{
 		{"p95 on two prompts of 30 requests", side(prompt("a", few(30, 3)), prompt("b", few(30, 3))), side(prompt("a", few(30, 3)), prompt("b", few(40, 3))),
-			[]config.Check{ttftP95}, []string{"ttft p95 for prompts a, b cannot be resolved with 30 requests: needs at least 72 (raise run.requests)"}},
+			[]config.Check{ttftP95}, []Warning{{Kind: WarnUnresolvable, Target: "t", Prompts: []string{"a", "b"}, Metric: "ttft", Stat: "p95", Have: 30, Need: 72, Unit: "requests"}}},
 		{"itl with few requests", side(prompt("a", few(5, 40))), side(prompt("a", few(5, 40))),
-			[]config.Check{itlP50}, []string{"itl p50 for prompt a cannot be resolved with 5 requests: needs at least 10 (raise run.requests)"}},
+			[]config.Check{itlP50}, []Warning{{Kind: WarnUnresolvable, Target: "t", Prompts: []string{"a"}, Metric: "itl", Stat: "p50", Have: 5, Need: 10, Unit: "requests"}}},
 		{"itl with few gaps", side(prompt("a", few(12, 2))), side(prompt("a", few(12, 3))),
-			[]config.Check{{Metric: results.ITL, Stat: "p95"}}, []string{"itl p95 for prompt a cannot be resolved with 24 gaps: needs at least 72 (raise run.requests)"}},
+			[]config.Check{{Metric: results.ITL, Stat: "p95"}}, []Warning{{Kind: WarnUnresolvable, Target: "t", Prompts: []string{"a"}, Metric: "itl", Stat: "p95", Have: 24, Need: 72, Unit: "gaps"}}},
 		{"unknown metric and statistic", side(prompt("a", few(30, 3))), side(prompt("a", few(30, 3))),
 			[]config.Check{{Metric: "ttlt", Stat: "p50"}, {Metric: results.TTFT, Stat: "max"}},
-			[]string{
-				`check ttlt p50 skipped: metric "ttlt" cannot be gated (use one of ttfb, ttft, ttfct, itl, tpot, total, max_stall, chain_total, chain_ttft_last, tokens_per_s)`,
-				`check ttft max skipped: statistic "max" is not p50, p95, p99 or mean`,
-				"nothing was compared: no check applies to a target and prompt present in both runs",
-			}},
+			[]Warning{{Kind: WarnMetric, Metric: "ttlt", Stat: "p50"}, {Kind: WarnStat, Metric: "ttft", Stat: "max"}, {Kind: WarnNothingCompared}}},
 		{"failed and retried requests", side(prompt("a", few(30, 3))),
 			Side{Targets: []results.Target{{Name: "t", Prompts: []results.Prompt{prompt("a", few(30, 3))}, Requests: 32, Errors: 2,
 				ByClass: map[string]int{results.ErrTimeout: 1, results.ErrServer: 1}, Retries: 3}}},
 			[]config.Check{ttftP50},
-			[]string{
-				"target t: 2 of 32 requests failed (6.2%: server 1, timeout 1); failed requests are not samples",
-				"target t: 3 retries after HTTP 429 (timings are the final attempt's)",
+			[]Warning{
+				{Kind: WarnFailures, Target: "t", Count: 2, Requests: 32, ByClass: map[string]int{results.ErrTimeout: 1, results.ErrServer: 1}},
+				{Kind: WarnRetries, Target: "t", Count: 3},
 			}},
 		// Prompts and targets on one side only are Changes (plan_test.go), not warnings.
 		{"prompts and targets on one side only", side(prompt("a", few(30, 3)), prompt("gone", few(30, 3))),
@@ -411,8 +406,11 @@ func TestWarnings(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := Compare(tt.base, tt.cur, gateWith(tt.checks...))
-			if diff := cmp.Diff(tt.want, r.Warnings); diff != "" {
+			if diff := cmp.Diff(tt.want, r.Found); diff != "" {
 				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+			if len(r.Warnings) != 0 {
+				t.Errorf("the gate wrote words: %q", r.Warnings)
 			}
 		})
 	}
@@ -440,14 +438,9 @@ func TestLostMetricWarns(t *testing.T) {
 	if c.Verdict != Inconclusive || c.Baseline != 5 || c.NCur != 0 {
 		t.Errorf("check = %+v; want inconclusive with baseline 5 ms and no current values", c)
 	}
-	found := false
-	for _, w := range r.Warnings {
-		if strings.Contains(w, "itl p50 for prompt p") && strings.Contains(w, "has none") {
-			found = true
-		}
-	}
-	if !found {
-		t.Errorf("no warning about the lost metric: %q", r.Warnings)
+	want := Warning{Kind: WarnLost, Target: "t", Prompts: []string{"p"}, Metric: "itl", Stat: "p50", Count: 20}
+	if !slices.ContainsFunc(r.Found, func(w Warning) bool { return cmp.Equal(w, want) }) {
+		t.Errorf("no warning about the lost metric: %+v", r.Found)
 	}
 }
 

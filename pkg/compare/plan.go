@@ -75,33 +75,6 @@ func (c Change) Label() string {
 	return fmt.Sprintf("%s %s → %s", name, c.Baseline, c.Current)
 }
 
-// Where names what changed: "target primary", "prompt greeting of target
-// primary", or "the run" for a run setting.
-func (c Change) Where() string {
-	tgt := targetLabel(results.Target{Name: c.Target, Region: c.Region})
-	switch {
-	case c.Target == "":
-		return "the run"
-	case c.Prompt != "":
-		return fmt.Sprintf("prompt %s of %s", c.Prompt, tgt)
-	}
-	return tgt
-}
-
-// Message says what changed and what the gate did with it, in one line.
-func (c Change) Message() string {
-	switch c.Kind {
-	case ChangeEdited:
-		return fmt.Sprintf("%s: edited since the baseline (hash %s → %s): compared, labelled \"edited\"",
-			c.Where(), shortHash(c.Baseline), shortHash(c.Current))
-	case ChangeNew:
-		return fmt.Sprintf("%s: new, no baseline: measured and reported, not gated", c.Where())
-	case ChangeRemoved:
-		return fmt.Sprintf("%s: removed: in the baseline, not in this run", c.Where())
-	}
-	return fmt.Sprintf("%s: %s: compared, labelled", c.Where(), c.Label())
-}
-
 // Plan is what Pair found: every difference between the two runs, and how
 // many target × prompt pairs both have.
 type Plan struct {

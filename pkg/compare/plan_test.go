@@ -52,27 +52,6 @@ func TestPair(t *testing.T) {
 	}
 }
 
-func TestChangeMessage(t *testing.T) {
-	tests := []struct {
-		c    Change
-		want string
-	}{
-		{Change{Kind: ChangeSetting, Target: "t", Field: FieldModel, Baseline: "a", Current: "b"},
-			"target t: model a → b: compared, labelled"},
-		{Change{Kind: ChangeSetting, Field: FieldConcurrency, Baseline: "1", Current: "4"},
-			"the run: concurrency 1 → 4: compared, labelled"},
-		{Change{Kind: ChangeEdited, Target: "t", Region: "eu", Prompt: "p", Baseline: "1a2b3c4d5e6f", Current: "9f8e7d6c5b4a"},
-			`prompt p of target t (region eu): edited since the baseline (hash 1a2b3c4d… → 9f8e7d6c…): compared, labelled "edited"`},
-		{Change{Kind: ChangeNew, Target: "t", Prompt: "p"}, "prompt p of target t: new, no baseline: measured and reported, not gated"},
-		{Change{Kind: ChangeRemoved, Target: "t"}, "target t: removed: in the baseline, not in this run"},
-	}
-	for _, tt := range tests {
-		if got := tt.c.Message(); got != tt.want {
-			t.Errorf("Message() = %q\nwant        %q", got, tt.want)
-		}
-	}
-}
-
 // TestCompareLabelsChanges: a changed run is compared, not refused; every
 // check carries what changed, and a new prompt is measured but not gated.
 func TestCompareLabelsChanges(t *testing.T) {

@@ -1,10 +1,7 @@
 package compare
 
 import (
-	"fmt"
 	"slices"
-
-	"github.com/latgate/latgate/internal/numfmt"
 )
 
 // Improvement is a run that improved on its baseline so much, and so
@@ -43,21 +40,4 @@ func Rebless(rep Report) (Improvement, bool) {
 	}
 	slices.Sort(im.Changes)
 	return im, true
-}
-
-// String says it, with the range of the changes:
-//
-//	6 of 8 checks improved (-85% to -70%) and none regressed: ...
-func (im Improvement) String() string {
-	span := numfmt.Pct(im.Changes[0])
-	if last := im.Changes[len(im.Changes)-1]; numfmt.Pct(last) != span {
-		span += " to " + numfmt.Pct(last)
-	}
-	noun := "checks"
-	if im.Checks == 1 {
-		noun = "check"
-	}
-	return fmt.Sprintf("%d of %d %s improved (%s) and none regressed: the baseline no longer describes this endpoint, "+
-		"so its width is slack and a regression as large would pass; if the improvement is meant to stay, bless again",
-		im.Improved, im.Checks, noun, span)
 }

@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"fmt"
 	"math"
 	"slices"
 
@@ -83,10 +82,10 @@ func shareSpecs(gate config.Gate) (specs []config.Check, asked map[string]bool) 
 // shareChecks decides the share checks of every target × prompt of cur at
 // look d, and returns them with the warnings of checks that had nothing to
 // check.
-func shareChecks(base, cur Side, gate config.Gate, d Design, conf float64) ([]Check, []string) {
+func shareChecks(base, cur Side, gate config.Gate, d Design, conf float64) ([]Check, []Warning) {
 	specs, asked := shareSpecs(gate)
 	var out []Check
-	var warns []string
+	var warns []Warning
 	sloSeen := false
 	for _, ct := range cur.Targets {
 		bt, haveBase := findTarget(base, ct.Name, ct.Region)
@@ -109,8 +108,7 @@ func shareChecks(base, cur Side, gate config.Gate, d Design, conf float64) ([]Ch
 				}
 				if !asked[spec.Metric] && (len(vb) < ShareNeed || len(vc) < ShareNeed) {
 					if spec.Metric == results.CacheHitRate && len(cp.Samples) >= ShareNeed && len(vc) == 0 {
-						warns = append(warns, fmt.Sprintf("cache_hit_rate of warm prompt %s of %s not checked: the endpoint reports no prompt tokens in its usage",
-							cp.ID, targetLabel(ct)))
+						warns = append(warns, Warning{Kind: WarnNoCacheUsage, Target: ct.Name, Region: ct.Region, Prompts: []string{cp.ID}})
 					}
 					continue // unasked: only where both sides can decide it
 				}
@@ -139,7 +137,7 @@ func shareChecks(base, cur Side, gate config.Gate, d Design, conf float64) ([]Ch
 		}
 	}
 	if asked[results.SLOAttainment] && !sloSeen && !slices.ContainsFunc(gate.Checks, func(c config.Check) bool { return c.Metric == results.SLOAttainment && c.Off }) {
-		warns = append(warns, "slo_attainment check skipped: no prompt of this run has an slo: (set one on a target or a prompt, e.g. slo: {ttft: 500ms, itl: 50ms})")
+		warns = append(warns, Warning{Kind: WarnNoSLO})
 	}
 	return out, warns
 }

@@ -1,12 +1,10 @@
 package compare
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"time"
 
-	"github.com/latgate/latgate/internal/numfmt"
 	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/stats"
 )
@@ -36,11 +34,6 @@ type SlowLimit struct {
 	After time.Duration
 	// P99 is the baseline's total P99 of the prompt, in milliseconds.
 	P99 float64
-}
-
-// Why says what the limit is: "20× the baseline's total P99 (312 ms)".
-func (l SlowLimit) Why() string {
-	return fmt.Sprintf("%d× the baseline's total P99 (%s)", SlowFactor, numfmt.Millis(l.P99))
 }
 
 // SlowLimits returns, for each target and prompt of base with samples, the

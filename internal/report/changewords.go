@@ -1,0 +1,76 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/latgate/latgate/internal/numfmt"
+	"github.com/latgate/latgate/pkg/compare"
+)
+
+// This file words what the gate found about the runs rather than about a
+// check: a change between the baseline and the run, the improvement that
+// suggests blessing again, and the limit of one request.
+
+// ChangeWhere names what changed: "target primary", "prompt greeting of
+// target primary", or "the run" for a run setting.
+func ChangeWhere(c compare.Change) string {
+	tgt := targetLabel(c.Target, c.Region)
+	switch {
+	case c.Target == "":
+		return "the run"
+	case c.Prompt != "":
+		return fmt.Sprintf("prompt %s of %s", c.Prompt, tgt)
+	}
+	return tgt
+}
+
+// ChangeMessage says what changed and what the gate did with it, in one
+// line.
+func ChangeMessage(c compare.Change) string {
+	switch c.Kind {
+	case compare.ChangeEdited:
+		return fmt.Sprintf("%s: edited since the baseline (hash %s → %s): compared, labelled \"edited\"",
+			ChangeWhere(c), shortHash(c.Baseline), shortHash(c.Current))
+	case compare.ChangeNew:
+		return ChangeWhere(c) + ": new, no baseline: measured and reported, not gated"
+	case compare.ChangeRemoved:
+		return ChangeWhere(c) + ": removed: in the baseline, not in this run"
+	}
+	return ChangeWhere(c) + ": " + c.Label() + ": compared, labelled"
+}
+
+// shortHash is a prompt hash as a reader compares it: its first 8
+// characters.
+func shortHash(h string) string {
+	if len(h) > 8 {
+		return h[:8] + "…"
+	}
+	if h == "" {
+		return "(none)"
+	}
+	return h
+}
+
+// ImprovementText says a large and consistent improvement (compare.Rebless)
+// with the range of the changes:
+//
+//	6 of 8 checks improved (-85% to -70%) and none regressed: ...
+func ImprovementText(im compare.Improvement) string {
+	span := numfmt.Pct(im.Changes[0])
+	if last := im.Changes[len(im.Changes)-1]; numfmt.Pct(last) != span {
+		span += " to " + numfmt.Pct(last)
+	}
+	noun := "checks"
+	if im.Checks == 1 {
+		noun = "check"
+	}
+	return fmt.Sprintf("%d of %d %s improved (%s) and none regressed: the baseline no longer describes this endpoint, "+
+		"so its width is slack and a regression as large would pass; if the improvement is meant to stay, bless again",
+		im.Improved, im.Checks, noun, span)
+}
+
+// SlowLimitText says what a request's limit is (compare.SlowLimits): "20×
+// the baseline's total P99 (312 ms)".
+func SlowLimitText(l compare.SlowLimit) string {
+	return fmt.Sprintf("%d× the baseline's total P99 (%s)", compare.SlowFactor, numfmt.Millis(l.P99))
+}

@@ -1,0 +1,89 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/latgate/latgate/pkg/compare"
+	"github.com/latgate/latgate/pkg/results"
+)
+
+// Warnings are every warning of rep in words, as each output shows them:
+// the gate's own (rep.Found, worded by WarningText), then the notes the
+// application added (rep.Warnings).
+func Warnings(rep compare.Report) []string {
+	out := make([]string, 0, len(rep.Found)+len(rep.Warnings))
+	for _, w := range rep.Found {
+		out = append(out, WarningText(w))
+	}
+	return append(out, rep.Warnings...)
+}
+
+// WarningText says a gate warning in one line: what was noticed and, where
+// there is one, what to do.
+func WarningText(w compare.Warning) string {
+	tgt := targetLabel(w.Target, w.Region)
+	side := ""
+	if w.Side != "" && w.Side != "both" {
+		side = w.Side + " "
+	}
+	switch w.Kind {
+	case compare.WarnMetric:
+		return fmt.Sprintf("check %s %s skipped: metric %q cannot be gated (use one of %s)", w.Metric, w.Stat, w.Metric, strings.Join(results.GatedMetrics(), ", "))
+	case compare.WarnStat:
+		return fmt.Sprintf("check %s %s skipped: statistic %q is not p50, p95, p99 or mean", w.Metric, w.Stat, w.Stat)
+	case compare.WarnNoCacheUsage:
+		return fmt.Sprintf("cache_hit_rate of warm prompt %s of %s not checked: the endpoint reports no prompt tokens in its usage", first(w.Prompts), tgt)
+	case compare.WarnNoSLO:
+		return "slo_attainment check skipped: no prompt of this run has an slo: (set one on a target or a prompt, e.g. slo: {ttft: 500ms, itl: 50ms})"
+	case compare.WarnUnresolvable:
+		which := "prompt " + first(w.Prompts)
+		if len(w.Prompts) > 1 {
+			which = "prompts " + strings.Join(w.Prompts, ", ")
+		}
+		if w.NameTarget {
+			which += " of " + tgt
+		}
+		return fmt.Sprintf("%s %s for %s cannot be resolved with %d %s: needs at least %d (raise run.requests)", w.Metric, w.Stat, which, w.Have, w.Unit, w.Need)
+	case compare.WarnFailures:
+		classes := make([]string, 0, len(w.ByClass))
+		for k, v := range w.ByClass {
+			classes = append(classes, fmt.Sprintf("%s %d", k, v))
+		}
+		slices.Sort(classes)
+		msg := fmt.Sprintf("%s%s: %d of %d requests failed (%.1f%%: %s); failed requests are not samples",
+			side, tgt, w.Count, w.Requests, 100*float64(w.Count)/float64(max(w.Requests, 1)), strings.Join(classes, ", "))
+		if w.Said != "" {
+			msg += results.SaidSep + w.Said
+		}
+		return msg
+	case compare.WarnRetries:
+		return fmt.Sprintf("%s%s: %d retries after HTTP 429 (timings are the final attempt's)", side, tgt, w.Count)
+	case compare.WarnLost:
+		return fmt.Sprintf("%s %s for prompt %s of %s: %d baseline requests had values, this run has none: the endpoint's answers changed shape (one chunk? no content token?), check them",
+			w.Metric, w.Stat, first(w.Prompts), tgt, w.Count)
+	case compare.WarnNothingCompared:
+		if w.Side == "both" {
+			return "nothing was compared: no check applies to a target and prompt measured on both sides"
+		}
+		return "nothing was compared: no check applies to a target and prompt present in both runs"
+	}
+	return string(w.Kind) // a kind this version does not word: still shown
+}
+
+// targetLabel names a target in a sentence: "target api", or "target api
+// (region eu)".
+func targetLabel(name, region string) string {
+	if region != "" {
+		return fmt.Sprintf("target %s (region %s)", name, region)
+	}
+	return "target " + name
+}
+
+func first(ss []string) string {
+	if len(ss) == 0 {
+		return ""
+	}
+	return ss[0]
+}

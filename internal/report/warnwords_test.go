@@ -1,0 +1,61 @@
+package report
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/latgate/latgate/pkg/compare"
+	"github.com/latgate/latgate/pkg/results"
+)
+
+// TestWarningText pins the words of every kind of gate warning (the values
+// are pkg/compare's TestWarnings').
+func TestWarningText(t *testing.T) {
+	tests := []struct {
+		w    compare.Warning
+		want string
+	}{
+		{compare.Warning{Kind: compare.WarnUnresolvable, Target: "t", Prompts: []string{"a", "b"}, Metric: "ttft", Stat: "p95", Have: 30, Need: 72, Unit: "requests"},
+			"ttft p95 for prompts a, b cannot be resolved with 30 requests: needs at least 72 (raise run.requests)"},
+		{compare.Warning{Kind: compare.WarnUnresolvable, Target: "t", Region: "eu", NameTarget: true, Prompts: []string{"a"}, Metric: "itl", Stat: "p95", Have: 24, Need: 72, Unit: "gaps"},
+			"itl p95 for prompt a of target t (region eu) cannot be resolved with 24 gaps: needs at least 72 (raise run.requests)"},
+		{compare.Warning{Kind: compare.WarnMetric, Metric: "ttlt", Stat: "p50"},
+			`check ttlt p50 skipped: metric "ttlt" cannot be gated (use one of ttfb, ttft, ttfct, itl, tpot, total, max_stall, chain_total, chain_ttft_last, tokens_per_s)`},
+		{compare.Warning{Kind: compare.WarnStat, Metric: "ttft", Stat: "max"}, `check ttft max skipped: statistic "max" is not p50, p95, p99 or mean`},
+		{compare.Warning{Kind: compare.WarnNothingCompared}, "nothing was compared: no check applies to a target and prompt present in both runs"},
+		{compare.Warning{Kind: compare.WarnNothingCompared, Side: "both"}, "nothing was compared: no check applies to a target and prompt measured on both sides"},
+		{compare.Warning{Kind: compare.WarnFailures, Target: "t", Count: 2, Requests: 32, ByClass: map[string]int{results.ErrTimeout: 1, results.ErrServer: 1}},
+			"target t: 2 of 32 requests failed (6.2%: server 1, timeout 1); failed requests are not samples"},
+		{compare.Warning{Kind: compare.WarnFailures, Side: "base", Target: "t", Count: 1, Requests: 181, ByClass: map[string]int{results.ErrServer: 1}, Said: `server 1: "overloaded"`},
+			"base target t: 1 of 181 requests failed (0.6%: server 1); failed requests are not samples" + results.SaidSep + `server 1: "overloaded"`},
+		{compare.Warning{Kind: compare.WarnRetries, Target: "t", Count: 3}, "target t: 3 retries after HTTP 429 (timings are the final attempt's)"},
+		{compare.Warning{Kind: compare.WarnLost, Target: "t", Prompts: []string{"p"}, Metric: "itl", Stat: "p50", Count: 20},
+			"itl p50 for prompt p of target t: 20 baseline requests had values, this run has none: the endpoint's answers changed shape (one chunk? no content token?), check them"},
+		{compare.Warning{Kind: compare.WarnNoCacheUsage, Target: "t", Prompts: []string{"warm"}},
+			"cache_hit_rate of warm prompt warm of target t not checked: the endpoint reports no prompt tokens in its usage"},
+		{compare.Warning{Kind: compare.WarnNoSLO}, "slo_attainment check skipped: no prompt of this run has an slo: (set one on a target or a prompt, e.g. slo: {ttft: 500ms, itl: 50ms})"},
+	}
+	for _, tt := range tests {
+		if got := WarningText(tt.w); got != tt.want {
+			t.Errorf("WarningText(%+v)\n got %q\nwant %q", tt.w, got, tt.want)
+		}
+	}
+}
+
+// TestWarningsOrder: the gate's warnings come first, then the
+// application's notes, and WithReasons gives a results file the words.
+func TestWarningsOrder(t *testing.T) {
+	rep := compare.Report{Found: []compare.Warning{{Kind: compare.WarnRetries, Target: "t", Count: 1}}, Warnings: []string{"the baseline is 40 days old"}}
+	want := []string{"target t: 1 retries after HTTP 429 (timings are the final attempt's)", "the baseline is 40 days old"}
+	if diff := cmp.Diff(want, Warnings(rep)); diff != "" {
+		t.Errorf("Warnings (-want +got):\n%s", diff)
+	}
+	rec := WithReasons(rep)
+	if diff := cmp.Diff(want, rec.Warnings); diff != "" || rec.Found != nil {
+		t.Errorf("WithReasons: warnings (-want +got):\n%s\nfound %+v, want none", diff, rec.Found)
+	}
+	if len(rep.Found) != 1 || len(rep.Warnings) != 1 {
+		t.Errorf("WithReasons modified its argument: %+v", rep)
+	}
+}

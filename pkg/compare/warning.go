@@ -1,0 +1,58 @@
+package compare
+
+// WarningKind says what a Warning is about; the fields a warning sets are
+// its kind's (each kind's comment names them).
+type WarningKind string
+
+// Warning kinds.
+const (
+	// WarnMetric: the check Metric Stat was skipped, its metric is not one
+	// the gate can gate (GatedMetrics of results).
+	WarnMetric WarningKind = "ungated_metric"
+	// WarnStat: the check Metric Stat was skipped, its statistic is not one
+	// the gate computes.
+	WarnStat WarningKind = "unknown_stat"
+	// WarnNoCacheUsage: cache_hit_rate of the warm prompt Prompts[0] of
+	// Target was not checked, the endpoint reports no prompt tokens.
+	WarnNoCacheUsage WarningKind = "no_cache_usage"
+	// WarnNoSLO: slo_attainment was asked, and no prompt has an slo.
+	WarnNoSLO WarningKind = "no_slo"
+	// WarnUnresolvable: Metric Stat of Prompts (of Target when the run has
+	// several, NameTarget) cannot be resolved with Have Unit; it needs Need.
+	WarnUnresolvable WarningKind = "unresolvable"
+	// WarnFailures: Count of Requests requests of Target failed, ByClass;
+	// Said is what the endpoint said (sanitised, results.EndpointSaid).
+	WarnFailures WarningKind = "failures"
+	// WarnRetries: Target's requests were retried Count times after HTTP 429.
+	WarnRetries WarningKind = "retries"
+	// WarnLost: Metric Stat of prompt Prompts[0] of Target had values in
+	// Count baseline requests and has none in this run.
+	WarnLost WarningKind = "lost_values"
+	// WarnNothingCompared: no check applies to a target and prompt both
+	// sides have (Side "both" in an A/B comparison).
+	WarnNothingCompared WarningKind = "nothing_compared"
+)
+
+// Warning is something the gate noticed that decides nothing but must not
+// pass quietly: a check it skipped, requests that failed, a statistic too
+// few requests cannot resolve. It is a value; internal/report words it.
+type Warning struct {
+	Kind WarningKind
+	// Side is the A/B side a target's warning is of ("base",
+	// "candidate"), or "both" for WarnNothingCompared; "" outside ab.
+	Side           string
+	Target, Region string
+	// NameTarget: the words name the target (a run of several targets).
+	NameTarget   bool
+	Prompts      []string
+	Metric, Stat string
+	// Have and Need are an unresolvable check's counts, in Unit
+	// ("requests" or "gaps").
+	Have, Need int
+	Unit       string
+	// Count and Requests: failed requests of all, retries, or baseline
+	// requests that had values (see the kinds).
+	Count, Requests int
+	ByClass         map[string]int
+	Said            string
+}
