@@ -39,7 +39,9 @@ Measures like 'latgate measure', then compares each gated check
 
 A target decides per run by its pooled rows ("all prompts"); a prompt fails
 the run alone only beyond its tolerance after adjusting for the target's
-prompt tests (Holm). While a gated check is undecided, check measures
+prompt tests of that check (Holm), and holds it undecided when at its last
+look it is beyond its tolerance and apart from the other prompts. While a
+gated check is undecided, check measures
 planned rounds up to run.max_requests, and says why on stderr; looking
 again so adds no false alarms, re-running a failed check until it passes
 does. With a baseline, a request past 20x its prompt's total P99 is

@@ -79,6 +79,9 @@ func Summary(c compare.Check) string {
 		return fmt.Sprintf("%s %s %s %s", change, better, tol, values)
 	case c.Verdict == compare.OK:
 		return fmt.Sprintf("%s within %s: rules out %s %s %s", change, tol, worse, numfmt.Pct(bound), values)
+	case c.Hidden:
+		return fmt.Sprintf("%s %s %s on its estimate and apart from the rest of its pool, at its last look: undecided, not proven after adjusting for %d prompt tests (Holm) %s",
+			change, worse, tol, c.Family, values)
 	case lo > tau:
 		return fmt.Sprintf("%s %s %s on its own, not after adjusting for %d prompt tests (Holm) %s", change, worse, tol, c.Family, values)
 	case c.Diagnostic:

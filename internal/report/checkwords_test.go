@@ -64,6 +64,18 @@ func TestSummary(t *testing.T) {
 	}
 }
 
+// TestSummaryHidden: a prompt pooling would hide says why it holds the run.
+func TestSummaryHidden(t *testing.T) {
+	c := compare.Check{Prompt: "p00", Metric: results.TTFT, Stat: "p50", Confidence: 0.95, Tolerance: config.Tolerance{Rel: 0.15},
+		Baseline: 400, Current: 516, Ratio: 1.29, Lo: 1.18, Hi: 1.37, NBase: 240, NCur: 150, Need: 5}
+	compare.Decide(&c)
+	c.Verdict, c.Hidden, c.Family = compare.Inconclusive, true, 10
+	want := "+29% [95% CI +18%, +37%] > +15% tolerance on its estimate and apart from the rest of its pool, at its last look: undecided, not proven after adjusting for 10 prompt tests (Holm) (400 ms -> 516 ms)"
+	if diff := cmp.Diff(want, Summary(c)); diff != "" {
+		t.Errorf("Summary (-want +got):\n%s", diff)
+	}
+}
+
 // TestSummaryRate: a rate's sentence reads in tokens/s, its tolerance
 // mirrored below 1.
 func TestSummaryRate(t *testing.T) {

@@ -152,8 +152,8 @@ func howToRead(rep compare.Report) string {
 		"it is *ok* when the interval rules that out, *improved* when the whole interval lies as far below, and "+
 		"*inconclusive* when the interval straddles the tolerance or a side has too few requests for the statistic "+
 		"(p95 needs ≥%[2]d, p99 ≥%[3]d). *%[4]s* pools a target's prompts (weighted by their precision) and decides the run; "+
-		"a prompt's own check fails it only when beyond its tolerance after adjusting for all the target's prompt tests (Holm), "+
-		"and otherwise informs.%[5]s",
+		"a prompt's own check fails it only when beyond its tolerance after adjusting for the target's prompt tests of that check (Holm), "+
+		"and otherwise informs, unless at its last look it is beyond its tolerance and apart from the rest: then it holds the run undecided.%[5]s",
 		conf, stats.Stat{P: 0.95}.Need(rep.Confidence), stats.Stat{P: 0.99}.Need(rep.Confidence), aggregateLabel, rateNote(rep))
 }
 

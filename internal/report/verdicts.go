@@ -181,7 +181,7 @@ func verdictCell(c compare.Check, strict bool) string {
 // decisionNote says who decides, under the table of a report with pooled
 // checks, their rows named label: `decided per target by its "all prompts"
 // rows, all its prompts' requests pooled; a prompt fails the run only
-// beyond its tolerance after adjusting for its target's 8 prompt tests
+// beyond its tolerance after adjusting for its check's 2 prompt tests
 // (Holm); "(pooled)" prompt rows do not hold the run undecided`.
 func decisionNote(rep compare.Report, label string) string {
 	if len(rep.Aggregates) == 0 || !slices.ContainsFunc(rep.Checks, func(c compare.Check) bool { return c.Diagnostic }) {
@@ -193,7 +193,7 @@ func decisionNote(rep compare.Report, label string) string {
 	}
 	adjusted := ""
 	if fam > 1 {
-		adjusted = fmt.Sprintf(" after adjusting for its target's %d prompt tests (Holm)", fam)
+		adjusted = fmt.Sprintf(" after adjusting for its check's %d prompt tests (Holm)", fam)
 	}
 	return fmt.Sprintf("decided per target by its %q rows, all its prompts' requests pooled; a prompt fails the run only beyond its tolerance%s; "+
 		"\"(pooled)\" prompt rows do not hold the run undecided", label, adjusted) + unpooledNote(rep)

@@ -133,6 +133,11 @@ type Check struct {
 	// or inconclusive informs, the pooled check decides; only a regression
 	// adjusted for the target's prompt tests (Family, Holm) fails the run.
 	Diagnostic bool `json:"diagnostic,omitempty"`
+	// Hidden marks a prompt check that pooling would hide: its own
+	// estimate is beyond its tolerance at its last look, and the family's
+	// adjustment left it unproven. It is no longer Diagnostic: it holds the
+	// run undecided, naming the prompt, where it would have passed quietly.
+	Hidden bool `json:"hidden,omitempty"`
 	// Family is the number of prompt tests a regression of this check was
 	// adjusted for (Holm across the target's prompts × checks), 0 for a
 	// pooled check (its own level) or when nothing was adjusted. Weight is
@@ -215,6 +220,10 @@ type job struct {
 	// with finite sampling half-widths, poolable is set.
 	sb, sc   spread
 	poolable bool
+	// Once pooled: the prompts of its pool, and how many standard errors
+	// of the difference this prompt's change lies above the pool's.
+	pooled int
+	above  float64
 }
 
 // Compare runs the gate on every target × prompt × check present on both

@@ -150,6 +150,7 @@ func matrixPlan() []matrixRow {
 		rows = append(rows, matrixRow{exact, change{Name: "TTFT +15% (at its tolerance)", TTFT: 1.15, All: 1, AtTolerance: true}, p})
 	}
 	rows = append(rows,
+		matrixRow{ref, change{Name: "one prompt TTFT +30% (twice its tolerance)", TTFT: 1.3, All: 1, One: true}, 10},
 		matrixRow{ref, change{Name: "one prompt TTFT +50%", TTFT: 1.5, All: 1, One: true}, 10},
 		matrixRow{ref, change{Name: "one prompt TTFT +100%", TTFT: 2, All: 1, One: true}, 30})
 	return rows
@@ -244,6 +245,9 @@ type matrixOutcome struct {
 	Which []string
 	// OkTTFT: the target's ttft p50 (pooled, or its one prompt's) ended ok.
 	OkTTFT bool
+	// Quiet: the run ended ok, nothing regressed and nothing undecided
+	// (exit 0 with no note).
+	Quiet bool
 }
 
 // days draws the day levels of one run: baseline, current, history.
@@ -261,10 +265,10 @@ func (r matrixRow) days(rng *rand.Rand) (base, cur float64, hist []float64) {
 
 // matrixStats summarises the runs of a row.
 type matrixStats struct {
-	Runs, Regressed, Named, Others, Undecided, OkTTFT int
-	Requests                                          []int
-	Which                                             map[string]int // runs leaving each kind of gated check undecided
-	RunMeans                                          []float64      // each run's mean requests per prompt
+	Runs, Regressed, Named, Others, Undecided, OkTTFT, Quiet int
+	Requests                                                 []int
+	Which                                                    map[string]int // runs leaving each kind of gated check undecided
+	RunMeans                                                 []float64      // each run's mean requests per prompt
 }
 
 func (s matrixStats) pct(n int) float64 { return 100 * float64(n) / float64(max(s.Runs, 1)) }
@@ -321,6 +325,9 @@ func runRow(t *testing.T, r matrixRow, runs int, sim func(matrixRow, int) matrix
 		}
 		if o.OkTTFT {
 			s.OkTTFT++
+		}
+		if o.Quiet {
+			s.Quiet++
 		}
 		s.Requests = append(s.Requests, o.Requests...)
 		var sum int
@@ -470,7 +477,7 @@ func (ms matrixSetup) simulate(r matrixRow, run int) matrixOutcome {
 		rd, more := NextRound(rep, ms.Design)
 		if !more {
 			und := Undecided(rep)
-			o := matrixOutcome{Regressed: rep.Verdict == Regressed, Undecided: len(und)}
+			o := matrixOutcome{Regressed: rep.Verdict == Regressed, Undecided: len(und), Quiet: rep.Verdict == OK || rep.Verdict == Improved}
 			for _, c := range und {
 				kind := "pooled"
 				if c.Prompt != "" {
@@ -631,6 +638,14 @@ func (r matrixRow) targets(s matrixStats) []matrixTarget {
 		}
 	case r.Change.AtTolerance:
 		out = append(out, pct("ttft p50 ok at its tolerance (an ok's miss; ok_confidence 90% by default)", s.pct(s.OkTTFT), 10, true))
+	case r.Change.One && r.Change.TTFT < 1.5:
+		// Twice its tolerance (#29): pooling must not hide it. That the run
+		// fails naming it ≥ 90% is beyond the information at the default
+		// cap (a test of that one prompt with no adjustment for the other
+		// prompt tests fails it 79% of runs): its rate is printed in the
+		// row, and the target is that it never passes quietly.
+		out = append(out, pct("ends quietly ok (exit 0, nothing undecided)", s.pct(s.Quiet), 5, true),
+			pct("names another prompt", s.pct(s.Others), 1, true))
 	case r.Change.One:
 		out = append(out, pct("fails the run naming the changed prompt", s.pct(s.Named), 90, false),
 			pct("names another prompt", s.pct(s.Others), 1, true))

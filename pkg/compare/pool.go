@@ -7,6 +7,7 @@ import (
 
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/results"
+	"github.com/latgate/latgate/pkg/stats"
 )
 
 // # The target decides
@@ -66,18 +67,27 @@ func (tj targetJobs) decide(aggregate bool, conf float64, d Design, est estimato
 		}
 	}
 	var tests []*job
+	alpha := (1 - conf) / 2
+	rejected := map[*job]bool{}
+	family := map[*job]int{}
 	for _, g := range tj.groups {
+		var gt []*job
 		for _, j := range g.jobs {
 			if j.testable() {
-				tests = append(tests, j)
+				gt = append(gt, j)
 			}
 		}
+		for j := range holm(gt, alpha, d) {
+			rejected[j] = true
+		}
+		for _, j := range gt {
+			family[j] = len(gt)
+		}
+		tests = append(tests, gt...)
 	}
-	alpha := (1 - conf) / 2
-	rejected := holm(tests, alpha, d)
 	for _, j := range tests {
 		c := &j.check
-		c.Family = len(tests)
+		c.Family = family[j]
 		switch {
 		case rejected[j]:
 			c.Verdict = Regressed
@@ -87,8 +97,34 @@ func (tj targetJobs) decide(aggregate bool, conf float64, d Design, est estimato
 			c.Verdict = Inconclusive
 			c.More, c.Stuck = 0, ""
 		}
+		if c.Diagnostic && suspect(*c) && lastLook(d, c.NCur) && j.above >= stats.NormalQuantile(1-alpha/float64(max(j.pooled, 1))) {
+			// Beyond its tolerance, apart from the rest of its pool, and no
+			// more requests will come to settle it: pooling must not hide
+			// a prompt, so it holds the run undecided.
+			c.Diagnostic, c.Hidden = false, true
+		}
 	}
 	return pooled
+}
+
+// suspect reports whether a prompt check is undecided with its estimate
+// beyond its tolerance (a slowdown).
+func suspect(c Check) bool {
+	if c.Verdict != Inconclusive || c.Ratio <= 0 || c.Threshold <= 0 {
+		return false
+	}
+	r, _, _, tau := c.Slowdown()
+	return r > tau
+}
+
+// lastLook reports whether a prompt of n requests has had its last look:
+// the design has no look after n.
+func lastLook(d Design, n int) bool {
+	if !d.Sequential() {
+		return true
+	}
+	_, more := d.Next(n)
+	return !more
 }
 
 // testable reports whether a prompt check can be tested for a regression:
@@ -214,12 +250,26 @@ func (g group) pool(conf float64, d Design, est estimators) (Check, bool) {
 		p := &parts[i]
 		p.w /= wsum
 		j.check.Diagnostic, j.check.Weight = true, p.w
+		j.pooled = len(use)
 		theta += p.w * p.theta
 		vb += p.w * p.w * p.below * p.below
 		va += p.w * p.w * p.above * p.above
 		lb += p.w * math.Log(j.check.Baseline)
 		lc += p.w * math.Log(j.check.Current)
 		lt += p.w * math.Log(j.check.Threshold)
+	}
+	// How far each prompt lies above the pool, in standard errors of the
+	// difference (sampling only: the day's level is shared, so it cancels).
+	var vpool float64
+	for i := range use {
+		sd := parts[i].below / zl
+		vpool += parts[i].w * parts[i].w * sd * sd
+	}
+	for i, j := range use {
+		sd := parts[i].below / zl
+		if v := sd*sd*(1-2*parts[i].w) + vpool; v > 0 {
+			j.above = (parts[i].theta - theta) / math.Sqrt(v)
+		}
 	}
 	day := dayRatioSigma(g.noise.Sigma)
 	sl, sh := zl*day, zh*day

@@ -35,9 +35,9 @@ func tenPrompts(n int, slow float64) (Side, Side) {
 }
 
 // TestPoolingDoesNotHideAPrompt: one prompt of ten whose TTFT alone is +60%
-// barely moves the pooled check (ok), but its own test, adjusted for the 40
-// prompt tests of the target, fails the run and names it; every other
-// prompt passes.
+// barely moves the pooled check (ok), but its own test, adjusted for the 10
+// prompt tests of its check (Holm per target × check), fails the run and
+// names it; every other prompt passes.
 func TestPoolingDoesNotHideAPrompt(t *testing.T) {
 	base, cur := tenPrompts(150, 1.6)
 	rep := Compare(base, cur, config.DefaultGate())
@@ -48,8 +48,8 @@ func TestPoolingDoesNotHideAPrompt(t *testing.T) {
 	for _, c := range rep.Checks {
 		if c.Verdict == Regressed {
 			regressed = append(regressed, c.Prompt+" "+c.Metric+" "+c.Stat)
-			if c.Family != 40 {
-				t.Errorf("%s: family %d, want 40", c.Prompt, c.Family)
+			if c.Family != 10 {
+				t.Errorf("%s: family %d, want 10", c.Prompt, c.Family)
 			}
 		}
 	}
@@ -65,31 +65,72 @@ func TestPoolingDoesNotHideAPrompt(t *testing.T) {
 }
 
 // TestHolmAdjusts: a prompt barely beyond its tolerance on its own interval
-// is not a regression after adjusting for its family; it is a suspect that
-// check measures again, and it does not hold the run undecided.
+// is not a regression after adjusting for its family. While more looks may
+// come it is a suspect that check measures again and does not hold the run;
+// at its last look it is Hidden: it holds the run undecided, naming it, so
+// that pooling cannot pass it quietly (#29).
 func TestHolmAdjusts(t *testing.T) {
 	base, cur := tenPrompts(60, 1.34)
 	gate := config.DefaultGate()
 	gate.Checks = gate.Checks[:1] // ttft p50: ten tests
 	gate.Checks[0].Tolerance.Rel = 0.20
-	rep := Compare(base, cur, gate)
+	design := NewDesign(60, 150)
+	rep := CompareWith(base, cur, gate, Setup{Design: design})
 	p00 := only(t, rep, "p00")
 	_, lo, _, tau := p00.Slowdown()
 	if lo <= tau {
 		t.Fatalf("p00 [%v, %v]: want its own interval above the tolerance %v for this test", p00.Lo, p00.Hi, tau)
 	}
-	if p00.Verdict != Inconclusive || p00.Family != 10 {
-		t.Errorf("p00: %s, family %d; want inconclusive, not a regression after adjusting for 10 prompt tests", p00.Verdict, p00.Family)
+	if p00.Verdict != Inconclusive || p00.Family != 10 || p00.Hidden {
+		t.Errorf("p00: %s, family %d, hidden %v; want inconclusive, not a regression after adjusting for 10 prompt tests, at its first look", p00.Verdict, p00.Family, p00.Hidden)
 	}
 	if rep.Verdict == Inconclusive || rep.Verdict == Regressed {
-		t.Errorf("run verdict %s: a diagnostic prompt check must not hold the run (pooled: %s)", rep.Verdict, rep.Aggregates[0].Verdict)
+		t.Errorf("run verdict %s: a diagnostic prompt check must not hold the run before its last look (pooled: %s)", rep.Verdict, rep.Aggregates[0].Verdict)
 	}
 	if s := Suspects(rep); len(s) != 1 || s[0].Prompt != "p00" {
 		t.Errorf("suspects %v, want p00", s)
 	}
-	r, more := NextRound(rep, NewDesign(60, 150))
+	r, more := NextRound(rep, design)
 	if !more || !slices.Equal(r.Prompts[TargetID{Name: "t"}], []string{"p00"}) {
 		t.Errorf("next round %+v %v, want p00 measured again", r, more)
+	}
+
+	last := Compare(base, cur, gate) // one look: its last
+	p00 = only(t, last, "p00")
+	if !p00.Hidden || p00.Diagnostic || p00.Verdict != Inconclusive || last.Verdict != Inconclusive {
+		t.Errorf("at its last look p00 is %s (hidden %v, diagnostic %v) and the run %s; want it hidden, holding the run undecided",
+			p00.Verdict, p00.Hidden, p00.Diagnostic, last.Verdict)
+	}
+	for _, c := range last.Checks {
+		if c.Hidden && c.Prompt != "p00" {
+			t.Errorf("prompt %s is hidden too: only p00 is apart from its pool", c.Prompt)
+		}
+	}
+}
+
+// TestHiddenNeedsAPromptApart: every prompt a little slower, each estimate
+// just past its tolerance but none apart from the rest, is the pooled
+// check's to decide: no prompt is hidden.
+func TestHiddenNeedsAPromptApart(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var bp, cp []results.Prompt
+	for j := range 10 {
+		p := profile{TTFTMedian: 100 + 50*float64(j), TTFTSigma: 0.3, ITLMedian: 8, ITLReqSigma: 0.1, ITLGapSigma: 0.2, Gaps: 16}
+		id := fmt.Sprintf("p%02d", j)
+		bp = append(bp, prompt(id, simSamples(rng, p, 240)))
+		p.TTFTScale = 1.2
+		cp = append(cp, prompt(id, simSamples(rng, p, 150)))
+	}
+	gate := config.DefaultGate()
+	gate.Checks = gate.Checks[:1] // ttft p50, 15%
+	rep := Compare(side(bp...), side(cp...), gate)
+	for _, c := range rep.Checks {
+		if c.Hidden {
+			t.Errorf("prompt %s hidden (%.3f [%.3f, %.3f]): a change every prompt shares is the pooled check's", c.Prompt, c.Ratio, c.Lo, c.Hi)
+		}
+	}
+	if len(rep.Aggregates) != 1 || rep.Aggregates[0].Verdict == OK {
+		t.Errorf("pooled %+v: want the shared +20%% seen by the pooled check", rep.Aggregates)
 	}
 }
 

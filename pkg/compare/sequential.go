@@ -329,10 +329,8 @@ func Undecided(rep Report) []Check {
 func Suspects(rep Report) []Check {
 	var out []Check
 	for _, c := range rep.Checks {
-		if c.Diagnostic && c.Verdict == Inconclusive && c.Ratio > 0 && c.Threshold > 0 {
-			if r, _, _, tau := c.Slowdown(); r > tau {
-				out = append(out, c)
-			}
+		if c.Diagnostic && suspect(c) {
+			out = append(out, c)
 		}
 	}
 	return out
