@@ -104,8 +104,9 @@ func DefaultChecks() []Check {
 
 // DefaultGate returns the gate used when the config has no gate section.
 func DefaultGate() Gate {
-	return Gate{Confidence: 0.95, Resamples: 2000, Seed: 1, Aggregate: true, Checks: DefaultChecks(),
-		DayToDay: DefaultDayToDay, OkConfidence: DefaultOkConfidence, OnInconclusive: OnInconclusiveWarn}
+	g := defaults(gateFields)
+	g.Checks = DefaultChecks()
+	return g
 }
 
 // Load reads, decodes, defaults and validates the config file at path.
