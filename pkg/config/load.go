@@ -199,6 +199,10 @@ func (p *parser) syntax(err error, data []byte) {
 	p.errs = append(p.errs, &Error{File: p.path, Line: line, Msg: "YAML syntax error: " + msg})
 }
 
+// topKeys are the keys of latgate.yaml's top level, each a section read
+// by its own function (or a path, read here).
+var topKeys = []string{"baseline", "history", "targets", "prompts", "run", "gate"}
+
 func (p *parser) parse(data []byte) *Config {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -220,7 +224,7 @@ func (p *parser) parse(data []byte) *Config {
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		root = root.Content[0]
 	}
-	m, ok := p.mapping(root, "", []string{"baseline", "history", "targets", "prompts", "run", "gate"})
+	m, ok := p.mapping(root, "", topKeys)
 	if !ok {
 		return nil
 	}

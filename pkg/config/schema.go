@@ -53,7 +53,7 @@ func defaults[S any](fields []field[S]) S {
 		}
 	}
 	if err := p.err(); err != nil {
-		panic("config: a default outside its own field's bounds: " + err.Error()) // see TestDefaults
+		panic("config: a default outside its own field's bounds: " + err.Error()) // see TestTableDefaults
 	}
 	return s
 }
