@@ -271,6 +271,13 @@ prompts: [{id: p0, messages: [{role: user, content: hi}]}, {id: p1, messages: [{
 run: {requests: 30000}
 `,
 			`latgate.yaml:3: run: (100000 requests + 2 warmup) × 11 prompts is over the 1000000 requests one target may send; lower run.requests or run.warmup (run.max_requests 75000 and run.bless_requests 100000 count too; lower them)`},
+		{"run max_requests below requests counts as unset",
+			`targets: [{name: a, base_url: sim}]
+prompts: [{id: p0, messages: [{role: user, content: hi}]}, {id: p1, messages: [{role: user, content: hi}]}, {id: p2, messages: [{role: user, content: hi}]}, {id: p3, messages: [{role: user, content: hi}]}, {id: p4, messages: [{role: user, content: hi}]}, {id: p5, messages: [{role: user, content: hi}]}, {id: p6, messages: [{role: user, content: hi}]}, {id: p7, messages: [{role: user, content: hi}]}, {id: p8, messages: [{role: user, content: hi}]}, {id: p9, messages: [{role: user, content: hi}]}, {id: p10, messages: [{role: user, content: hi}]}]
+run: {requests: 30000, max_requests: 100}
+`,
+			`latgate.yaml:3: run.max_requests: 100 is below run.requests (30000): it is the cap of check's extra rounds; set it to run.requests to measure exactly that many
+latgate.yaml:3: run: (100000 requests + 2 warmup) × 11 prompts is over the 1000000 requests one target may send; lower run.requests or run.warmup (run.max_requests 75000 and run.bless_requests 100000 count too; lower them)`},
 		{"gate confidence 50",
 			`targets: [{name: a, base_url: sim}]
 prompts: [{id: p, messages: [{role: user, content: hi}]}]

@@ -14,11 +14,13 @@ import (
 // This file holds the run section of latgate.yaml: how many requests, how
 // they are ordered and timed.
 
-// The fields of run. max_requests is read by hand (runRounds): it is
-// checked against requests.
+// The fields of run. max_requests is also checked against requests, by
+// hand in run.
 var (
 	runRequests = intField("requests", "60", 1, results.MaxPromptRequests, "30", "",
 		func(r *Run, x int64) { r.Requests = int(x) })
+	runMaxRequests = intField("max_requests", "", 1, results.MaxPromptRequests, "150", "",
+		func(r *Run, x int64) { r.MaxRequests = int(x) })
 	runBlessRequests = intField("bless_requests", "", 1, results.MaxPromptRequests, "240", "",
 		func(r *Run, x int64) { r.BlessRequests = int(x) })
 	runWarmup = intField("warmup", "2", 0, results.MaxWarmup, "2", " (0 disables warmup)",
@@ -37,7 +39,7 @@ var (
 		func(r *Run, x int64) { r.Seed = x })
 )
 
-var runFields = []field[Run]{runRequests, hand[Run]("max_requests"), runBlessRequests, runWarmup, runConcurrency, runTimeout, runOrder, runSeed}
+var runFields = []field[Run]{runRequests, runMaxRequests, runBlessRequests, runWarmup, runConcurrency, runTimeout, runOrder, runSeed}
 
 func (p *parser) run(n *yaml.Node) Run {
 	r := defaults(runFields)
@@ -51,29 +53,11 @@ func (p *parser) run(n *yaml.Node) Run {
 	// Read in this order, not the table's (the order of the keys in
 	// messages), so that errors on one line come in the order they always
 	// have: the round counts last.
-	readFields(p, m, "run", &r, runRequests, runWarmup, runConcurrency, runTimeout, runOrder, runSeed)
-	p.runRounds(m, &r)
+	readFields(p, m, "run", &r, runRequests, runWarmup, runConcurrency, runTimeout, runOrder, runSeed, runMaxRequests)
+	if r.MaxRequests != 0 && r.MaxRequests < r.Requests { // unset, it is a multiple of requests (Run.Cap)
+		p.fail(get(m, "max_requests"), "run.max_requests", "%d is below run.requests (%d): it is the cap of check's extra rounds; set it to run.requests to measure exactly that many", r.MaxRequests, r.Requests)
+		r.MaxRequests = 0 // as unset: the bound on what a run sends (parse) counts the default cap
+	}
 	readFields(p, m, "run", &r, runBlessRequests)
 	return r
-}
-
-// runRounds reads max_requests (unset: a multiple of requests, see Run.Cap)
-// and checks max_requests ≥ requests.
-func (p *parser) runRounds(m map[string]*yaml.Node, r *Run) {
-	v := get(m, "max_requests")
-	if v == nil {
-		return
-	}
-	x, ok := p.integer(v, "run.max_requests", "150")
-	if !ok {
-		return
-	}
-	switch {
-	case x <= 0 || x > results.MaxPromptRequests:
-		p.fail(v, "run.max_requests", "must be between 1 and %d, got %d; e.g. max_requests: 150", results.MaxPromptRequests, x)
-	case int(x) < r.Requests:
-		p.fail(v, "run.max_requests", "%d is below run.requests (%d): it is the cap of check's extra rounds; set it to run.requests to measure exactly that many", x, r.Requests)
-	default:
-		r.MaxRequests = int(x)
-	}
 }
