@@ -14,9 +14,14 @@ import (
 // unknown key's message lists (in the table's order) and what
 // docs/config.md is checked against (TestDocsKeys).
 //
-// A key whose value needs more than a type and bounds (a list, a mapping, a
-// check against another key, a duration in days) is in the table with no
-// read function and is read by hand-written code in the section's function.
+// A key whose value needs more than a type and bounds is a field with a
+// read function of its own (max_baseline_age, a duration that may be in
+// days), or, for a list, a mapping, or a value checked against other keys,
+// a hand field: in the table, so that it is allowed and listed, and read
+// by hand-written code in the section's function.
+//
+// What each key means is docs/config.md's to say: the tests check it
+// against the tables rather than keep a second copy of the text here.
 
 // field is one key of a section whose values are kept in an S (Run, Gate,
 // Target, SLO, Price).
