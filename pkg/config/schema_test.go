@@ -69,6 +69,20 @@ func TestTableDefaults(t *testing.T) {
 	}
 }
 
+// TestTableKeysUnique: a key is in its section's table once; a second
+// row would never be read (p.mapping keeps one value per key).
+func TestTableKeysUnique(t *testing.T) {
+	for _, s := range sections() {
+		seen := make(map[string]bool)
+		for _, k := range s.keys {
+			if seen[k] {
+				t.Errorf("%s: key %s is listed twice", s.path, k)
+			}
+			seen[k] = true
+		}
+	}
+}
+
 // TestEveryKeyIsRead: every key a table allows is read: a value of the
 // wrong type (a list of lists) is refused at that key.
 func TestEveryKeyIsRead(t *testing.T) {
