@@ -69,8 +69,8 @@ func TestTableDefaults(t *testing.T) {
 	}
 }
 
-// TestTableKeysUnique: a key is in its section's table once; a second
-// row would never be read (p.mapping keeps one value per key).
+// TestTableKeysUnique: a key is in its section's table once; a second row
+// would list it twice in an unknown key's message.
 func TestTableKeysUnique(t *testing.T) {
 	for _, s := range sections() {
 		seen := make(map[string]bool)
