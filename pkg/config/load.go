@@ -104,8 +104,9 @@ func DefaultChecks() []Check {
 
 // DefaultGate returns the gate used when the config has no gate section.
 func DefaultGate() Gate {
-	return Gate{Confidence: 0.95, Resamples: 2000, Seed: 1, Aggregate: true, Checks: DefaultChecks(),
-		DayToDay: DefaultDayToDay, OkConfidence: DefaultOkConfidence, OnInconclusive: OnInconclusiveWarn}
+	g := defaults(gateFields)
+	g.Checks = DefaultChecks()
+	return g
 }
 
 // Load reads, decodes, defaults and validates the config file at path.
@@ -198,6 +199,10 @@ func (p *parser) syntax(err error, data []byte) {
 	p.errs = append(p.errs, &Error{File: p.path, Line: line, Msg: "YAML syntax error: " + msg})
 }
 
+// topKeys are the keys of latgate.yaml's top level, each a section read
+// by its own function (or a path, read here).
+var topKeys = []string{"baseline", "history", "targets", "prompts", "run", "gate"}
+
 func (p *parser) parse(data []byte) *Config {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -219,7 +224,7 @@ func (p *parser) parse(data []byte) *Config {
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		root = root.Content[0]
 	}
-	m, ok := p.mapping(root, "", []string{"baseline", "history", "targets", "prompts", "run", "gate"})
+	m, ok := p.mapping(root, "", topKeys)
 	if !ok {
 		return nil
 	}

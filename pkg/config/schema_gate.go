@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,76 +15,54 @@ import (
 // This file holds the gate section of latgate.yaml: the checks, their
 // tolerances, and per-prompt overrides.
 
+// The fields of gate. checks and overrides, lists, are read by hand.
+var (
+	gateConfidence = pctField("confidence", "95%", pctRange{lo: 0.5, hi: 1, open: true}, "", "95%",
+		func(g *Gate, x float64) { g.Confidence = x })
+	gateOkConfidence = pctField("ok_confidence", pct(DefaultOkConfidence), pctRange{lo: 0.5, hi: 1, open: true},
+		"how sure an ok is that the change is within its tolerance (one-sided)", "90%",
+		func(g *Gate, x float64) { g.OkConfidence = x })
+	gateResamples = intField("resamples", "2000", 100, 1e6, "2000", "",
+		func(g *Gate, x int64) { g.Resamples = int(x) })
+	gateSeed = intField("seed", "1", math.MinInt64, math.MaxInt64, "1", "",
+		func(g *Gate, x int64) { g.Seed = x })
+	gateAggregate = boolField("aggregate", "true",
+		func(g *Gate, b bool) { g.Aggregate = b })
+	gateDayToDay = pctField("day_to_day", pct(DefaultDayToDay), pctRange{lo: 0, hi: 1},
+		"the σ of a run's level from day to day", "2%",
+		func(g *Gate, x float64) { g.DayToDay = x })
+	gateOnInconclusive = strField("on_inconclusive", OnInconclusiveWarn, OnInconclusiveWarn, func(s string) string {
+		valid := []string{OnInconclusivePass, OnInconclusiveWarn, OnInconclusiveFail}
+		if !slices.Contains(valid, s) {
+			return fmt.Sprintf("%q is not one of %s; e.g. on_inconclusive: warn", s, strings.Join(valid, ", "))
+		}
+		return ""
+	}, func(g *Gate, s string) { g.OnInconclusive = s })
+	// max_baseline_age may be in days (see age).
+	gateMaxBaselineAge = field[Gate]{key: "max_baseline_age", read: func(p *parser, n *yaml.Node, f string, g *Gate) {
+		if d, ok := p.age(n, f); ok {
+			g.MaxBaselineAge = d
+		}
+	}}
+)
+
+var gateFields = []field[Gate]{gateConfidence, gateResamples, gateSeed, gateAggregate, hand[Gate]("checks"), hand[Gate]("overrides"),
+	gateMaxBaselineAge, gateDayToDay, gateOkConfidence, gateOnInconclusive}
+
 func (p *parser) gate(n *yaml.Node, prompts []Prompt) Gate {
 	g := DefaultGate()
 	if n == nil {
 		return g
 	}
-	m, ok := p.mapping(n, "gate", []string{"confidence", "resamples", "seed", "aggregate", "checks", "overrides", "max_baseline_age", "day_to_day", "ok_confidence", "on_inconclusive"})
+	m, ok := p.mapping(n, "gate", keysOf(gateFields))
 	if !ok {
 		return g
 	}
-	if v := get(m, "confidence"); v != nil {
-		if x, ok := p.fraction(v, "gate.confidence", "95%"); ok {
-			if x <= 0.5 || x >= 1 {
-				p.fail(v, "gate.confidence", "must be above 50%% and below 100%%; e.g. confidence: 95%%")
-			} else {
-				g.Confidence = x
-			}
-		}
-	}
-	if v := get(m, "ok_confidence"); v != nil {
-		if x, ok := p.fraction(v, "gate.ok_confidence", "90%"); ok {
-			if x <= 0.5 || x >= 1 {
-				p.fail(v, "gate.ok_confidence", "must be above 50%% and below 100%%: how sure an ok is that the change is within its tolerance (one-sided); e.g. ok_confidence: 90%%")
-			} else {
-				g.OkConfidence = x
-			}
-		}
-	}
-	if v := get(m, "resamples"); v != nil {
-		if x, ok := p.integer(v, "gate.resamples", "2000"); ok {
-			if x < 100 || x > 1e6 {
-				p.fail(v, "gate.resamples", "must be between 100 and 1000000, got %d; e.g. resamples: 2000", x)
-			} else {
-				g.Resamples = int(x)
-			}
-		}
-	}
-	if v := get(m, "seed"); v != nil {
-		if x, ok := p.integer(v, "gate.seed", "1"); ok {
-			g.Seed = x
-		}
-	}
-	if v := get(m, "aggregate"); v != nil {
-		if b, ok := p.boolean(v, "gate.aggregate"); ok {
-			g.Aggregate = b
-		}
-	}
-	if v := get(m, "day_to_day"); v != nil {
-		if x, ok := p.fraction(v, "gate.day_to_day", "2%"); ok {
-			if x < 0 || x > 1 {
-				p.fail(v, "gate.day_to_day", "must be between 0%% and 100%%: the σ of a run's level from day to day; e.g. day_to_day: 2%%")
-			} else {
-				g.DayToDay = x
-			}
-		}
-	}
-	if v := get(m, "on_inconclusive"); v != nil {
-		valid := []string{OnInconclusivePass, OnInconclusiveWarn, OnInconclusiveFail}
-		if s, ok := p.str(v, "gate.on_inconclusive", OnInconclusiveWarn); ok {
-			if !slices.Contains(valid, s) {
-				p.fail(v, "gate.on_inconclusive", "%q is not one of %s; e.g. on_inconclusive: warn", s, strings.Join(valid, ", "))
-			} else {
-				g.OnInconclusive = s
-			}
-		}
-	}
-	if v := get(m, "max_baseline_age"); v != nil {
-		if d, ok := p.age(v, "gate.max_baseline_age"); ok {
-			g.MaxBaselineAge = d
-		}
-	}
+	// Read in this order, not the table's (the order of the keys in
+	// messages), so that errors on one line come in the order they always
+	// have.
+	readFields(p, m, "gate", &g, gateConfidence, gateOkConfidence, gateResamples, gateSeed, gateAggregate,
+		gateDayToDay, gateOnInconclusive, gateMaxBaselineAge)
 	const checkExample = "checks: [{metric: ttft, stat: p95, tolerance: 20%, floor: 30ms}]"
 	if v := get(m, "checks"); v != nil {
 		if items, ok := p.list(v, "gate.checks", checkExample); ok {

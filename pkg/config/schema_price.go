@@ -20,7 +20,32 @@ type Price struct {
 	Input, Cached, CacheWrite, Output float64
 }
 
-var priceKeys = []string{"input", "cached", "cache_write", "output"}
+// priceField is one price per million tokens: a number from 0 to maxPrice.
+func priceField(key string, set func(*Price, float64)) field[Price] {
+	return field[Price]{key: key, read: func(p *parser, n *yaml.Node, f string, pr *Price) {
+		x, ok := p.number(n, f, "2.50")
+		switch {
+		case !ok:
+		case x < 0:
+			p.fail(n, f, "must be ≥ 0 (US dollars per million tokens), got %v; e.g. %s", x, priceExample)
+		case x > maxPrice:
+			p.fail(n, f, "%s dollars per million tokens is implausible: the price is per million tokens, in dollars; e.g. %s", strconv.FormatFloat(x, 'f', -1, 64), priceExample)
+		default:
+			set(pr, x)
+		}
+	}}
+}
+
+// The fields of price. cached and cache_write default to input's price
+// (set in price, after input is read).
+var (
+	priceInput      = priceField("input", func(pr *Price, x float64) { pr.Input = x })
+	priceCached     = priceField("cached", func(pr *Price, x float64) { pr.Cached = x })
+	priceCacheWrite = priceField("cache_write", func(pr *Price, x float64) { pr.CacheWrite = x })
+	priceOutput     = priceField("output", func(pr *Price, x float64) { pr.Output = x })
+)
+
+var priceFields = []field[Price]{priceInput, priceCached, priceCacheWrite, priceOutput}
 
 const priceExample = "price: {input: 2.50, cached: 1.25, output: 10.00}"
 
@@ -35,35 +60,21 @@ func (p *parser) price(m map[string]*yaml.Node, path string) *Price {
 		return nil
 	}
 	path += ".price"
-	pm, ok := p.mapping(n, path, priceKeys)
+	pm, ok := p.mapping(n, path, keysOf(priceFields))
 	if !ok {
 		return nil
 	}
 	var pr Price
-	read := func(k string, slot *float64) bool {
-		v := get(pm, k)
-		if v == nil {
-			return false
-		}
-		x, ok := p.number(v, path+"."+k, "2.50")
-		switch {
-		case !ok:
-		case x < 0:
-			p.fail(v, path+"."+k, "must be ≥ 0 (US dollars per million tokens), got %v; e.g. %s", x, priceExample)
-		case x > maxPrice:
-			p.fail(v, path+"."+k, "%s dollars per million tokens is implausible: the price is per million tokens, in dollars; e.g. %s", strconv.FormatFloat(x, 'f', -1, 64), priceExample)
-		default:
-			*slot = x
-		}
-		return true
-	}
-	hasIn, hasOut := read("input", &pr.Input), read("output", &pr.Output)
-	if !read("cached", &pr.Cached) {
+	// input and output first, as they always were: the order of errors on
+	// one line.
+	readFields(p, pm, path, &pr, priceInput, priceOutput, priceCached, priceCacheWrite)
+	if get(pm, "cached") == nil {
 		pr.Cached = pr.Input
 	}
-	if !read("cache_write", &pr.CacheWrite) {
+	if get(pm, "cache_write") == nil {
 		pr.CacheWrite = pr.Input
 	}
+	hasIn, hasOut := get(pm, "input") != nil, get(pm, "output") != nil
 	if !hasIn || !hasOut {
 		missing := "input"
 		if hasIn {

@@ -35,7 +35,32 @@ func SLOFor(t Target, p Prompt) *SLO {
 	return t.SLO
 }
 
-var sloKeys = []string{results.TTFB, results.TTFT, results.TTFCT, results.ITL, results.TPOT, results.Total, results.MaxStall}
+// sloField is the limit of one metric: a duration above 0, at most a day
+// (results.MaxMS).
+func sloField(metric string, set func(*SLO, time.Duration)) field[SLO] {
+	return field[SLO]{key: metric, read: func(p *parser, n *yaml.Node, f string, o *SLO) {
+		d, ok := p.duration(n, f, "500ms")
+		switch {
+		case !ok:
+		case d <= 0:
+			p.fail(n, f, "must be > 0, got %s; e.g. %s", d, sloExample)
+		case d > time.Duration(results.MaxMS)*time.Millisecond:
+			p.fail(n, f, "%s is longer than a day; e.g. %s", d, sloExample)
+		default:
+			set(o, d)
+		}
+	}}
+}
+
+var sloFields = []field[SLO]{
+	sloField(results.TTFB, func(o *SLO, d time.Duration) { o.TTFB = d }),
+	sloField(results.TTFT, func(o *SLO, d time.Duration) { o.TTFT = d }),
+	sloField(results.TTFCT, func(o *SLO, d time.Duration) { o.TTFCT = d }),
+	sloField(results.ITL, func(o *SLO, d time.Duration) { o.ITL = d }),
+	sloField(results.TPOT, func(o *SLO, d time.Duration) { o.TPOT = d }),
+	sloField(results.Total, func(o *SLO, d time.Duration) { o.Total = d }),
+	sloField(results.MaxStall, func(o *SLO, d time.Duration) { o.MaxStall = d }),
+}
 
 const sloExample = "slo: {ttft: 500ms, itl: 50ms}"
 
@@ -46,31 +71,14 @@ func (p *parser) slo(m map[string]*yaml.Node, path string) *SLO {
 		return nil
 	}
 	path += ".slo"
-	sm, ok := p.mapping(n, path, sloKeys)
+	sm, ok := p.mapping(n, path, keysOf(sloFields))
 	if !ok {
 		return nil
 	}
 	var o SLO
-	slots := map[string]*time.Duration{results.TTFB: &o.TTFB, results.TTFT: &o.TTFT, results.TTFCT: &o.TTFCT,
-		results.ITL: &o.ITL, results.TPOT: &o.TPOT, results.Total: &o.Total, results.MaxStall: &o.MaxStall}
-	for _, k := range sloKeys {
-		v := get(sm, k)
-		if v == nil {
-			continue
-		}
-		d, dok := p.duration(v, path+"."+k, "500ms")
-		switch {
-		case !dok:
-		case d <= 0:
-			p.fail(v, path+"."+k, "must be > 0, got %s; e.g. %s", d, sloExample)
-		case d > time.Duration(results.MaxMS)*time.Millisecond:
-			p.fail(v, path+"."+k, "%s is longer than a day; e.g. %s", d, sloExample)
-		default:
-			*slots[k] = d
-		}
-	}
+	readFields(p, sm, path, &o, sloFields...)
 	if o == (SLO{}) && len(sm) == 0 {
-		p.fail(n, path, "sets no limit; add one or more of %s, e.g. %s", strings.Join(sloKeys, ", "), sloExample)
+		p.fail(n, path, "sets no limit; add one or more of %s, e.g. %s", strings.Join(keysOf(sloFields), ", "), sloExample)
 		return nil
 	}
 	return &o

@@ -22,7 +22,26 @@ var (
 	envPattern  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 
-var targetKeys = []string{"name", "region", "api", "base_url", "model", "api_key_env", "max_tokens", "temperature", "headers", "extra_body", "include_usage", "max_error_rate", "sse", "slo", "price"}
+// The fields of a target. Most are read by hand in target: api first (the
+// defaults of base_url and api_key_env depend on it), name and model are
+// required (model but for the simulator), base_url may come from the
+// environment, api_key_env is never echoed, and headers, extra_body, sse,
+// slo and price are mappings.
+var (
+	targetRegion    = strField("region", "", "eu-west", nil, func(t *Target, s string) { t.Region = s })
+	targetMaxTokens = intField("max_tokens", "64", 1, results.MaxTokens, "64", " (the default)",
+		func(t *Target, x int64) { t.MaxTokens = int(x) })
+	targetTemperature = numField("temperature", "", 0, 2, "0", ", or remove it for the server's default",
+		func(t *Target, x float64) { t.Temperature = &x })
+	targetIncludeUsage = boolField("include_usage", "true",
+		func(t *Target, b bool) { t.IncludeUsage = b })
+	targetMaxErrorRate = pctField("max_error_rate", "5%", pctRange{lo: 0, hi: 1}, "", "5%",
+		func(t *Target, x float64) { t.MaxErrorRate = x })
+)
+
+var targetFields = []field[Target]{hand[Target]("name"), targetRegion, hand[Target]("api"), hand[Target]("base_url"), hand[Target]("model"),
+	hand[Target]("api_key_env"), targetMaxTokens, targetTemperature, hand[Target]("headers"), hand[Target]("extra_body"),
+	targetIncludeUsage, targetMaxErrorRate, hand[Target]("sse"), hand[Target]("slo"), hand[Target]("price")}
 
 const targetExample = "targets: [{name: primary, base_url: https://api.openai.com/v1, model: gpt-4o-mini}]"
 
@@ -86,11 +105,12 @@ func reserved(api, field string) string {
 }
 
 func (p *parser) target(n *yaml.Node, path string) (Target, bool) {
-	m, ok := p.mapping(n, path, targetKeys)
+	m, ok := p.mapping(n, path, keysOf(targetFields))
 	if !ok {
 		return Target{}, false
 	}
-	t := Target{Line: n.Line, MaxTokens: 64, IncludeUsage: true, MaxErrorRate: 0.05}
+	t := defaults(targetFields)
+	t.Line = n.Line
 	p.api(m, path, &t)
 	t.APIKeyEnv = apiDefaults[t.API].keyEnv
 	if v := get(m, "name"); v == nil {
@@ -101,9 +121,7 @@ func (p *parser) target(n *yaml.Node, path string) (Target, bool) {
 		}
 		t.Name = s
 	}
-	if v := get(m, "region"); v != nil {
-		t.Region, _ = p.str(v, path+".region", "eu-west")
-	}
+	readFields(p, m, path, &t, targetRegion)
 	field := path + ".base_url"
 	switch v := get(m, "base_url"); {
 	case v != nil:
@@ -137,22 +155,7 @@ func (p *parser) target(n *yaml.Node, path string) (Target, bool) {
 			t.APIKeyEnv = v.Value
 		}
 	}
-	if v := get(m, "max_tokens"); v != nil {
-		if x, ok := p.integer(v, path+".max_tokens", "64"); ok {
-			if x <= 0 || x > results.MaxTokens {
-				p.fail(v, path+".max_tokens", "must be between 1 and %d, got %d; e.g. max_tokens: 64 (the default)", results.MaxTokens, x)
-			}
-			t.MaxTokens = int(x)
-		}
-	}
-	if v := get(m, "temperature"); v != nil {
-		if x, ok := p.number(v, path+".temperature", "0"); ok {
-			if x < 0 || x > 2 {
-				p.fail(v, path+".temperature", "must be between 0 and 2, got %v; e.g. temperature: 0, or remove it for the server's default", x)
-			}
-			t.Temperature = &x
-		}
-	}
+	readFields(p, m, path, &t, targetMaxTokens, targetTemperature)
 	if v := get(m, "headers"); v != nil {
 		t.Headers = p.headers(v, path+".headers", t.API)
 	}
@@ -171,20 +174,9 @@ func (p *parser) target(n *yaml.Node, path string) (Target, bool) {
 			p.fail(v, path+".extra_body", "want a mapping of extra request fields, got %s; e.g. extra_body: {top_k: 1}", describe(deref(v)))
 		}
 	}
-	if v := get(m, "include_usage"); v != nil {
-		if b, ok := p.boolean(v, path+".include_usage"); ok {
-			t.IncludeUsage = b
-		}
-	}
+	readFields(p, m, path, &t, targetIncludeUsage)
 	p.apiFields(n, m, path, &t)
-	if v := get(m, "max_error_rate"); v != nil {
-		if x, ok := p.fraction(v, path+".max_error_rate", "5%"); ok {
-			if x < 0 || x > 1 {
-				p.fail(v, path+".max_error_rate", "must be between 0%% and 100%%; e.g. max_error_rate: 5%%")
-			}
-			t.MaxErrorRate = x
-		}
-	}
+	readFields(p, m, path, &t, targetMaxErrorRate)
 	t.SLO = p.slo(m, path)     // schema_slo.go
 	t.Price = p.price(m, path) // schema_price.go
 	return t, true
