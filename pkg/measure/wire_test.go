@@ -249,8 +249,8 @@ func TestChatBodyFields(t *testing.T) {
 // TestErrorAnswers: an answer of HTTP status 300 or more fails the request
 // with the class of its status and the message of its body, read in each
 // API's error shape: Chat Completions' with go-openai's (its APIError's
-// message, else the body), the others' with errorMessage (the kind, then
-// the message).
+// message alone), then, for every API, errorMessage's (the kind, then the
+// message), else the body, else the status text.
 func TestErrorAnswers(t *testing.T) {
 	tests := []struct {
 		api         string
@@ -261,8 +261,12 @@ func TestErrorAnswers(t *testing.T) {
 		{config.APIChat, 401, `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}`, results.ErrAuth, "HTTP 401: Incorrect API key provided"},
 		{config.APIChat, 429, `{"error":{"message":["slow", "down"],"type":"requests"}}`, results.ErrRateLimit, "HTTP 429: slow, down"},
 		{config.APIChat, 500, `upstream connect error`, results.ErrServer, "HTTP 500: upstream connect error"},
-		{config.APIChat, 502, ``, results.ErrServer, "HTTP 502: unexpected end of JSON input"},
-		{config.APIChat, 404, `{"detail":"Not Found"}`, results.ErrHTTP, `HTTP 404: {"detail":"Not Found"}`},
+		// Not go-openai's shape: read as on the other APIs (go-openai's
+		// path said "unexpected end of JSON input", quoted the body whole,
+		// and took Ollama's {"error": "…"} for an error of status 0).
+		{config.APIChat, 502, ``, results.ErrServer, "HTTP 502: Bad Gateway"},
+		{config.APIChat, 404, `{"detail":"Not Found"}`, results.ErrHTTP, `HTTP 404: Not Found`},
+		{config.APIChat, 401, `{"error":"unauthorized"}`, results.ErrAuth, `HTTP 401: unauthorized`},
 		{config.APIResponses, 401, `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}}`, results.ErrAuth, "HTTP 401: invalid_request_error: Incorrect API key provided"},
 		{config.APIAnthropic, 529, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, results.ErrServer, "HTTP 529: overloaded_error: Overloaded"},
 		{config.APIGemini, 400, `[{"error":{"code":400,"message":"API key not valid","status":"INVALID_ARGUMENT"}}]`, results.ErrHTTP, "HTTP 400: INVALID_ARGUMENT: API key not valid"},
