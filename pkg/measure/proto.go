@@ -109,7 +109,7 @@ func (c *client) prepare(prompts []config.Prompt) error {
 	c.bodies = make([]prepared, len(prompts))
 	for i, pr := range prompts {
 		b, err := c.wire.body(c.ep, pr)
-		if r := (*refusal)(nil); err != nil && !errors.As(err, &r) {
+		if err != nil && !errors.As(err, new(*refusal)) {
 			return err
 		}
 		c.bodies[i] = prepared{b, err}
@@ -178,16 +178,16 @@ func (c *client) post(ctx context.Context, a *attempt, body []byte) error {
 	if resp.StatusCode >= 300 {
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		return &statusError{status: resp.StatusCode, msg: c.errorMessage(b, resp.StatusCode)}
+		return &statusError{status: resp.StatusCode, msg: c.statusMessage(b, resp.StatusCode)}
 	}
 	a.body = resp.Body
 	return nil
 }
 
-// errorMessage is the message of an error answer's body: in the API's own
+// statusMessage is the message of an error answer's body: in the API's own
 // error shape, else in any of errorMessage's, else the body itself
 // (clipped), else the status text.
-func (c *client) errorMessage(b []byte, status int) string {
+func (c *client) statusMessage(b []byte, status int) string {
 	msg := ""
 	if c.wire.errorMessage != nil {
 		msg = c.wire.errorMessage(b)

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/results"
@@ -246,6 +247,35 @@ func TestChatBodyFields(t *testing.T) {
 	}
 }
 
+// TestChatRefusal: a chat request go-openai's checks refuse (a GPT-6
+// model with tools) is not sent: each request of its prompt, and a chain
+// step built from it, fails with go-openai's reason, as a request that
+// could not be sent.
+func TestChatRefusal(t *testing.T) {
+	tests := []struct {
+		name string
+		conv []config.Message
+	}{
+		{"prompt", nil},
+		{"chain step", wirePrompt.Messages},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, sent := capture(t, nil)
+			tg := apiTarget(config.APIChat)
+			tg.Model = openai.GPT6Sol
+			o := sendOne(t, tg, srv.URL+"/v1", wirePrompt, tt.conv)
+			if n := len(sent()); n != 0 {
+				t.Errorf("%d requests arrived, want none", n)
+			}
+			want := &results.Failure{Class: results.ErrConnect, Message: openai.ErrReasoningToolsRequireResponses.Error()}
+			if diff := cmp.Diff(want, o.failure); diff != "" {
+				t.Errorf("failure (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // TestErrorAnswers: an answer of HTTP status 300 or more fails the request
 // with the class of its status and the message of its body, read in each
 // API's error shape: Chat Completions' with go-openai's (its APIError's
@@ -293,6 +323,55 @@ func TestErrorAnswers(t *testing.T) {
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("failure (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestWireParseAllocations: every API's parse, through its wire row, reads
+// each event of the provider's documented stream (testdata/streams)
+// without allocating.
+func TestWireParseAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector adds allocations")
+	}
+	tests := []struct{ api, file string }{
+		{config.APIChat, "chat.sse"},
+		{config.APIResponses, "responses.sse"},
+		{config.APIResponses, "responses_tool.sse"},
+		{config.APIAnthropic, "anthropic.sse"},
+		{config.APIAnthropic, "anthropic_tool.sse"},
+		{config.APIGemini, "gemini.sse"},
+		{config.APISSE, "sse.sse"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			body, err := os.ReadFile(filepath.Join("testdata", "streams", tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			parse := goldenClient(t, tt.api).wire.parse
+			var (
+				f      frame
+				event  []byte
+				events int
+			)
+			for _, line := range bytes.Split(bytes.ReplaceAll(body, []byte("\r\n"), []byte("\n")), []byte("\n")) {
+				switch {
+				case len(line) == 0:
+					event = nil
+				case bytes.HasPrefix(line, []byte("event:")):
+					event = bytes.TrimSpace(line[6:])
+				case bytes.HasPrefix(line, []byte("data:")):
+					data := line[5:]
+					if n := testing.AllocsPerRun(20, func() { parse(event, data, &f) }); n != 0 {
+						t.Errorf("parse of %s allocates %v times", line, n)
+					}
+					events++
+				}
+			}
+			if events == 0 {
+				t.Fatal("no data lines")
 			}
 		})
 	}
