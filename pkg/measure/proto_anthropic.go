@@ -26,7 +26,8 @@ var anthropicWire = wire{
 	headers:    []header{{"Anthropic-Version", anthropicVersion}},
 	body:       anthropicBody,
 	parse:      parseAnthropic,
-	finishName: "stop_reason", endName: "message_stop",
+	finishName: "stop_reason",
+	endName:    "message_stop",
 }
 
 type anthropicCache struct {

@@ -21,13 +21,15 @@ import (
 // reasoning, misreads Ollama's errors and stamps nothing). Cache-Control
 // and Connection are the headers go-openai's stream sends.
 var chatWire = wire{
-	path:      "/chat/completions",
-	keyHeader: "Authorization", bearer: true,
+	path:         "/chat/completions",
+	keyHeader:    config.KeyHeader(config.APIChat),
+	bearer:       true,
 	headers:      []header{{"Cache-Control", "no-cache"}, {"Connection", "keep-alive"}},
 	body:         chatBody,
 	errorMessage: chatErrorMessage,
 	parse:        func(_, data []byte, f *frame) { parseFrame(data, f) },
-	finishName:   "finish_reason", endName: "[DONE]",
+	finishName:   "finish_reason",
+	endName:      "[DONE]",
 }
 
 // chatBody is the request body of a prompt: go-openai's request type,

@@ -7,21 +7,24 @@ import (
 )
 
 // responsesWire is the OpenAI Responses API: POST {base}/responses with
-// stream: true, the key as Authorization: Bearer. System and developer messages become instructions, the
-// others the input. Its events name themselves in "type": the tokens are
-// response.output_text.delta and response.refusal.delta (answer),
-// response.reasoning_summary_text.delta and response.reasoning_text.delta
-// (reasoning), response.function_call_arguments.delta and a function_call
-// item's response.output_item.added (tool call); response.created,
-// .in_progress, .content_part.*, the .done events and the others are
-// bookkeeping. response.completed and response.incomplete end the stream
-// and carry the usage; error and response.failed are errors.
+// stream: true, the key as Authorization: Bearer. System and developer
+// messages become instructions, the others the input. Its events name
+// themselves in "type": the tokens are response.output_text.delta and
+// response.refusal.delta (answer), response.reasoning_summary_text.delta
+// and response.reasoning_text.delta (reasoning),
+// response.function_call_arguments.delta and a function_call item's
+// response.output_item.added (tool call); response.created, .in_progress,
+// .content_part.*, the .done events and the others are bookkeeping.
+// response.completed and response.incomplete end the stream and carry the
+// usage; error and response.failed are errors.
 var responsesWire = wire{
-	path:      "/responses",
-	keyHeader: "Authorization", bearer: true,
+	path:       "/responses",
+	keyHeader:  config.KeyHeader(config.APIResponses),
+	bearer:     true,
 	body:       responsesBody,
 	parse:      parseResponses,
-	finishName: "response status", endName: "response.completed",
+	finishName: "response status",
+	endName:    "response.completed",
 }
 
 type responsesInput struct {

@@ -38,7 +38,8 @@ func sseWire(ep Endpoint) (wire, error) {
 		}
 	}
 	w := wire{
-		keyHeader: "Authorization", bearer: true,
+		keyHeader:  config.KeyHeader(config.APISSE),
+		bearer:     true,
 		body:       sseBody,
 		parse:      ev.parse,
 		eventIDs:   true,
