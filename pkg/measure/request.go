@@ -345,15 +345,15 @@ func drain(body io.ReadCloser, buf []byte) {
 }
 
 // maxEventName bounds the event: name the read loop keeps (longer names
-// match no protocol's events).
+// match no API's events).
 const maxEventName = 64
 
 // read consumes the SSE body of a successful response. The loop is the
 // same for every API: it stamps each line with the Read that delivered it,
-// tracks the event name, and hands each data payload to the protocol's
+// tracks the event name, and hands each data payload to the wire row's
 // parse; what a frame says (a token, reasoning, a tool call, a status,
-// usage, the finish, the end, an error) is the protocol's, what follows
-// from it is decided here.
+// usage, the finish, the end, an error) is the row's, what follows from it
+// is decided here.
 func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 	var (
 		o                         outcome
