@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -21,11 +20,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/latgate/latgate/internal/golden"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/results"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/requests from what latgate sends")
 
 // sentRequest is a request as the server saw it.
 type sentRequest struct {
@@ -174,20 +172,7 @@ func TestRequestsOnTheWire(t *testing.T) {
 			if reqs[0].length != int64(len(reqs[0].body)) {
 				t.Errorf("Content-Length %d, body of %d bytes", reqs[0].length, len(reqs[0].body))
 			}
-			got := reqs[0].dump()
-			file := filepath.Join("testdata", "requests", tt.name+".txt")
-			if *update {
-				if err := os.WriteFile(file, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(string(want), string(got)); diff != "" {
-				t.Errorf("request on the wire (-want +got):\n%s", diff)
-			}
+			golden.Check(t, filepath.Join("testdata", "requests", tt.name+".txt"), reqs[0].dump())
 		})
 	}
 }
