@@ -282,6 +282,7 @@ func TestErrorAnswers(t *testing.T) {
 		{config.APIChat, 502, ``, results.ErrServer, "HTTP 502: Bad Gateway"},
 		{config.APIChat, 404, `{"detail":"Not Found"}`, results.ErrHTTP, `HTTP 404: Not Found`},
 		{config.APIChat, 401, `{"error":"unauthorized"}`, results.ErrAuth, `HTTP 401: unauthorized`},
+		{config.APIChat, 300, ``, results.ErrHTTP, `HTTP 300: Multiple Choices`}, // go-openai read it as a stream
 		{config.APIResponses, 401, `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}}`, results.ErrAuth, "HTTP 401: invalid_request_error: Incorrect API key provided"},
 		{config.APIAnthropic, 529, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, results.ErrServer, "HTTP 529: overloaded_error: Overloaded"},
 		{config.APIGemini, 400, `[{"error":{"code":400,"message":"API key not valid","status":"INVALID_ARGUMENT"}}]`, results.ErrHTTP, "HTTP 400: INVALID_ARGUMENT: API key not valid"},
