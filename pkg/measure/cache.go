@@ -2,10 +2,7 @@ package measure
 
 import (
 	"bytes"
-	"fmt"
-	"io"
 	"math/rand/v2"
-	"net/http"
 	"slices"
 	"strconv"
 
@@ -31,7 +28,7 @@ import (
 // Without cache:, requests go as they are, cache or not.
 
 // noncePlaceholder opens a cold prompt's first message as it is built;
-// the doer replaces it in each request's body with a fresh nonce of the
+// post replaces it in each request's body with a fresh nonce of the
 // same length (hex digits: no JSON escaping can split it).
 const noncePlaceholder = "[nonce 0000000000000000] "
 
@@ -54,25 +51,16 @@ func withNonces(prompts []config.Prompt) ([]config.Prompt, []bool) {
 	return out, cold
 }
 
-// nonce writes a fresh nonce over the placeholder in req's body.
-func nonce(req *http.Request) error {
-	if req.Body == nil {
-		return nil
-	}
-	body, err := io.ReadAll(req.Body)
-	req.Body.Close()
-	if err != nil {
-		return fmt.Errorf("reading request body: %w", err)
-	}
+// nonced returns a copy of body with a fresh nonce over the placeholder
+// (body, a prompt's body built once, is not modified).
+func nonced(body []byte) []byte {
+	body = bytes.Clone(body)
 	ph := []byte(noncePlaceholder)
 	if i := bytes.Index(body, ph); i >= 0 {
 		v := strconv.FormatUint(rand.Uint64(), 16)
 		copy(body[i+len("[nonce ")+16-len(v):], v) // right-aligned over the zeros
 	}
-	req.Body = io.NopCloser(bytes.NewReader(body))
-	req.ContentLength = int64(len(body))
-	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-	return nil
+	return body
 }
 
 // primeJobs returns one unmeasured request for every warm prompt when the

@@ -27,8 +27,8 @@ import (
 func answerLimit(maxTokens int) int { return min(64<<10+256*max(maxTokens, 1), 1<<20) }
 
 // answerText collects a step's answer text as it streams, JSON-escaped
-// (the protocols hand over string values as they are in the frame), to be
-// decoded once at the end of the step.
+// (the wire rows' parsers hand over string values as they are in the
+// frame), to be decoded once at the end of the step.
 type answerText struct {
 	b     []byte
 	limit int

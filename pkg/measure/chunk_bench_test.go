@@ -92,7 +92,7 @@ func (r *frameReader) Read(p []byte) (int, error) {
 //     bookkeeping) over an in-memory body that delivers one frame per Read,
 //     as a socket does (one op = one token chunk; the role, finish, usage
 //     and [DONE] frames of each answer are included in the cost).
-//   - loopback/tokens=N: the whole client path (go-openai, net/http, the
+//   - loopback/tokens=N: the whole client path (post, net/http, the
 //     read loop) against the simulator in a child process over loopback,
 //     with no delays: one op is one answer of N token chunks; ns/chunk is
 //     wall time, cpu-ns/chunk this process's CPU time (user + system, the

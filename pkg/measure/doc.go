@@ -4,6 +4,11 @@
 // counts and their source) or one classified results.Failure. It returns
 // values; progress goes to an Observer, never to a terminal.
 //
+// Each API it speaks is one wire row (proto.go): the path, the key header,
+// the request body, the error shape, the event parser and how the stream
+// ends. Everything else, the one post that sends every API's requests, the
+// stamps, the read loop and the classification of failures, is shared.
+//
 // # Stability
 //
 // measure and compare are latgate's library face: a program can measure an

@@ -3,7 +3,7 @@ package measure
 import "bytes"
 
 // frame is what latgate needs from one SSE data payload, whatever the API:
-// each protocol's parse fills it without allocating, in one pass that also
+// each wire row's parse fills it without allocating, in one pass that also
 // validates the JSON (string values are only checked for emptiness,
 // numbers parsed in place). parseFrame below is the chat completion one.
 type frame struct {

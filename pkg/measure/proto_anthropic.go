@@ -1,10 +1,7 @@
 package measure
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"strings"
 
 	"github.com/latgate/latgate/pkg/config"
 )
@@ -13,7 +10,7 @@ import (
 // Messages API's current one); a target's headers may set another.
 const anthropicVersion = "2023-06-01"
 
-// anthropic is the Anthropic Messages API: POST {base}/messages with
+// anthropicWire is the Anthropic Messages API: POST {base}/messages with
 // stream: true, the key in x-api-key and an anthropic-version header.
 // System and developer messages become the system blocks; a message marked
 // cache: true carries a cache_control breakpoint. The tokens are the
@@ -23,11 +20,14 @@ const anthropicVersion = "2023-06-01"
 // content_block_stop, signature_delta and the other deltas are
 // bookkeeping; message_delta carries the stop_reason and the output usage,
 // message_stop ends the stream, an error event is an error.
-type anthropic struct {
-	ep      Endpoint
-	url     string
-	headers map[string]string
-	bodies  [][]byte
+var anthropicWire = wire{
+	path:       "/messages",
+	keyHeader:  config.KeyHeader(config.APIAnthropic),
+	headers:    []header{{"Anthropic-Version", anthropicVersion}},
+	body:       anthropicBody,
+	parse:      parseAnthropic,
+	finishName: "stop_reason",
+	endName:    "message_stop",
 }
 
 type anthropicCache struct {
@@ -69,22 +69,6 @@ func cacheOf(m config.Message) *anthropicCache {
 	return nil
 }
 
-func newAnthropic(ep Endpoint, base string, prompts []config.Prompt) (*anthropic, error) {
-	p := &anthropic{url: base + "/messages", headers: map[string]string{"Anthropic-Version": anthropicVersion}}
-	if k := strings.TrimSpace(ep.APIKey); k != "" {
-		p.headers[config.KeyHeader(config.APIAnthropic)] = k
-	}
-	p.ep = ep
-	for _, pr := range prompts {
-		b, err := anthropicBody(ep, pr)
-		if err != nil {
-			return nil, err
-		}
-		p.bodies = append(p.bodies, b)
-	}
-	return p, nil
-}
-
 // anthropicBody is the request body of a prompt.
 func anthropicBody(ep Endpoint, pr config.Prompt) ([]byte, error) {
 	system, conv := promptParts(pr.Messages)
@@ -118,19 +102,7 @@ func anthropicBody(ep Endpoint, pr config.Prompt) ([]byte, error) {
 	return b, nil
 }
 
-func (p *anthropic) send(ctx context.Context, c *client, i int) (io.Closer, error) {
-	return c.post(ctx, p.url, p.bodies[i], p.headers)
-}
-
-func (p *anthropic) sendPrompt(ctx context.Context, c *client, pr config.Prompt) (io.Closer, error) {
-	b, err := anthropicBody(p.ep, pr)
-	if err != nil {
-		return nil, err
-	}
-	return c.post(ctx, p.url, b, p.headers)
-}
-
-func (*anthropic) parse(event, data []byte, f *frame) {
+func parseAnthropic(event, data []byte, f *frame) {
 	var s scanner
 	if !s.start(data, f) {
 		return
@@ -249,9 +221,3 @@ func (s *scanner) anthropicUsage(f *frame) {
 		u.prompt, u.set = input+read+created, u.set|usePrompt
 	}
 }
-
-func (*anthropic) eventIDs() bool     { return false }
-func (*anthropic) endsAtEOF() bool    { return false }
-func (*anthropic) finishName() string { return "stop_reason" }
-func (*anthropic) endName() string    { return "message_stop" }
-func (*anthropic) path() string       { return "/messages" }

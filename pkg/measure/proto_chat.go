@@ -1,60 +1,74 @@
 package measure
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
-	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/latgate/latgate/pkg/config"
 )
 
-// chat is OpenAI Chat Completions, POST {base}/chat/completions, sent with
-// go-openai (its request type and its error types for the answers that are
-// not a stream). The stream is read by the client's own loop: go-openai's
-// reader drops reasoning, misreads Ollama's errors and stamps nothing.
-type chat struct {
-	ep   Endpoint
-	oa   *openai.Client
-	reqs []openai.ChatCompletionRequest // per prompt
+// chatWire is OpenAI Chat Completions, POST {base}/chat/completions, the
+// key as Authorization: Bearer. go-openai serves it where it knows the
+// API, off the hot path: its request types build the body, its reasoning
+// models' rule sends the limit as max_completion_tokens, and its error
+// shape reads the error answers. The request goes through the shared post
+// and the stream through the client's own loop (go-openai's reader drops
+// reasoning, misreads Ollama's errors and stamps nothing). Cache-Control
+// and Connection are the headers go-openai's stream sends.
+var chatWire = wire{
+	path:         "/chat/completions",
+	keyHeader:    config.KeyHeader(config.APIChat),
+	bearer:       true,
+	headers:      []header{{"Cache-Control", "no-cache"}, {"Connection", "keep-alive"}},
+	body:         chatBody,
+	errorMessage: chatErrorMessage,
+	parse:        func(_, data []byte, f *frame) { parseFrame(data, f) },
+	finishName:   "finish_reason",
+	endName:      "[DONE]",
 }
 
-func newChat(ep Endpoint, base string, d *doer, prompts []config.Prompt) (*chat, error) {
-	d.patch = map[string]json.RawMessage{}
-	if ep.Temperature != nil { // go-openai drops temperature 0 (omitempty)
-		d.patch["temperature"] = json.RawMessage(strconv.FormatFloat(*ep.Temperature, 'g', -1, 64))
+// chatBody is the request body of a prompt: go-openai's request type,
+// marshalled as go-openai sends it, then with the fields its type cannot
+// say (chatFields) set over it.
+func chatBody(ep Endpoint, pr config.Prompt) ([]byte, error) {
+	r := chatRequest(ep, pr)
+	v := openai.NewReasoningValidator()
+	err := v.Validate(r)
+	if errors.Is(err, openai.ErrReasoningModelMaxTokensDeprecated) {
+		r.MaxTokens, r.MaxCompletionTokens = 0, ep.MaxTokens
+		err = v.Validate(r)
 	}
-	for k, v := range ep.Extra {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return nil, fmt.Errorf("extra_body.%s: %w", k, err)
-		}
-		d.patch[k] = b
+	if err != nil {
+		return nil, &refusal{err}
 	}
-	if !ep.IncludeUsage {
-		d.patch["stream_options"] = json.RawMessage("null")
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, fmt.Errorf("prompt %q: %w", pr.ID, err)
 	}
-	cfg := openai.DefaultConfig(strings.TrimSpace(ep.APIKey))
-	cfg.BaseURL = base
-	cfg.HTTPClient = d
-	p := &chat{ep: ep, oa: openai.NewClientWithConfig(cfg), reqs: make([]openai.ChatCompletionRequest, len(prompts))}
-	for i, pr := range prompts {
-		p.reqs[i] = p.request(pr)
+	fields, err := chatFields(ep)
+	if err != nil || len(fields) == 0 {
+		return b, err
 	}
-	return p, nil
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("prompt %q: %w", pr.ID, err)
+	}
+	for k, v := range fields {
+		m[k] = v
+	}
+	return json.Marshal(m)
 }
 
-// request is the request of a prompt.
-func (p *chat) request(pr config.Prompt) openai.ChatCompletionRequest {
+// chatRequest is go-openai's request of a prompt.
+func chatRequest(ep Endpoint, pr config.Prompt) openai.ChatCompletionRequest {
 	r := openai.ChatCompletionRequest{
-		Model:         p.ep.Model,
-		MaxTokens:     p.ep.MaxTokens,
+		Model:         ep.Model,
+		MaxTokens:     ep.MaxTokens,
 		Stream:        true,
 		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
 	}
@@ -67,6 +81,27 @@ func (p *chat) request(pr config.Prompt) openai.ChatCompletionRequest {
 	}
 	r.ToolChoice = chatToolChoice(pr.ToolChoice)
 	return r
+}
+
+// chatFields are the body fields set over go-openai's: the temperature
+// (its type drops 0 as empty), extra_body's fields, and stream_options
+// null when include_usage is off (its type cannot send it null).
+func chatFields(ep Endpoint) (map[string]json.RawMessage, error) {
+	fields := map[string]json.RawMessage{}
+	if ep.Temperature != nil {
+		fields["temperature"] = json.RawMessage(strconv.FormatFloat(*ep.Temperature, 'g', -1, 64))
+	}
+	for k, v := range ep.Extra {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("extra_body.%s: %w", k, err)
+		}
+		fields[k] = b
+	}
+	if !ep.IncludeUsage {
+		fields["stream_options"] = json.RawMessage("null")
+	}
+	return fields, nil
 }
 
 // toolParameters is a tool's argument schema, an empty object schema when
@@ -88,29 +123,13 @@ func chatToolChoice(choice string) any {
 	return openai.ToolChoice{Type: openai.ToolTypeFunction, Function: openai.ToolFunction{Name: choice}}
 }
 
-func (p *chat) send(ctx context.Context, _ *client, i int) (io.Closer, error) {
-	return p.sendRequest(ctx, p.reqs[i])
-}
-
-func (p *chat) sendPrompt(ctx context.Context, _ *client, pr config.Prompt) (io.Closer, error) {
-	return p.sendRequest(ctx, p.request(pr))
-}
-
-func (p *chat) sendRequest(ctx context.Context, req openai.ChatCompletionRequest) (io.Closer, error) {
-	st, err := p.oa.CreateChatCompletionStream(ctx, req)
-	if errors.Is(err, openai.ErrReasoningModelMaxTokensDeprecated) {
-		req.MaxTokens, req.MaxCompletionTokens = 0, p.ep.MaxTokens
-		st, err = p.oa.CreateChatCompletionStream(ctx, req)
+// chatErrorMessage reads an error answer in go-openai's error shape
+// ({"error": {"message": …}}, the message a string or strings): its
+// message alone, as latgate has always reported chat's errors.
+func chatErrorMessage(body []byte) string {
+	var r openai.ErrorResponse
+	if json.Unmarshal(body, &r) != nil || r.Error == nil {
+		return ""
 	}
-	if err != nil {
-		return nil, err
-	}
-	return st, nil
+	return r.Error.Message
 }
-
-func (*chat) parse(_, data []byte, f *frame) { parseFrame(data, f) }
-func (*chat) eventIDs() bool                 { return false }
-func (*chat) endsAtEOF() bool                { return false }
-func (*chat) finishName() string             { return "finish_reason" }
-func (*chat) endName() string                { return "[DONE]" }
-func (*chat) path() string                   { return "/chat/completions" }

@@ -1,16 +1,14 @@
 package measure
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"net/url"
 	"strings"
 
 	"github.com/latgate/latgate/pkg/config"
 )
 
-// gemini is the Gemini API: POST
+// geminiWire is the Gemini API: POST
 // {base}/models/{model}:streamGenerateContent?alt=sse with the key in
 // x-goog-api-key. System and developer messages become the
 // systemInstruction, assistant messages the "model" role. Every event is a
@@ -19,11 +17,16 @@ import (
 // a tool call; the finishReason comes with the last, and the stream ends
 // with the body (Gemini sends no end marker). usageMetadata holds the
 // usage; an {"error": …} event is an error.
-type gemini struct {
-	ep      Endpoint
-	url     string
-	headers map[string]string
-	bodies  [][]byte
+var geminiWire = wire{
+	path: "/models",
+	// The base URL's query (?key=…) goes before alt=sse (withQuery).
+	url: func(base string, ep Endpoint) string {
+		return base + "/models/" + url.PathEscape(ep.Model) + ":streamGenerateContent?alt=sse"
+	},
+	keyHeader:  config.KeyHeader(config.APIGemini),
+	body:       geminiBody,
+	parse:      parseGemini,
+	finishName: "finishReason", // the body's end is the stream's: no endName
 }
 
 type geminiPart struct {
@@ -47,24 +50,6 @@ type geminiTools struct {
 	FunctionDeclarations []responsesTool `json:"functionDeclarations"`
 }
 
-func newGemini(ep Endpoint, base string, prompts []config.Prompt) (*gemini, error) {
-	p := &gemini{url: base + "/models/" + url.PathEscape(ep.Model) + ":streamGenerateContent?alt=sse", headers: map[string]string{}}
-	if k := strings.TrimSpace(ep.APIKey); k != "" {
-		p.headers[config.KeyHeader(config.APIGemini)] = k
-	}
-	p.ep = ep
-	for _, pr := range prompts {
-		b, err := geminiBody(ep, pr)
-		if err != nil {
-			return nil, err
-		}
-		p.bodies = append(p.bodies, b)
-	}
-	return p, nil
-}
-
-// url is built from a base URL without its query string; the doer adds the
-// base URL's query (e.g. ?key=…) before alt=sse.
 // geminiBody is the request body of a prompt.
 func geminiBody(ep Endpoint, pr config.Prompt) ([]byte, error) {
 	system, conv := promptParts(pr.Messages)
@@ -105,19 +90,7 @@ func geminiBody(ep Endpoint, pr config.Prompt) ([]byte, error) {
 	return b, nil
 }
 
-func (p *gemini) send(ctx context.Context, c *client, i int) (io.Closer, error) {
-	return c.post(ctx, p.url, p.bodies[i], p.headers)
-}
-
-func (p *gemini) sendPrompt(ctx context.Context, c *client, pr config.Prompt) (io.Closer, error) {
-	b, err := geminiBody(p.ep, pr)
-	if err != nil {
-		return nil, err
-	}
-	return c.post(ctx, p.url, b, p.headers)
-}
-
-func (*gemini) parse(_, data []byte, f *frame) {
+func parseGemini(_, data []byte, f *frame) {
 	var s scanner
 	if !s.start(data, f) {
 		return
@@ -226,9 +199,3 @@ func (s *scanner) geminiUsage(f *frame) {
 		u.output, u.set = candidates+thoughts, u.set|useOutput
 	}
 }
-
-func (*gemini) eventIDs() bool     { return false }
-func (*gemini) endsAtEOF() bool    { return false }
-func (*gemini) finishName() string { return "finishReason" }
-func (*gemini) endName() string    { return "" } // the body's end is the stream's
-func (*gemini) path() string       { return "/models" }

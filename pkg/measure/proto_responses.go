@@ -1,29 +1,30 @@
 package measure
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"strings"
 
 	"github.com/latgate/latgate/pkg/config"
 )
 
-// responses is the OpenAI Responses API: POST {base}/responses with
-// stream: true. System and developer messages become instructions, the
-// others the input. Its events name themselves in "type": the tokens are
-// response.output_text.delta and response.refusal.delta (answer),
-// response.reasoning_summary_text.delta and response.reasoning_text.delta
-// (reasoning), response.function_call_arguments.delta and a function_call
-// item's response.output_item.added (tool call); response.created,
-// .in_progress, .content_part.*, the .done events and the others are
-// bookkeeping. response.completed and response.incomplete end the stream
-// and carry the usage; error and response.failed are errors.
-type responses struct {
-	ep      Endpoint
-	url     string
-	headers map[string]string
-	bodies  [][]byte // per prompt
+// responsesWire is the OpenAI Responses API: POST {base}/responses with
+// stream: true, the key as Authorization: Bearer. System and developer
+// messages become instructions, the others the input. Its events name
+// themselves in "type": the tokens are response.output_text.delta and
+// response.refusal.delta (answer), response.reasoning_summary_text.delta
+// and response.reasoning_text.delta (reasoning),
+// response.function_call_arguments.delta and a function_call item's
+// response.output_item.added (tool call); response.created, .in_progress,
+// .content_part.*, the .done events and the others are bookkeeping.
+// response.completed and response.incomplete end the stream and carry the
+// usage; error and response.failed are errors.
+var responsesWire = wire{
+	path:       "/responses",
+	keyHeader:  config.KeyHeader(config.APIResponses),
+	bearer:     true,
+	body:       responsesBody,
+	parse:      parseResponses,
+	finishName: "response status",
+	endName:    "response.completed",
 }
 
 type responsesInput struct {
@@ -47,22 +48,6 @@ type responsesRequest struct {
 	Stream          bool             `json:"stream"`
 	Tools           []responsesTool  `json:"tools,omitempty"`
 	ToolChoice      any              `json:"tool_choice,omitempty"`
-}
-
-func newResponses(ep Endpoint, base string, prompts []config.Prompt) (*responses, error) {
-	p := &responses{url: base + "/responses", headers: map[string]string{}}
-	if k := strings.TrimSpace(ep.APIKey); k != "" {
-		p.headers["Authorization"] = "Bearer " + k
-	}
-	p.ep = ep
-	for _, pr := range prompts {
-		b, err := responsesBody(ep, pr)
-		if err != nil {
-			return nil, err
-		}
-		p.bodies = append(p.bodies, b)
-	}
-	return p, nil
 }
 
 // responsesBody is the request body of a prompt.
@@ -89,19 +74,7 @@ func responsesBody(ep Endpoint, pr config.Prompt) ([]byte, error) {
 	return b, nil
 }
 
-func (p *responses) send(ctx context.Context, c *client, i int) (io.Closer, error) {
-	return c.post(ctx, p.url, p.bodies[i], p.headers)
-}
-
-func (p *responses) sendPrompt(ctx context.Context, c *client, pr config.Prompt) (io.Closer, error) {
-	b, err := responsesBody(p.ep, pr)
-	if err != nil {
-		return nil, err
-	}
-	return c.post(ctx, p.url, b, p.headers)
-}
-
-func (*responses) parse(event, data []byte, f *frame) {
+func parseResponses(event, data []byte, f *frame) {
 	var s scanner
 	if !s.start(data, f) {
 		return
@@ -216,9 +189,3 @@ func (s *scanner) responsesUsage(f *frame) {
 		}
 	})
 }
-
-func (*responses) eventIDs() bool     { return false }
-func (*responses) endsAtEOF() bool    { return false }
-func (*responses) finishName() string { return "response status" }
-func (*responses) endName() string    { return "response.completed" }
-func (*responses) path() string       { return "/responses" }

@@ -2,50 +2,27 @@ package measure
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/latgate/latgate/pkg/config"
 )
 
-// sse is any other streaming HTTP endpoint (an app's own): POST {base_url}
-// with the sse section's body template filled for each prompt, the key (if
-// api_key_env is set) as Authorization: Bearer, and the sse.headers_env
-// headers. Its events are read by name: token_events carry answer tokens
-// and reasoning_events reasoning tokens (the text at token_pointer, or the
-// whole data, must be non-empty), status_events are progress (the first
-// one's time is first_status_ms), done_events end the answer, error_events
-// are errors; any other event is bookkeeping. The first SSE id: field is
-// the response id.
-type sse struct {
-	ep      Endpoint
-	url     string
-	headers map[string]string
-	bodies  [][]byte
-	// token, reasoning, status, done and errs are the event names;
-	// pointer the token pointer's reference tokens (nil: the whole data).
-	token, reasoning, status, done, errs [][]byte
-	pointer                              []string
-}
-
-var placeholderRE = regexp.MustCompile(`\{\{\s*([A-Za-z_]*)\s*\}\}`)
-
-func newSSE(ep Endpoint, base string, prompts []config.Prompt) (*sse, error) {
+// sseWire is any other streaming HTTP endpoint (an app's own): POST
+// {base_url} with the sse section's body template filled for each prompt,
+// the key (if api_key_env is set) as Authorization: Bearer, and the
+// sse.headers_env headers. Its events are read by name (sseEvents); the
+// first SSE id: field is the response id. Without done_events the end of
+// the body ends the answer.
+func sseWire(ep Endpoint) (wire, error) {
 	o := ep.SSE
 	if o == nil {
-		return nil, fmt.Errorf("api: sse needs an sse section")
-	}
-	p := &sse{url: base, headers: map[string]string{}}
-	if k := strings.TrimSpace(ep.APIKey); k != "" {
-		p.headers["Authorization"] = "Bearer " + k
-	}
-	for h, v := range ep.SecretHeaders {
-		p.headers[h] = strings.TrimSpace(v)
+		return wire{}, fmt.Errorf("api: sse needs an sse section")
 	}
 	names := func(ss []string) [][]byte {
 		out := make([][]byte, len(ss))
@@ -54,24 +31,43 @@ func newSSE(ep Endpoint, base string, prompts []config.Prompt) (*sse, error) {
 		}
 		return out
 	}
-	p.token, p.reasoning, p.status, p.done, p.errs = names(o.TokenEvents), names(o.ReasoningEvents), names(o.StatusEvents), names(o.DoneEvents), names(o.ErrorEvents)
+	ev := &sseEvents{token: names(o.TokenEvents), reasoning: names(o.ReasoningEvents), status: names(o.StatusEvents), done: names(o.DoneEvents), errs: names(o.ErrorEvents)}
 	if o.TokenPointer != "" {
 		for _, seg := range strings.Split(o.TokenPointer, "/")[1:] {
-			p.pointer = append(p.pointer, strings.NewReplacer("~1", "/", "~0", "~").Replace(seg))
+			ev.pointer = append(ev.pointer, strings.NewReplacer("~1", "/", "~0", "~").Replace(seg))
 		}
 	}
-	p.ep = ep
-	for _, pr := range prompts {
-		b, err := sseBody(ep, pr)
-		if err != nil {
-			return nil, err
-		}
-		p.bodies = append(p.bodies, b)
+	w := wire{
+		keyHeader:  config.KeyHeader(config.APISSE),
+		bearer:     true,
+		body:       sseBody,
+		parse:      ev.parse,
+		eventIDs:   true,
+		endsAtEOF:  len(ev.done) == 0,
+		finishName: "done event",
 	}
-	return p, nil
+	for _, h := range slices.Sorted(maps.Keys(ep.SecretHeaders)) {
+		w.headers = append(w.headers, header{h, strings.TrimSpace(ep.SecretHeaders[h])})
+	}
+	return w, nil
 }
 
-// sseBody is the sse.body template filled for a prompt.
+// sseEvents are the event names of an sse target: token_events carry
+// answer tokens and reasoning_events reasoning tokens (the text at
+// token_pointer, or the whole data, must be non-empty), status_events are
+// progress (the first one's time is first_status_ms), done_events end the
+// answer, error_events are errors; any other event is bookkeeping.
+type sseEvents struct {
+	// token, reasoning, status, done and errs are the event names;
+	// pointer the token pointer's reference tokens (nil: the whole data).
+	token, reasoning, status, done, errs [][]byte
+	pointer                              []string
+}
+
+var placeholderRE = regexp.MustCompile(`\{\{\s*([A-Za-z_]*)\s*\}\}`)
+
+// sseBody is the sse.body template filled for a prompt (config lets a
+// chain reach an sse target only when its body has {{messages}}).
 func sseBody(ep Endpoint, pr config.Prompt) ([]byte, error) {
 	b, err := json.Marshal(fill(ep.SSE.Body, placeholders(ep, pr)))
 	if err != nil {
@@ -139,20 +135,6 @@ func fill(v any, vals map[string]any) any {
 	return v
 }
 
-func (p *sse) send(ctx context.Context, c *client, i int) (io.Closer, error) {
-	return c.post(ctx, p.url, p.bodies[i], p.headers)
-}
-
-// sendPrompt fills the template with a chain step's conversation: config
-// lets a chain reach an sse target only when its body has {{messages}}.
-func (p *sse) sendPrompt(ctx context.Context, c *client, pr config.Prompt) (io.Closer, error) {
-	b, err := sseBody(p.ep, pr)
-	if err != nil {
-		return nil, err
-	}
-	return c.post(ctx, p.url, b, p.headers)
-}
-
 func has(names [][]byte, name []byte) bool {
 	for _, n := range names {
 		if bytes.Equal(n, name) {
@@ -164,7 +146,7 @@ func has(names [][]byte, name []byte) bool {
 
 var messageEvent = []byte("message")
 
-func (p *sse) parse(event, data []byte, f *frame) {
+func (p *sseEvents) parse(event, data []byte, f *frame) {
 	*f = frame{}
 	if len(event) == 0 {
 		event = messageEvent // the SSE name of an event without an event: line
@@ -189,7 +171,7 @@ func (p *sse) parse(event, data []byte, f *frame) {
 // text reports whether a token event's data holds token text: the string
 // at the pointer is not empty (the data must then be a JSON object), or,
 // without a pointer, the data is not empty.
-func (p *sse) text(data []byte, f *frame) bool {
+func (p *sseEvents) text(data []byte, f *frame) bool {
 	if p.pointer == nil {
 		return len(bytes.TrimSpace(data)) > 0
 	}
@@ -236,9 +218,3 @@ func (s *scanner) pointer(segs []string, f *frame) bool {
 	}
 	return found
 }
-
-func (*sse) eventIDs() bool     { return true }
-func (p *sse) endsAtEOF() bool  { return len(p.done) == 0 }
-func (*sse) finishName() string { return "done event" }
-func (p *sse) endName() string  { return "" }
-func (*sse) path() string       { return "" }

@@ -17,8 +17,6 @@ import (
 	"sync"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/latgate/latgate/internal/sanitize"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/results"
@@ -79,10 +77,7 @@ func SecretEnv(t config.Target) []string {
 	return names
 }
 
-// reqKey carries the per-request state through go-openai to the doer.
-type reqKey struct{}
-
-// attempt is the state of one HTTP attempt, stamped by the doer and trace.
+// attempt is the state of one HTTP attempt, stamped by post and trace.
 type attempt struct {
 	start, headers    time.Time
 	dns, connect, tls time.Duration // of the connection used, set at GotConn
@@ -110,80 +105,6 @@ type dialPhases struct {
 	dnsStart, connStart, tlsStart time.Time
 	dns, connect, tls             time.Duration
 	gotConn                       bool
-}
-
-// doer is the HTTPDoer go-openai sends through. It applies the target's
-// headers and body fields, stamps the send time right before the request
-// leaves, and keeps the response (go-openai does not expose status headers
-// such as Retry-After, nor the body of a successful stream).
-type doer struct {
-	hc      *http.Client
-	headers map[string]string
-	patch   map[string]json.RawMessage // body fields set on every request
-	// query is the base URL's query string (?api-key=…, ?api-version=…):
-	// go-openai appends the path to its base URL as a string, which would
-	// put the query before the path, so the doer adds it to each request.
-	query string
-}
-
-func (d *doer) Do(req *http.Request) (*http.Response, error) {
-	a, _ := req.Context().Value(reqKey{}).(*attempt)
-	if d.query != "" {
-		u := *req.URL
-		if u.RawQuery == "" {
-			u.RawQuery = d.query
-		} else {
-			u.RawQuery = d.query + "&" + u.RawQuery
-		}
-		req.URL = &u
-	}
-	for k, v := range d.headers {
-		req.Header.Set(k, v)
-	}
-	if a != nil && a.nonce {
-		if err := nonce(req); err != nil {
-			return nil, err
-		}
-	}
-	if len(d.patch) > 0 && req.Body != nil {
-		body, err := io.ReadAll(req.Body)
-		req.Body.Close()
-		if err != nil {
-			return nil, fmt.Errorf("reading request body: %w", err)
-		}
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal(body, &m); err != nil {
-			return nil, fmt.Errorf("patching request body: %w", err)
-		}
-		for k, v := range d.patch {
-			m[k] = v
-		}
-		body, err = json.Marshal(m)
-		if err != nil {
-			return nil, fmt.Errorf("patching request body: %w", err)
-		}
-		req.Body = io.NopCloser(bytes.NewReader(body))
-		req.ContentLength = int64(len(body))
-		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-	}
-	if a != nil {
-		a.start = time.Now()
-	}
-	resp, err := d.hc.Do(req)
-	if err != nil || a == nil {
-		return resp, err
-	}
-	a.status = resp.StatusCode
-	a.retryAfter = resp.Header.Get("Retry-After")
-	a.contentType = resp.Header.Get("Content-Type")
-	if resp.StatusCode >= 300 {
-		resp.Body = struct {
-			io.Reader
-			io.Closer
-		}{io.LimitReader(resp.Body, maxErrorBody), resp.Body}
-	}
-	a.body = resp.Body
-	return resp, nil
 }
 
 func (a *attempt) trace() *httptrace.ClientTrace {
@@ -270,11 +191,17 @@ func sameOrigin(req *http.Request, via []*http.Request) error {
 // client streams requests to one endpoint.
 type client struct {
 	ep Endpoint
-	// proto is the endpoint's wire format: how a prompt becomes a request
+	// wire is the endpoint's wire format: how a prompt becomes a request
 	// and which events of the answer carry tokens (proto.go). Timing,
 	// stamping and classification are the client's, shared by every API.
-	proto protocol
-	doer  *doer
+	wire wire
+	hc   *http.Client
+	// url is where every request goes, the base URL's query string (?key=…,
+	// ?api-version=…) included; headers are the wire's, with the key.
+	url     string
+	headers map[string]string
+	// bodies are the prompts' request bodies, built once.
+	bodies []prepared
 	// cold marks the prompts whose requests carry a nonce (cache.go).
 	cold []bool
 	// prompts are the prompts as sent (cold ones with their nonce
@@ -289,24 +216,61 @@ type client struct {
 // newClient returns a client of ep for the given prompts (requests name a
 // prompt by its index).
 func newClient(ep Endpoint, hc *http.Client, prompts []config.Prompt) (*client, error) {
-	d := &doer{hc: hc, headers: ep.Headers}
 	base, query, err := splitQuery(ep.URL)
 	if err != nil {
 		return nil, fmt.Errorf("target %q: base_url %s: %w", ep.Name, sanitize.URL(ep.URL), err)
 	}
-	d.query = query
 	secrets := sanitize.Credentials(ep.APIKey, ep.URL)
 	for _, v := range ep.SecretHeaders {
 		secrets = append(secrets, sanitize.Credentials(v, "")...)
 	}
-	c := &client{ep: ep, doer: d, redact: sanitize.NewRedactor(secrets...)}
+	c := &client{ep: ep, hc: hc, redact: sanitize.NewRedactor(secrets...)}
+	if c.wire, err = wireOf(ep); err != nil {
+		return nil, fmt.Errorf("target %q: %w", ep.Name, err)
+	}
+	base = strings.TrimRight(base, "/")
+	if c.wire.url != nil {
+		c.url = c.wire.url(base, ep)
+	} else {
+		c.url = base + c.wire.path
+	}
+	if c.url, err = withQuery(c.url, query); err != nil {
+		return nil, fmt.Errorf("target %q: base_url %s: %w", ep.Name, sanitize.URL(ep.URL), err)
+	}
+	c.headers = map[string]string{}
+	if k := strings.TrimSpace(ep.APIKey); k != "" && c.wire.keyHeader != "" {
+		if c.wire.bearer {
+			k = "Bearer " + k
+		}
+		c.headers[c.wire.keyHeader] = k
+	}
+	for _, h := range c.wire.headers {
+		c.headers[h.name] = h.value
+	}
 	prompts, c.cold = withNonces(prompts)
 	c.prompts = prompts
-	c.proto, err = newProtocol(ep, strings.TrimRight(base, "/"), d, prompts)
-	if err != nil {
+	if err := c.prepare(prompts); err != nil {
 		return nil, fmt.Errorf("target %q: %w", ep.Name, err)
 	}
 	return c, nil
+}
+
+// withQuery puts the base URL's query string before the query of the
+// API's URL (Gemini's alt=sse): ?key=…&alt=sse.
+func withQuery(raw, query string) (string, error) {
+	if query == "" {
+		return raw, nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", errors.New("not a URL")
+	}
+	if u.RawQuery == "" {
+		u.RawQuery = query
+	} else {
+		u.RawQuery = query + "&" + u.RawQuery
+	}
+	return u.String(), nil
 }
 
 // splitQuery splits a base URL into the URL without its query string (and
@@ -345,25 +309,11 @@ func (c *client) stream(ctx context.Context, i int, conv []config.Message, answe
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	a := &attempt{nonce: i < len(c.cold) && c.cold[i], answer: answer}
-	ctx = context.WithValue(httptrace.WithClientTrace(ctx, a.trace()), reqKey{}, a)
-	var (
-		closer io.Closer
-		err    error
-	)
-	if conv != nil {
-		pr := c.prompts[i]
-		pr.Messages = conv
-		closer, err = c.proto.sendPrompt(ctx, c, pr)
-	} else {
-		closer, err = c.proto.send(ctx, c, i)
-	}
-	if err != nil {
+	ctx = httptrace.WithClientTrace(ctx, a.trace())
+	if err := c.send(ctx, a, i, conv); err != nil {
 		return c.fail(ctx, a, err)
 	}
-	defer closer.Close()
-	if a.body == nil {
-		return c.failf(a, results.ErrHTTP, 0, "internal: response body not captured")
-	}
+	defer a.body.Close()
 	o := c.read(ctx, a, buf)
 	if o.failure == nil {
 		drain(a.body, buf)
@@ -395,15 +345,15 @@ func drain(body io.ReadCloser, buf []byte) {
 }
 
 // maxEventName bounds the event: name the read loop keeps (longer names
-// match no protocol's events).
+// match no API's events).
 const maxEventName = 64
 
 // read consumes the SSE body of a successful response. The loop is the
 // same for every API: it stamps each line with the Read that delivered it,
-// tracks the event name, and hands each data payload to the protocol's
+// tracks the event name, and hands each data payload to the wire row's
 // parse; what a frame says (a token, reasoning, a tool call, a status,
-// usage, the finish, the end, an error) is the protocol's, what follows
-// from it is decided here.
+// usage, the finish, the end, an error) is the row's, what follows from it
+// is decided here.
 func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 	var (
 		o                         outcome
@@ -422,7 +372,7 @@ func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 	gaps := make([]float64, 0, min(max(c.ep.MaxTokens, 1), 256))
 	lr := newLineReader(a.body, buf, maxLine)
 	tokens, bytesMax := tokenLimit(c.ep.MaxTokens), byteLimit(c.ep.MaxTokens)
-	eventIDs := c.proto.eventIDs()
+	eventIDs := c.wire.eventIDs
 	for {
 		line, at, err := lr.next()
 		if err != nil {
@@ -458,7 +408,7 @@ func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 			continue // id:, retry: and unknown fields are ignored, as SSE says
 		}
 		payload := line[5:]
-		c.proto.parse(event, payload, &f)
+		c.wire.parse(event, payload, &f)
 		switch {
 		case f.done:
 			done = true
@@ -515,18 +465,18 @@ func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 			"HTTP %d with Content-Type %q is not an event stream (text/event-stream): the endpoint answered without streaming; check that base_url is the API (e.g. …/v1) and that it streams (stream: true); the body began: %s",
 			a.status, a.contentType, other)
 	}
-	if finish == "" && !done && c.proto.endsAtEOF() {
+	if finish == "" && !done && c.wire.endsAtEOF {
 		finish = "end" // the body's end is the answer's end
 	}
 	if finish == "" {
-		what := "without a " + c.proto.finishName()
-		if end := c.proto.endName(); !done && end != "" {
+		what := "without a " + c.wire.finishName
+		if end := c.wire.endName; !done && end != "" {
 			what += " or " + end
 		}
 		return c.failf(a, results.ErrTruncated, a.status, "stream ended %s after %d chunks", what, chunks)
 	}
 	if chunks == 0 {
-		return c.failf(a, results.ErrEmpty, a.status, "answer had no tokens (%s %q)", c.proto.finishName(), finish)
+		return c.failf(a, results.ErrEmpty, a.status, "answer had no tokens (%s %q)", c.wire.finishName, finish)
 	}
 	s.TTFB = ms(a.headers.Sub(a.start))
 	s.TTFT = ms(first.Sub(a.start))
@@ -702,13 +652,9 @@ func (c *client) readFailure(ctx context.Context, a *attempt, err error, chunks 
 // fail classifies an error from sending the request.
 func (c *client) fail(ctx context.Context, a *attempt, err error) outcome {
 	var (
-		apiErr *openai.APIError
-		reqErr *openai.RequestError
-		dnsErr *net.DNSError
-	)
-	var (
 		stErr    *statusError
 		redirErr *redirectError
+		dnsErr   *net.DNSError
 	)
 	status := a.status
 	switch {
@@ -720,14 +666,6 @@ func (c *client) fail(ctx context.Context, a *attempt, err error) outcome {
 		return c.failf(a, results.ErrHTTP, redirErr.status, "HTTP %d: %v", redirErr.status, redirErr)
 	case errors.As(err, &stErr):
 		return c.statusFailure(a, stErr.status, stErr.msg)
-	case errors.As(err, &apiErr):
-		return c.statusFailure(a, apiErr.HTTPStatusCode, apiErr.Message)
-	case errors.As(err, &reqErr):
-		msg := string(bytes.TrimSpace(reqErr.Body))
-		if msg == "" && reqErr.Err != nil {
-			msg = reqErr.Err.Error()
-		}
-		return c.statusFailure(a, reqErr.HTTPStatusCode, clip([]byte(msg), 300))
 	case errors.As(err, &dnsErr):
 		return c.failf(a, results.ErrConnect, 0, "DNS lookup of %s failed: %v", dnsErr.Name, dnsErr.Err)
 	}
@@ -736,7 +674,7 @@ func (c *client) fail(ctx context.Context, a *attempt, err error) outcome {
 
 func (c *client) statusFailure(a *attempt, status int, msg string) outcome {
 	class := results.ErrHTTP
-	if h := hint(status, c.ep, c.proto.path()); h != "" {
+	if h := hint(status, c.ep, c.wire.path); h != "" {
 		msg += " (" + h + ")"
 	}
 	switch {

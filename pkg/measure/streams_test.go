@@ -127,7 +127,7 @@ func shape(t *testing.T, api string, body []byte) []string {
 		case strings.HasPrefix(line, "data:"):
 			label := event
 			if label == "" {
-				c.proto.parse(nil, []byte(line[5:]), &f)
+				c.wire.parse(nil, []byte(line[5:]), &f)
 				var kinds []string
 				for _, k := range []struct {
 					on   bool
