@@ -32,6 +32,10 @@ type CheckRequest struct {
 	// SkipWithoutKey passes without measuring when a target's key is empty
 	// (--skip-without-key; see skipWithoutKey).
 	SkipWithoutKey bool
+	// NoiseHistory is a history the day-to-day noise is learned from and
+	// that is never written (--noise-history: a pull request's check reads
+	// the nightly's); "": the history of History, if any.
+	NoiseHistory string
 }
 
 // Check is the CI gate: load the config and the baseline, refuse what
@@ -59,8 +63,13 @@ func (a *App) Check(ctx context.Context, req CheckRequest) (err error) {
 	sink.InputConfig(cfg)
 	sink.Input("the baseline", basePath)
 	hist := sink.Output("--history", orConfig(req.History.Path, cfg.History))
+	sink.Input("--noise-history", req.NoiseHistory)
 	if err := sink.Check(); err != nil {
 		return UsageError(err)
+	}
+	noisePath := orConfig(req.History.Path, cfg.History)
+	if req.NoiseHistory != "" {
+		noisePath = req.NoiseHistory
 	}
 	base, err := loadBaseline(basePath)
 	switch {
@@ -78,7 +87,7 @@ func (a *App) Check(ctx context.Context, req CheckRequest) (err error) {
 	if err := admit(basePath, baseSide, planned(cfg), req.StrictBaseline); err != nil {
 		return err
 	}
-	f, rep, merr := a.measureSequential(ctx, cfg, baseSide, a.dayNoise(cfg, orConfig(req.History.Path, cfg.History)), req.Quiet)
+	f, rep, merr := a.measureSequential(ctx, cfg, baseSide, a.dayNoise(cfg, noisePath), req.Quiet)
 	if f == nil {
 		return merr
 	}

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/latgate/latgate/internal/testkit"
 )
 
 // TestCheckLearnsDayNoiseFromHistory: with a history of at least 20 runs,
@@ -52,5 +54,45 @@ run: {requests: 8, max_requests: 8, bless_requests: 40, warmup: 0, concurrency: 
 	// may still be assumed: only positive levels teach.)
 	if !strings.Contains(out, "ttft ±") && !strings.Contains(out, "noise ±") || !strings.Contains(out, "runs of the history)") {
 		t.Errorf("with 21 runs of history, check did not learn the noise from it:\n%s", out)
+	}
+}
+
+// TestCheckNoiseHistoryIsReadOnly (#29): a pull request's check learns the
+// day-to-day noise from the nightly history it is given with
+// --noise-history and leaves that file byte for byte as it was; it cannot
+// be the file --history appends to.
+func TestCheckNoiseHistoryIsReadOnly(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("measures the simulator 22 times")
+	}
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, `targets: [{name: s, base_url: "sim:fast", model: sim, max_tokens: 8}]
+prompts:
+  - {id: a, messages: [{role: user, content: hi}]}
+  - {id: b, messages: [{role: user, content: ho}]}
+run: {requests: 8, max_requests: 8, bless_requests: 40, warmup: 0, concurrency: 4}
+`)
+	if code, _, errs := run(t, nil, "bless", "--config", cfg, "--quiet"); code != ExitPass {
+		t.Fatalf("bless: exit %d\n%s", code, errs)
+	}
+	nightly := filepath.Join(dir, "nightly.jsonl")
+	for range 21 {
+		if code, _, errs := run(t, nil, "measure", "--config", cfg, "--quiet", "--history", nightly); code != ExitPass {
+			t.Fatalf("measure: exit %d\n%s", code, errs)
+		}
+	}
+	before := testkit.ReadFile(t, nightly)
+	_, out, errs := run(t, nil, "check", "--config", cfg, "--quiet", "--noise-history", nightly)
+	out = strings.Join(strings.Fields(out), " ")
+	if !strings.Contains(out, "runs of the history)") {
+		t.Errorf("check --noise-history did not learn the noise from the nightly history:\n%s\n%s", out, errs)
+	}
+	if after := testkit.ReadFile(t, nightly); after != before {
+		t.Errorf("check --noise-history wrote the nightly history (%d → %d bytes)", len(before), len(after))
+	}
+	code, _, errs := run(t, nil, "check", "--config", cfg, "--quiet", "--noise-history", nightly, "--history", nightly)
+	if code != ExitUsage || !strings.Contains(errs, "--noise-history") {
+		t.Errorf("--history over --noise-history: exit %d, want 2 naming both\n%s", code, errs)
 	}
 }

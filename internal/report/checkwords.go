@@ -79,9 +79,11 @@ func Summary(c compare.Check) string {
 		return fmt.Sprintf("%s %s %s %s", change, better, tol, values)
 	case c.Verdict == compare.OK:
 		return fmt.Sprintf("%s within %s: rules out %s %s %s", change, tol, worse, numfmt.Pct(bound), values)
-	case c.Hidden:
-		return fmt.Sprintf("%s %s %s on its estimate and apart from the rest of its pool, at its last look: undecided, not proven after adjusting for %d prompt tests (Holm) %s",
+	case c.Hidden && lo > tau:
+		return fmt.Sprintf("%s %s %s on its own, not after adjusting for %d prompt tests (Holm); apart from the other prompts at its last look, it holds the run undecided %s",
 			change, worse, tol, c.Family, values)
+	case c.Hidden:
+		return fmt.Sprintf("%s straddles %s, apart from the other prompts at its last look: it holds the run undecided %s", change, tol, values)
 	case lo > tau:
 		return fmt.Sprintf("%s %s %s on its own, not after adjusting for %d prompt tests (Holm) %s", change, worse, tol, c.Family, values)
 	case c.Diagnostic:

@@ -70,7 +70,12 @@ func TestSummaryHidden(t *testing.T) {
 		Baseline: 400, Current: 516, Ratio: 1.29, Lo: 1.18, Hi: 1.37, NBase: 240, NCur: 150, Need: 5}
 	compare.Decide(&c)
 	c.Verdict, c.Hidden, c.Family = compare.Inconclusive, true, 10
-	want := "+29% [95% CI +18%, +37%] > +15% tolerance on its estimate and apart from the rest of its pool, at its last look: undecided, not proven after adjusting for 10 prompt tests (Holm) (400 ms -> 516 ms)"
+	want := "+29% [95% CI +18%, +37%] > +15% tolerance on its own, not after adjusting for 10 prompt tests (Holm); apart from the other prompts at its last look, it holds the run undecided (400 ms -> 516 ms)"
+	if diff := cmp.Diff(want, Summary(c)); diff != "" {
+		t.Errorf("Summary (-want +got):\n%s", diff)
+	}
+	c.Lo = 1.12
+	want = "+29% [95% CI +12%, +37%] straddles +15% tolerance, apart from the other prompts at its last look: it holds the run undecided (400 ms -> 516 ms)"
 	if diff := cmp.Diff(want, Summary(c)); diff != "" {
 		t.Errorf("Summary (-want +got):\n%s", diff)
 	}

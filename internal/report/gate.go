@@ -38,11 +38,15 @@ func DescribeGate(g config.Gate) string {
 			checks = append(checks, fmt.Sprintf("%s %s (%s%%, %s)", c.Metric, c.Stat, pctOf(c.Tolerance.Rel), floor))
 		}
 	}
-	s := fmt.Sprintf("%s; %s%% intervals, day-to-day noise %s%% assumed without a history", strings.Join(checks, ", "),
-		pctOf(g.Confidence), pctOf(g.DayToDay))
+	day := pctOf(g.DayToDay) + "%"
+	if g.DayToDay < 0 {
+		day = fmt.Sprintf("%s%% (local or sim endpoint) or %s%% (any other)", pctOf(config.DefaultDayToDay), pctOf(config.DefaultDayToDayRemote))
+	}
+	s := fmt.Sprintf("%s; %s%% intervals, day-to-day noise %s assumed without a history", strings.Join(checks, ", "),
+		pctOf(g.Confidence), day)
 	if g.OkConfidence > 0 {
-		s = fmt.Sprintf("%s; a regression %s%% sure, an ok %s%%, day-to-day noise %s%% assumed without a history", strings.Join(checks, ", "),
-			pctOf((1+g.Confidence)/2), pctOf(g.OkConfidence), pctOf(g.DayToDay))
+		s = fmt.Sprintf("%s; a regression %s%% sure, an ok %s%%, day-to-day noise %s assumed without a history", strings.Join(checks, ", "),
+			pctOf((1+g.Confidence)/2), pctOf(g.OkConfidence), day)
 	}
 	if n := len(g.Overrides); n > 0 {
 		s += fmt.Sprintf("; %d per-prompt override(s)", n)

@@ -133,10 +133,14 @@ type Check struct {
 	// or inconclusive informs, the pooled check decides; only a regression
 	// adjusted for the target's prompt tests (Family, Holm) fails the run.
 	Diagnostic bool `json:"diagnostic,omitempty"`
-	// Hidden marks a prompt check that pooling would hide: its own
-	// estimate is beyond its tolerance at its last look, and the family's
-	// adjustment left it unproven. It is no longer Diagnostic: it holds the
-	// run undecided, naming the prompt, where it would have passed quietly.
+	// Apart marks an undecided prompt check pooled into its target's
+	// check whose change lies above its pool's by more than
+	// Φ⁻¹(1 − α/2/m) standard errors of the difference (m prompts pooled;
+	// sampling error only: the day's level is shared): a prompt pooling
+	// would hide. Check measures it again (Suspects); at its last look it
+	// is Hidden: no longer Diagnostic, it holds the run undecided, naming
+	// the prompt, where the run would have passed quietly.
+	Apart  bool `json:"apart,omitempty"`
 	Hidden bool `json:"hidden,omitempty"`
 	// Family is the number of prompt tests a regression of this check was
 	// adjusted for (Holm across the target's prompts × checks), 0 for a
@@ -311,7 +315,7 @@ func CompareWith(base, cur Side, gate config.Gate, s Setup) Report {
 		tj := targetJobs{groups: make([]group, len(checks))}
 		for ci, pc := range checks {
 			tj.groups[ci].tol = Resolvable(pc.c.Metric, pc.c.Tolerance)
-			tj.groups[ci].noise = s.Noise.For(bt.Name, bt.Region, pc.c.Metric, gate.DayToDay)
+			tj.groups[ci].noise = s.Noise.For(bt.Name, bt.Region, pc.c.Metric, gate.DayToDayFor(bt.BaseURL))
 		}
 		for _, bp := range bt.Prompts {
 			cp, ok := curPrompts[bp.ID]

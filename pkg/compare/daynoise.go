@@ -15,7 +15,8 @@ import (
 // of two days' levels, σ·√2 in log units for a day-to-day noise of σ. The
 // gate adds it to every interval. It is learned from the history when that
 // has at least MinDayRuns runs (LearnDayNoise), else the gate's day_to_day
-// (config.DefaultDayToDay) is assumed and the report says so.
+// is assumed (by the endpoint unless set: Gate.DayToDayFor) and the report
+// says so.
 
 // DayNoise is the day-to-day noise of one target's metric: σ of ln(a run's
 // level) from one run to the next, and the history runs it was learned from

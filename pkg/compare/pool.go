@@ -97,10 +97,13 @@ func (tj targetJobs) decide(aggregate bool, conf float64, d Design, est estimato
 			c.Verdict = Inconclusive
 			c.More, c.Stuck = 0, ""
 		}
-		if c.Diagnostic && suspect(*c) && lastLook(d, c.NCur) && j.above >= stats.NormalQuantile(1-alpha/float64(max(j.pooled, 1))) {
-			// Beyond its tolerance, apart from the rest of its pool, and no
-			// more requests will come to settle it: pooling must not hide
-			// a prompt, so it holds the run undecided.
+		if c.Diagnostic && c.Verdict == Inconclusive && j.pooled > 1 {
+			c.Apart = j.above >= stats.NormalQuantile(1-alpha/float64(j.pooled))
+		}
+		if c.Diagnostic && c.Apart && lastLook(d, c.NCur) {
+			// Undecided, apart from the rest of its pool, and no more
+			// requests will come to settle it: pooling must not hide a
+			// prompt, so it holds the run undecided.
 			c.Diagnostic, c.Hidden = false, true
 		}
 	}
@@ -108,9 +111,15 @@ func (tj targetJobs) decide(aggregate bool, conf float64, d Design, est estimato
 }
 
 // suspect reports whether a prompt check is undecided with its estimate
-// beyond its tolerance (a slowdown).
+// beyond its tolerance (a slowdown), or apart from the rest of its pool.
 func suspect(c Check) bool {
-	if c.Verdict != Inconclusive || c.Ratio <= 0 || c.Threshold <= 0 {
+	if c.Verdict != Inconclusive {
+		return false
+	}
+	if c.Apart {
+		return true
+	}
+	if c.Ratio <= 0 || c.Threshold <= 0 {
 		return false
 	}
 	r, _, _, tau := c.Slowdown()

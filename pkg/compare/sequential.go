@@ -324,8 +324,9 @@ func Undecided(rep Report) []Check {
 
 // Suspects returns the diagnostic prompt checks of rep whose estimate is
 // beyond their tolerance without being a regression after the family's
-// adjustment: a slowdown of one prompt that pooling would not show, which
-// another look may confirm. They do not hold the run undecided.
+// adjustment, or that lie apart from their pool (Check.Apart): a slowdown
+// of one prompt that pooling would not show, which another look may
+// confirm. They do not hold the run undecided before their last look.
 func Suspects(rep Report) []Check {
 	var out []Check
 	for _, c := range rep.Checks {

@@ -3,6 +3,9 @@ package config
 import (
 	"encoding/json"
 	"math"
+	"net/netip"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/latgate/latgate/pkg/results"
@@ -202,9 +205,10 @@ type Gate struct {
 	// own checks then only fail it, adjusted for their number (Holm).
 	Aggregate bool
 	// DayToDay is the day-to-day noise the gate assumes when no history
-	// teaches it: σ of ln(a run's level) from one run to the next (default
-	// DefaultDayToDay). A baseline measured on another day differs from this
-	// run by √2 of it beside the requests' own noise.
+	// teaches it: σ of ln(a run's level) from one run to the next. A
+	// baseline measured on another day differs from this run by √2 of it
+	// beside the requests' own noise. DayToDayAuto (the default): by the
+	// endpoint, see DayToDayFor.
 	DayToDay float64
 	// OkConfidence is the one-sided confidence of an ok: how sure the gate
 	// must be that a check's change is within its tolerance before it says
@@ -234,9 +238,55 @@ const (
 // regression is said at 97.5% (Confidence 95%, two-sided).
 const DefaultOkConfidence = 0.90
 
-// DefaultDayToDay is the day-to-day noise assumed without a history: 1% (σ
-// of ln level per run). See the gate documentation for what it resolves.
-const DefaultDayToDay = 0.01
+// The day-to-day noise assumed without a history (σ of ln level per run),
+// by where the endpoint is: 1% for one on this machine, a private network
+// or the simulator, whose level moves with little but the runner; 15% for
+// any other, as a hosted API's level moves with its load (30–40% over a
+// day): low enough to catch a doubling, high enough that a day's swing is
+// not a regression (the gate documentation has the calibration).
+const (
+	DefaultDayToDay       = 0.01
+	DefaultDayToDayRemote = 0.15
+	// DayToDayAuto is Gate.DayToDay left to the endpoint (DayToDayFor).
+	DayToDayAuto = -1
+)
+
+// DayToDayFor is the day-to-day noise the gate assumes for a target at
+// baseURL: the gate's day_to_day when set, else DefaultDayToDay for a
+// loopback, private or link-local address, a host named localhost (or
+// *.localhost, *.local) and the simulator, and DefaultDayToDayRemote for
+// any other. Names are not resolved: a private host known only by a
+// public-looking name gets the remote default (set day_to_day).
+func (g Gate) DayToDayFor(baseURL string) float64 {
+	if g.DayToDay >= 0 {
+		return g.DayToDay
+	}
+	if LocalEndpoint(baseURL) {
+		return DefaultDayToDay
+	}
+	return DefaultDayToDayRemote
+}
+
+// LocalEndpoint reports whether baseURL is the simulator or a host on this
+// machine or a private network, by its literal address or name.
+func LocalEndpoint(baseURL string) bool {
+	if baseURL == "sim" || strings.HasPrefix(baseURL, "sim:") {
+		return true
+	}
+	u, err := url.Parse(baseURL)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") || strings.HasSuffix(host, ".local") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return false
+	}
+	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified()
+}
 
 // Check is one gated metric × statistic with its tolerance.
 type Check struct {

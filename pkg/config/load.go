@@ -106,6 +106,7 @@ func DefaultChecks() []Check {
 func DefaultGate() Gate {
 	g := defaults(gateFields)
 	g.Checks = DefaultChecks()
+	g.DayToDay = DayToDayAuto
 	return g
 }
 

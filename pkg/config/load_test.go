@@ -693,7 +693,7 @@ gate:
 		Targets:  []Target{target, targetB},
 		Prompts:  []Prompt{{ID: "p", Messages: []Message{{Role: "user", Content: "hi", Name: "alice"}}, Line: 18}},
 		Run:      Run{Requests: 5, Warmup: 0, Concurrency: 4, Timeout: 90 * time.Second, Order: "shuffle", Seed: 7},
-		Gate: Gate{Confidence: 0.9, Resamples: 500, Seed: -3, Aggregate: false, DayToDay: DefaultDayToDay, OkConfidence: DefaultOkConfidence, OnInconclusive: OnInconclusiveWarn,
+		Gate: Gate{Confidence: 0.9, Resamples: 500, Seed: -3, Aggregate: false, DayToDay: DayToDayAuto, OkConfidence: DefaultOkConfidence, OnInconclusive: OnInconclusiveWarn,
 			Checks: []Check{
 				{Metric: "total", Stat: "mean", Tolerance: Tolerance{Rel: 0.1, Floor: time.Second}},
 				{Metric: "ttft", Stat: "p99", Tolerance: Tolerance{Rel: 0.5}},
@@ -1011,7 +1011,7 @@ func TestGateDecisionKeys(t *testing.T) {
 		policy  string
 		wantErr string
 	}{
-		{"", DefaultDayToDay, DefaultOkConfidence, OnInconclusiveWarn, ""},
+		{"", DayToDayAuto, DefaultOkConfidence, OnInconclusiveWarn, ""},
 		{"gate: {day_to_day: 3%, ok_confidence: 97.5%, on_inconclusive: fail}", 0.03, 0.975, OnInconclusiveFail, ""},
 		{"gate: {day_to_day: 0%, on_inconclusive: pass}", 0, DefaultOkConfidence, OnInconclusivePass, ""},
 		{"gate: {on_inconclusive: ignore}", 0, 0, "", `gate.on_inconclusive: "ignore" is not one of pass, warn, fail`},

@@ -28,7 +28,7 @@ var (
 		func(g *Gate, x int64) { g.Seed = x })
 	gateAggregate = boolField("aggregate", "true",
 		func(g *Gate, b bool) { g.Aggregate = b })
-	gateDayToDay = pctField("day_to_day", pct(DefaultDayToDay), pctRange{lo: 0, hi: 1},
+	gateDayToDay = pctField("day_to_day", "", pctRange{lo: 0, hi: 1}, // unset: by the endpoint (DayToDayFor)
 		"the σ of a run's level from day to day", "2%",
 		func(g *Gate, x float64) { g.DayToDay = x })
 	gateOnInconclusive = strField("on_inconclusive", OnInconclusiveWarn, OnInconclusiveWarn, func(s string) string {

@@ -54,7 +54,7 @@ func TestTableDefaults(t *testing.T) {
 		t.Errorf("run (-want +got):\n%s", diff)
 	}
 	wantGate := Gate{Confidence: 0.95, Resamples: 2000, Seed: 1, Aggregate: true, Checks: DefaultChecks(),
-		DayToDay: DefaultDayToDay, OkConfidence: DefaultOkConfidence, OnInconclusive: OnInconclusiveWarn}
+		DayToDay: DayToDayAuto, OkConfidence: DefaultOkConfidence, OnInconclusive: OnInconclusiveWarn}
 	if diff := cmp.Diff(wantGate, DefaultGate()); diff != "" {
 		t.Errorf("gate (-want +got):\n%s", diff)
 	}

@@ -880,6 +880,37 @@ func TestWorkflowJobs(t *testing.T) {
 		}
 	})
 
+	// #29: the pull request's check learns the day-to-day noise from the
+	// nightly history (the branch latgate-history, checked out without
+	// credentials), and never writes it.
+	t.Run("pull request: learns the day-to-day noise from the nightly history, read only", func(t *testing.T) {
+		t.Parallel()
+		ws, _, baseSHA := prWorkspace(t, workflowConfig, workflowConfig)
+		blessInto(ctx, t, ws)
+		seedHistory(t, ws, 24, 99, 1)
+		hist := filepath.Join(ws, ".latgate-history", "latgate.history.jsonl")
+		before, err := os.ReadFile(hist)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev := pr(thisRepo, key, baseSHA)
+		ev.extraArgs = "--quiet"
+		j := newJobRun(t, wf, "check", ev, ws)
+		j.run(ctx)
+		if j.failed {
+			t.Fatalf("the check job failed:\n%s", j.log.String())
+		}
+		if co := j.step("Check out the nightly history"); co.with["ref"] != "latgate-history" || co.with["persist-credentials"] != "false" {
+			t.Errorf("the history's checkout: %v, want ref latgate-history without credentials", co.with)
+		}
+		if log := strings.Join(strings.Fields(j.log.String()), " "); !strings.Contains(log, "runs of the history)") {
+			t.Errorf("the check did not learn the noise from the nightly history:\n%s", j.log.String())
+		}
+		if after, err := os.ReadFile(hist); err != nil || !bytes.Equal(after, before) {
+			t.Errorf("the pull request's check wrote the nightly history (err %v)", err)
+		}
+	})
+
 	// #19: a pull request that switches the model is decided by latgate ab,
 	// the base commit's config against this one measured together. The
 	// baseline here was blessed with the new model but not committed in the
