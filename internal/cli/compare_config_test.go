@@ -36,7 +36,7 @@ func TestCompareReadsLocalConfig(t *testing.T) {
 		notStdout string
 	}{
 		{"./latgate.yaml is read", custom, nil, ExitRegression,
-			"latgate: gate settings from latgate.yaml: total p50 (30%, floor 1ms); a regression 97.5% sure, an ok 90%, day-to-day noise 1% (local or sim endpoint) or 15% (any other) assumed without a history", "total p50", "ttft p50"},
+			"latgate: gate settings from latgate.yaml: total p50 (30%, floor 1ms); a regression 97.5% sure, an ok 90%, day-to-day noise 1% (local or sim endpoint) or 20% (any other) assumed without a history", "total p50", "ttft p50"},
 		{"no ./latgate.yaml: the defaults, said so", "", nil, ExitRegression,
 			"latgate: gate settings: the defaults (no --config, and no ./latgate.yaml): ttft p50 (15%, floor 1ms (timing resolution))", "ttft p50", "total p50"},
 		{"--config wins over ./latgate.yaml", custom, []string{"--config", abs("latgate.yaml")}, ExitRegression,

@@ -23,8 +23,8 @@ func TestDescribeGate(t *testing.T) {
 	}{
 		{"defaults", config.DefaultGate(), "ttft p50 (15%, floor 1ms (timing resolution)), ttft p90 (50%, floor 1ms (timing resolution)), " +
 			"itl p50 (15%, floor 250µs (timing resolution)), itl p95 (25%, floor 250µs (timing resolution)); a regression 97.5% sure, an ok 90%, " +
-			"day-to-day noise 1% (local or sim endpoint) or 15% (any other) assumed without a history; prompts pooled per target; on_inconclusive warn"},
-		{"limits", withLimit, "ttft p95 (20%, floor 30ms, max 800ms), total p50 (max 2s); a regression 97.5% sure, an ok 90%, day-to-day noise 1% (local or sim endpoint) or 15% (any other) assumed without a history; on_inconclusive warn"},
+			"day-to-day noise 1% (local or sim endpoint) or 20% (any other) assumed without a history; prompts pooled per target; on_inconclusive warn"},
+		{"limits", withLimit, "ttft p95 (20%, floor 30ms, max 800ms), total p50 (max 2s); a regression 97.5% sure, an ok 90%, day-to-day noise 1% (local or sim endpoint) or 20% (any other) assumed without a history; on_inconclusive warn"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 // side returns one run of n requests to one target and prompt, whose TTFT
 // spreads around ttft ms and whose tokens come every 20 ms or so. The
 // target is a server on a private network: without a history the gate
-// assumes it moves 1% from day to day (a hosted API's 15% would leave a
+// assumes it moves 1% from day to day (a hosted API's 20% would leave a
 // +50% change undecided on one run: config.Gate.DayToDayFor).
 func side(n int, ttft float64) compare.Side {
 	samples := make([]results.Sample, n)

@@ -387,8 +387,11 @@ func NextRound(rep Report, d Design) (Round, bool) {
 	}
 	curN := promptRequests(rep)
 	for _, c := range slices.Concat(Undecided(rep), Suspects(rep)) {
-		if c.Stuck == StuckDayToDay {
-			continue // more requests cannot narrow the day-to-day noise
+		if c.Stuck == StuckDayToDay && !c.Apart {
+			// More requests cannot narrow the day-to-day noise; a prompt
+			// apart from its pool is compared with the others of its run,
+			// whose day it shares, so they can.
+			continue
 		}
 		id := TargetID{c.Target, c.Region}
 		extended := false
