@@ -292,8 +292,8 @@ type abGroup struct {
 // targetJobs.decide): each check's prompts are pooled into the check that
 // decides (when aggregate is set and two can be pooled), whose prompt checks
 // become Diagnostic, and every prompt check stays a test for a regression,
-// adjusted for the target's prompt tests by Holm's procedure at the looks'
-// boundaries. It updates checks in place and returns the pooled checks.
+// adjusted for the target's prompt tests of that check by Holm's procedure
+// at the looks' boundaries. It updates checks in place and returns the pooled checks.
 func abDecideTarget(checks []Check, groups []abGroup, aggregate bool, conf float64, d Design) []Check {
 	var pooled []Check
 	for _, g := range groups {
@@ -309,11 +309,12 @@ func abDecideTarget(checks []Check, groups []abGroup, aggregate bool, conf float
 			checks[p.at].Diagnostic, checks[p.at].Weight = true, w[i]
 		}
 	}
-	// Holm over the target's testable prompt checks. The design's
-	// boundaries are read for both sides growing together (oneSample).
-	var tests []*job
-	var at []int
+	// Holm over each check's testable prompt checks (one family per
+	// target × check, as check's). The design's boundaries are read for
+	// both sides growing together (oneSample).
 	for _, g := range groups {
+		var tests []*job
+		var at []int
 		for _, k := range g.all {
 			c := checks[k]
 			c.NBase = oneSample
@@ -323,17 +324,17 @@ func abDecideTarget(checks []Check, groups []abGroup, aggregate bool, conf float
 				at = append(at, k)
 			}
 		}
-	}
-	rejected := holm(tests, (1-conf)/2, d)
-	for i, j := range tests {
-		c := &checks[at[i]]
-		c.Family = len(tests)
-		switch {
-		case rejected[j]:
-			c.Verdict, c.More = Regressed, 0
-		case c.Verdict == Regressed:
-			c.Verdict = Inconclusive // beyond its tolerance alone, not after the family
-			c.More = abMore(*c, 1)
+		rejected := holm(tests, (1-conf)/2, d)
+		for i, j := range tests {
+			c := &checks[at[i]]
+			c.Family = len(tests)
+			switch {
+			case rejected[j]:
+				c.Verdict, c.More = Regressed, 0
+			case c.Verdict == Regressed:
+				c.Verdict = Inconclusive // beyond its tolerance alone, not after the family
+				c.More = abMore(*c, 1)
+			}
 		}
 	}
 	return pooled
