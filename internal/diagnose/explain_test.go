@@ -19,7 +19,7 @@ func TestExplain(t *testing.T) {
 			ss[i] = results.Sample{Seq: i + 1, TTFB: 1, TTFT: v, Total: v + 100, PromptTokens: prompt, OutputTokens: 30,
 				ITL: []float64{3, 3.1, 2.9}}
 		}
-		return compare.Side{Run: results.Run{Requests: n, Concurrency: 1}, Targets: []results.Target{{Name: "api", Model: "m", Requests: n,
+		return compare.Side{Run: results.Run{Requests: n, Concurrency: 1}, Targets: []results.Target{{Name: "api", BaseURL: "http://127.0.0.1:8000/v1", Model: "m", Requests: n,
 			Prompts: []results.Prompt{{ID: "p", Requests: n, Samples: ss}}}}}
 	}
 	base, cur := sideOf(120, 300, 1210), sideOf(60, 600, 2430)

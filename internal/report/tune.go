@@ -34,16 +34,22 @@ func TuneYAML(w io.Writer, rep trend.TuneReport, source string) error {
 	fmt.Fprintln(ew, "# shows (a slow night slows every prompt). The floor is the same margin in ms at")
 	fmt.Fprintln(ew, "# today's level. The gate's interval must also clear the tolerance, so real rates")
 	fmt.Fprintln(ew, "# are lower. Paste over gate.checks and gate.overrides in latgate.yaml.")
-	fmt.Fprintf(ew, "# False alarms per run: %s with the tolerances configured now, %s with these.\n", pctRate(rep.NowPerRun), pctRate(rep.PerRun))
+	refused := 0
+	for _, c := range checks {
+		refused += len(c.Refused)
+	}
+	if refused > 0 {
+		fmt.Fprintf(ew, "# False alarms per run: %s with the tolerances configured now, %s with these (the %d series without a proposal, below, not counted).\n",
+			pctRate(rep.NowPerRun), pctRate(rep.PerRun), refused)
+	} else {
+		fmt.Fprintf(ew, "# False alarms per run: %s with the tolerances configured now, %s with these.\n", pctRate(rep.NowPerRun), pctRate(rep.PerRun))
+	}
 	for _, s := range rep.Skipped {
 		fmt.Fprintf(ew, "# not enough runs (fewer than %d): %s %s %s\n", trend.MinTuneRuns, s.Prompt, s.Metric, s.Stat)
 	}
 	for _, c := range checks {
-		for _, p := range append([]trend.Proposal{c.Proposal}, c.Overrides...) {
-			if p.Tolerance > 1 {
-				fmt.Fprintf(ew, "# wide: %s %s %s needs %s: its σ is known only up to %s from %d runs; a check this loose gates little until more runs narrow it%s\n",
-					p.Prompt, p.Metric, p.Stat, tolPct(p.Tolerance), pctRate(p.Upper), p.Runs, tighterHint(p))
-			}
+		for _, p := range c.Refused {
+			fmt.Fprintf(ew, "# no proposal: %s %s %s: %s\n", p.Prompt, p.Metric, p.Stat, refusedWhy(p))
 		}
 	}
 	fmt.Fprintln(ew, "gate:")
@@ -51,6 +57,10 @@ func TuneYAML(w io.Writer, rep trend.TuneReport, source string) error {
 	for _, c := range checks {
 		p := c.Proposal
 		line := fmt.Sprintf("    - {metric: %s, stat: %s, tolerance: %s, floor: %s}", c.Metric, c.Stat, tolPct(p.Tolerance), yamlFloor(p))
+		if p.Refused {
+			fmt.Fprintf(ew, "%s   # as configured: no prompt's history supports a tolerance (see above)\n", line)
+			continue
+		}
 		fmt.Fprintf(ew, "%s   # %s (%s)\n", line, tuneNote(p), p.Prompt)
 	}
 	var overrides []trend.Proposal
@@ -82,12 +92,14 @@ func tuneNote(p trend.Proposal) string {
 	return s
 }
 
-// tighterHint says how many runs would pin σ down, when more would.
-func tighterHint(p trend.Proposal) string {
-	if p.ForTighter > p.Runs {
-		return fmt.Sprintf(" (σ within 25%% of its estimate from %d runs)", p.ForTighter)
+// refusedWhy says why a series has no proposal, and what would give it one.
+func refusedWhy(p trend.Proposal) string {
+	s := fmt.Sprintf("its σ %s is known only up to %s from %d runs, and a tolerance for that would be above %s",
+		pctRate(p.Noise.Sigma), pctRate(p.Upper), p.Runs, tolPct(trend.MaxTolerance))
+	if p.NeedRuns > 0 {
+		return s + fmt.Sprintf("; about %d runs would support one. Its configured tolerance is kept", p.NeedRuns)
 	}
-	return ""
+	return s + " however many runs: it varies more than a tolerance can gate (an absolute limit, max:, may). Its configured tolerance is kept"
 }
 
 func tolPct(r float64) string { return yamlNum(100*r) + "%" }

@@ -32,6 +32,11 @@ const (
 // MinTolerance is the smallest tolerance Tune proposes.
 const MinTolerance = 0.01
 
+// MaxTolerance is the largest tolerance Tune proposes: beyond +100% a
+// check gates little, and a proposal above it says the history cannot
+// support one (Proposal.Refused).
+const MaxTolerance = 1.0
+
 // MinTuneRuns is the fewest runs a series needs for a proposal.
 const MinTuneRuns = 8
 
@@ -70,6 +75,14 @@ type Proposal struct {
 	// the upper bound within 25% of the estimate.
 	Twice      float64
 	ForTighter int
+	// Refused: the proposal would be above MaxTolerance, so none is made;
+	// Tolerance and FloorMS are the series' configured ones, kept.
+	// NeedRuns is how many runs would bring the proposal to MaxTolerance
+	// (the upper bound on σ narrowing as the newest segment grows), 0 when
+	// none would: the series varies beyond any tolerance even at its
+	// estimate.
+	Refused  bool
+	NeedRuns int
 }
 
 // TuneReport is Tune's result.
@@ -79,7 +92,8 @@ type TuneReport struct {
 	Skipped []SeriesSpec
 	// NowPerRun and PerRun are the false-alarm rates per run (any series) of
 	// the configured tolerances and of the proposal (the checks' and
-	// overrides' tolerances, as ByCheck makes them), at the noise's upper
+	// overrides' tolerances, as ByCheck makes them; a refused series is not
+	// the proposal's and is left out of PerRun), at the noise's upper
 	// bounds, with the series' correlation as the history shows it (one
 	// endpoint's slow night slows every prompt).
 	NowPerRun, PerRun float64
@@ -114,7 +128,8 @@ func Tune(records []history.Record, spec Spec, opts TuneOptions) TuneReport {
 	rep := TuneReport{Options: opts}
 	aopts := Options{Window: opts.Window}.withDefaults()
 	sp := &splitter{}
-	var resid []map[int]float64 // per proposal: run index → standardised residual
+	var resid []map[int]float64          // per proposal: run index → standardised residual
+	var growth []func(extra int) float64 // per proposal: the upper σ with extra runs in its newest segment
 	for _, ss := range spec.Series {
 		s, _ := analyse(records, ss, spec.BlessedAt, aopts, sp)
 		n := len(s.Points)
@@ -143,6 +158,16 @@ func Tune(records []history.Record, spec Spec, opts TuneOptions) TuneReport {
 		}
 		sizes[len(sizes)-1] += n
 		p.Twice = upperFactor(twice, sizes, opts.Confidence) * nz.Sigma // a σ for now; a tolerance below
+		base := sizes[:len(sizes):len(sizes)]
+		base = slices.Clone(base)
+		base[len(base)-1] -= n // sizes as measured
+		growth = append(growth, func(extra int) float64 {
+			more := slices.Clone(base)
+			more[len(more)-1] += extra
+			t := nz
+			t.DF += extra
+			return upperFactor(t, more, opts.Confidence) * nz.Sigma
+		})
 		r := residuals(x, bounds)
 		m := map[int]float64{}
 		sd := math.Sqrt(dot(r, r) / float64(len(r)))
@@ -159,6 +184,19 @@ func Tune(records []history.Record, spec Spec, opts TuneOptions) TuneReport {
 	}
 	sim := newPairSim(resid, tuneDraws)
 	k := sim.quantileMax(1 - opts.FalseAlarm)
+	needRuns := make([]int, len(rep.Proposals))
+	for i, p := range rep.Proposals {
+		tolAt := func(sigma float64) float64 { return math.Exp(k*sigma*math.Sqrt2) - 1 }
+		if tolAt(p.Upper) <= MaxTolerance || tolAt(p.Noise.Sigma) > MaxTolerance {
+			continue // supported, or never: 0
+		}
+		for extra := 1; extra <= 1<<16; extra = extra*5/4 + 1 {
+			if tolAt(growth[i](extra)) <= MaxTolerance {
+				needRuns[i] = p.Runs + extra
+				break
+			}
+		}
+	}
 	for i := range rep.Proposals {
 		p := &rep.Proposals[i]
 		sd := p.Upper * math.Sqrt2
@@ -173,8 +211,12 @@ func Tune(records []history.Record, spec Spec, opts TuneOptions) TuneReport {
 			// tokens/s: the drop the tolerance allows at today's rate
 			p.FloorMS = niceUp(p.Level * p.Tolerance / (1 + p.Tolerance))
 		}
-		p.Rate = exceed(math.Log(p.proposed(p.Tolerance, p.FloorMS)), sd)
 		p.Twice = max(MinTolerance, math.Ceil(100*(math.Exp(k*p.Twice*math.Sqrt2)-1)-1e-9)/100)
+		if p.Tolerance > MaxTolerance {
+			p.Refused, p.NeedRuns = true, needRuns[i]
+			p.Tolerance, p.FloorMS = p.SeriesSpec.Tolerance, p.SeriesSpec.FloorMS
+		}
+		p.Rate = exceed(math.Log(p.proposed(p.Tolerance, p.FloorMS)), sd)
 	}
 	limits := func(f func(p Proposal) float64) []float64 {
 		out := make([]float64, len(rep.Proposals))
@@ -186,7 +228,10 @@ func Tune(records []history.Record, spec Spec, opts TuneOptions) TuneReport {
 	rep.NowPerRun = sim.rate(limits(func(p Proposal) float64 { return p.Limit(p.Level) }))
 	eff := rep.effective()
 	rep.PerRun = sim.rate(limits(func(p Proposal) float64 {
-		t := eff[key(p.SeriesSpec)]
+		t, ok := eff[key(p.SeriesSpec)]
+		if !ok {
+			return math.Inf(1) // refused: no proposal to count
+		}
 		return p.proposed(t[0], t[1])
 	}))
 	return rep
@@ -378,9 +423,12 @@ func niceUp(ms float64) float64 {
 type CheckProposal struct {
 	Metric    string
 	Stat      stats.Stat
-	Proposal  Proposal // the typical prompt's (median noise)
+	Proposal  Proposal // the typical prompt's (median noise) among those with a proposal
 	Overrides []Proposal
-	All       []Proposal
+	// Refused are the series the history cannot support a tolerance for
+	// (Proposal.Refused): each keeps its configured tolerance.
+	Refused []Proposal
+	All     []Proposal
 }
 
 type seriesKey struct {
@@ -402,6 +450,9 @@ func (r TuneReport) effective() map[seriesKey][2]float64 {
 		}
 		for _, p := range c.Overrides {
 			out[key(p.SeriesSpec)] = [2]float64{p.Tolerance, p.FloorMS}
+		}
+		for _, p := range c.Refused {
+			delete(out, key(p.SeriesSpec)) // no proposal: not the proposal's to count
 		}
 	}
 	return out
@@ -428,12 +479,18 @@ func (r TuneReport) ByCheck() []CheckProposal {
 		out[i].All = append(out[i].All, p)
 	}
 	for i := range out {
-		all := slices.Clone(out[i].All)
+		all := slices.DeleteFunc(slices.Clone(out[i].All), func(p Proposal) bool { return p.Refused })
+		if len(all) == 0 {
+			all = slices.Clone(out[i].All) // none supported: the check keeps its configured values
+		}
 		slices.SortStableFunc(all, func(a, b Proposal) int { return cmp.Compare(a.Upper, b.Upper) })
 		typical := all[(len(all)-1)/2]
 		out[i].Proposal = typical
 		for _, p := range out[i].All {
-			if p.Tolerance > typical.Tolerance || p.FloorMS > typical.FloorMS {
+			switch {
+			case p.Refused:
+				out[i].Refused = append(out[i].Refused, p)
+			case p.Tolerance > typical.Tolerance || p.FloorMS > typical.FloorMS:
 				out[i].Overrides = append(out[i].Overrides, p)
 			}
 		}

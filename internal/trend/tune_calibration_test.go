@@ -94,6 +94,7 @@ func TestTuneCalibration(t *testing.T) {
 	}{{30, noiseModel{Sigma: 0.05}}, {10, noiseModel{Sigma: 0.05}}, {30, noiseModel{Sigma: 0.07, Rho: 0.7}}, {10, noiseModel{Sigma: 0.07, Rho: 0.7}}, {30, noiseModel{Sigma: 0.15}}} {
 		rates := make([]float64, n)
 		tols := make([]float64, n)
+		refused := make([]float64, n) // series without a proposal (Proposal.Refused), of 40
 		var wg sync.WaitGroup
 		next := make(chan int)
 		for range runtime.GOMAXPROCS(0) {
@@ -109,6 +110,7 @@ func TestTuneCalibration(t *testing.T) {
 						if c.Metric == "itl" && c.Stat.String() == "p50" {
 							tols[id] = c.Proposal.Tolerance
 						}
+						refused[id] += float64(len(c.Refused))
 					}
 				}
 			}()
@@ -128,8 +130,9 @@ func TestTuneCalibration(t *testing.T) {
 		slices.Sort(sorted)
 		q := func(p float64) float64 { return 100 * sorted[int(p*float64(len(sorted)-1)+0.5)] }
 		slices.Sort(tols)
-		t.Logf("  from %2d nights, %-20s realised rate per run: median %.2f%%, 90th percentile %.2f%%, max %.2f%%; above %.0f%% in %s; itl p50 tolerance median %.0f%%",
-			sc.nights, sc.nm.String()+":", q(0.5), q(0.9), q(1), 200*target, pctOf(over, n), 100*tols[len(tols)/2])
+		slices.Sort(refused)
+		t.Logf("  from %2d nights, %-20s realised rate per run: median %.2f%%, 90th percentile %.2f%%, max %.2f%%; above %.0f%% in %s; itl p50 tolerance median %.0f%%; series without a proposal (above 100%%, not counted): median %.0f of 40",
+			sc.nights, sc.nm.String()+":", q(0.5), q(0.9), q(1), 200*target, pctOf(over, n), 100*tols[len(tols)/2], refused[len(refused)/2])
 		if tooMany(over, n, 0.05) {
 			t.Errorf("from %d nights, %s: %d of %d proposals realise more than twice the target rate, want ≤ 5%%", sc.nights, sc.nm, over, n)
 		}

@@ -30,3 +30,36 @@ func TestTuneConstantSeries(t *testing.T) {
 		t.Errorf("5 runs: not skipped: %+v", few)
 	}
 }
+
+// TestTuneRefusesAboveMaxTolerance (#30): a series too noisy for its few
+// runs gets no proposal above +100% (the rehearsal history once proposed
+// 813%): it keeps its configured tolerance and says how many runs would
+// support one; a steadier series of as many runs is proposed as before.
+func TestTuneRefusesAboveMaxTolerance(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		sigma   float64
+		runs    int
+		refused bool
+	}{
+		{"steady", 0.05, 14, false},
+		{"noisy, few runs", 0.45, 14, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rep := Tune(recs(noisy(7, tt.runs, tt.sigma, func(int) float64 { return 1 })...), Spec{Series: []SeriesSpec{ttftSpec(100)}}, TuneOptions{})
+			if len(rep.Proposals) != 1 {
+				t.Fatalf("%d proposals, %d skipped", len(rep.Proposals), len(rep.Skipped))
+			}
+			p := rep.Proposals[0]
+			if p.Refused != tt.refused {
+				t.Fatalf("refused %v (tolerance %v, σ %v ≤ %v), want %v", p.Refused, p.Tolerance, p.Noise.Sigma, p.Upper, tt.refused)
+			}
+			if p.Tolerance > MaxTolerance {
+				t.Errorf("proposed %v, above MaxTolerance", p.Tolerance)
+			}
+			if p.Refused && (p.Tolerance != 0.15 || p.FloorMS != 5 || p.NeedRuns != 0 && p.NeedRuns <= tt.runs) {
+				t.Errorf("refused: tolerance %v floor %v need %d; want the configured 15%% and 5 ms, and more runs than %d (or 0: none would)", p.Tolerance, p.FloorMS, p.NeedRuns, tt.runs)
+			}
+		})
+	}
+}
