@@ -13,7 +13,6 @@ import (
 
 	"github.com/latgate/latgate/internal/cost"
 
-	"github.com/latgate/latgate/internal/jsonfile"
 	"github.com/latgate/latgate/internal/publish"
 	"github.com/latgate/latgate/internal/report"
 	"github.com/latgate/latgate/internal/sanitize"
@@ -465,18 +464,11 @@ func abCommandLine(req ABRequest, pl abPlan) string {
 
 // writeAB atomically writes an A/B results file; a nil file is not written.
 func writeAB(out *publish.File, r compare.RecordedAB) error {
-	if out == nil {
-		return nil
-	}
 	if r.Comparison != nil {
 		rep := report.WithReasons(*r.Comparison)
 		r.Comparison = &rep
 	}
-	data, err := jsonfile.Encode(r)
-	if err != nil {
-		return fmt.Errorf("could not write %s %s: encode: %w", out.Role, out.Path, err)
-	}
-	return out.Write(data)
+	return writeJSON(out, r)
 }
 
 // abBill is what both sides of an A/B run cost, each at its config's

@@ -242,14 +242,20 @@ func locator(cfg *config.Config) func(target, prompt string) (string, int) {
 // none), in the encoding of every latgate JSON file; a nil file is not
 // written.
 func writeResults(out *publish.File, r compare.Recorded) error {
-	if out == nil {
-		return nil
-	}
 	if r.Comparison != nil {
 		rep := report.WithReasons(*r.Comparison)
 		r.Comparison = &rep
 	}
-	data, err := jsonfile.Encode(r)
+	return writeJSON(out, r)
+}
+
+// writeJSON atomically writes v to out in the encoding of every latgate
+// JSON file; a nil file is not written.
+func writeJSON(out *publish.File, v any) error {
+	if out == nil {
+		return nil
+	}
+	data, err := jsonfile.Encode(v)
 	if err != nil {
 		return fmt.Errorf("could not write %s %s: encode: %w", out.Role, out.Path, err)
 	}
