@@ -554,8 +554,8 @@ func TestGateMatrix(t *testing.T) {
 		checks = append(checks, fmt.Sprintf("%s %s %s", c.Metric, c.Stat, pctNum(c.Tolerance.Rel)))
 	}
 	t.Logf("checks: %s; estimator experiments %q", strings.Join(checks, ", "), *matrixEst)
-	t.Logf("gate at the defaults: looks %v requests per prompt, bless %d, %d%% confidence (a regression %s sure), an ok %s sure, day-to-day noise assumed ±%s per run without history; %d runs per unchanged row, %d per changed row, seeds from each row's name",
-		ms.Design.Looks, ms.Bless, int(100*ms.Gate.Confidence), fmtConf((1+ms.Gate.Confidence)/2)+"%", fmtConf(cmp.Or(ms.Gate.OkConfidence, (1+ms.Gate.Confidence)/2))+"%", pctNum(ms.Gate.DayToDay), runs, max(1, runs*2/5))
+	t.Logf("gate at the defaults: looks %v requests per prompt, bless %d, %d%% confidence (a regression %s sure), an ok %s sure, day-to-day noise assumed %s per run without history; %d runs per unchanged row, %d per changed row, seeds from each row's name",
+		ms.Design.Looks, ms.Bless, int(100*ms.Gate.Confidence), fmtConf((1+ms.Gate.Confidence)/2)+"%", fmtConf(cmp.Or(ms.Gate.OkConfidence, (1+ms.Gate.Confidence)/2))+"%", dayToDayOf(ms.Gate), runs, max(1, runs*2/5))
 	matrixHeader(t)
 	var targets []matrixTarget
 	for _, r := range matrixRowsSelected() {
@@ -681,6 +681,14 @@ func (r matrixRow) targets(s matrixStats) []matrixTarget {
 		out = append(out, pct("caught", s.pct(s.Regressed), 99, false))
 	}
 	return out
+}
+
+// dayToDayOf is the gate's assumed day-to-day noise as the header says it.
+func dayToDayOf(g config.Gate) string {
+	if g.DayToDay < 0 {
+		return fmt.Sprintf("±%s (a local endpoint; hosted rows ±%s)", pctNum(config.DefaultDayToDay), pctNum(config.DefaultDayToDayRemote))
+	}
+	return "±" + pctNum(g.DayToDay)
 }
 
 // pctNum and fmtConf format the gate's settings in the matrix's header.
