@@ -82,7 +82,7 @@ func (t Target) ParamsHash() string {
 }
 
 func sseHashOf(s *SSE) *sseHash {
-	h := &sseHash{s.Body, s.TokenEvents, s.ReasoningEvents, s.TokenPointer, s.StatusEvents, s.DoneEvents, s.ErrorEvents, []string{}}
+	h := &sseHash{s.Body, s.TokenEvents, s.ReasoningEvents, s.TokenPointer, s.StatusEvents, s.DoneEvents, s.DoneData, s.ErrorEvents, []string{}}
 	for name := range s.HeadersEnv {
 		h.HeaderNames = append(h.HeaderNames, name)
 	}
@@ -109,6 +109,7 @@ type sseHash struct {
 	TokenPointer    string   `json:"token_pointer"`
 	StatusEvents    []string `json:"status_events"`
 	DoneEvents      []string `json:"done_events"`
+	DoneData        string   `json:"done_data,omitempty"` // omitted when unset: earlier baselines keep their hash
 	ErrorEvents     []string `json:"error_events"`
 	HeaderNames     []string `json:"header_names"`
 }

@@ -80,9 +80,13 @@ type SSE struct {
 	// StatusEvents are progress events (e.g. status): never tokens, the
 	// first one's time is recorded as first_status_ms.
 	StatusEvents []string
-	// DoneEvents end the answer (e.g. done); with none, the end of the body
-	// does.
+	// DoneEvents end the answer (e.g. done); with none (and no DoneData),
+	// the end of the body does.
 	DoneEvents []string
+	// DoneData, when set, is a data line that ends the answer whatever its
+	// event, e.g. "[DONE]", the end marker of an OpenAI-style stream
+	// (compared with the data trimmed of spaces).
+	DoneData string
 	// ErrorEvents report an error inside the stream (default ["error"]).
 	ErrorEvents []string
 	// HeadersEnv maps a header name to the environment variable whose value
@@ -103,7 +107,7 @@ var SSEPlaceholders = map[string]string{
 }
 
 var (
-	sseKeys     = []string{"body", "token_events", "reasoning_events", "token_pointer", "status_events", "done_events", "error_events", "headers_env"}
+	sseKeys     = []string{"body", "token_events", "reasoning_events", "token_pointer", "status_events", "done_events", "done_data", "error_events", "headers_env"}
 	placeholder = regexp.MustCompile(`\{\{\s*([A-Za-z_]*)\s*\}\}`)
 	eventName   = regexp.MustCompile(`^[^\s:]+$`)
 )
@@ -219,6 +223,14 @@ func (p *parser) sse(n *yaml.Node, path string, t *Target) *SSE {
 				p.fail(v, path+".token_pointer", "%q is not a JSON pointer; it starts with / (e.g. /text, /choices/0/delta/content), or is \"\" for the whole data", ptr)
 			}
 			s.TokenPointer = ptr
+		}
+	}
+	if v := get(m, "done_data"); v != nil {
+		if d, ok := p.str(v, path+".done_data", "\"[DONE]\""); ok && p.text(v, path+".done_data", d) {
+			if strings.TrimSpace(d) == "" {
+				p.fail(v, path+".done_data", "empty; set the data line that ends the stream, e.g. done_data: \"[DONE]\", or remove it")
+			}
+			s.DoneData = strings.TrimSpace(d)
 		}
 	}
 	if v := get(m, "headers_env"); v != nil {

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -60,6 +62,8 @@ func TestAPIErrors(t *testing.T) {
 		{"sse without section", "api: sse\nbase_url: https://app.example.com/chat\nmodel: m", "", "api: sse needs an sse section"},
 		{"sse without base_url", "api: sse\nmodel: m\nsse: {}", "", "api: sse needs base_url"},
 		{"sse extra_body", sse + "sse: {}\nextra_body: {top_k: 1}", "", "api: sse sends sse.body as it is"},
+		{"sse empty done_data", sse + "sse: {done_data: \" \"}", "", `targets[0].sse.done_data: empty; set the data line that ends the stream, e.g. done_data: "[DONE]"`},
+		{"sse done_data not a string", sse + "sse: {done_data: [x]}", "", `targets[0].sse.done_data`},
 		{"unknown placeholder", sse + `sse: {body: {q: "{{question}}"}}`, "", "unknown placeholder {{question}}"},
 		{"pointer without slash", sse + "sse: {token_pointer: text}", "", `"text" is not a JSON pointer`},
 		{"event twice", sse + "sse: {token_events: [delta], done_events: [delta]}", "", `event "delta" is also in token_events`},
@@ -152,4 +156,37 @@ func TestAPIHashes(t *testing.T) {
 	if _, h := hash("model: m", "messages: [{role: user, content: hi, cache: true}]"); h == promptHash {
 		t.Error("a cache breakpoint does not change the prompt's hash")
 	}
+}
+
+// TestSSEDoneData: sse.done_data is read trimmed, and it is part of the
+// config's identity only when set (a baseline of a config without it keeps
+// its hash).
+func TestSSEDoneData(t *testing.T) {
+	base := "api: sse\nbase_url: https://app.example.com/chat\nmodel: m\nsse: {token_pointer: /choices/0/delta/content%s}"
+	with, err := parse(t, apiConfig(fmt.Sprintf(base, `, done_data: " [DONE] "`), ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := with.Targets[0].SSE.DoneData; got != "[DONE]" {
+		t.Errorf("done_data read as %q, want [DONE]", got)
+	}
+	without, err := parse(t, apiConfig(fmt.Sprintf(base, ""), ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if with.Hash == without.Hash {
+		t.Errorf("done_data does not change the config hash %s: it decides where an answer ends", with.Hash)
+	}
+	if h := sseHashOf(without.Targets[0].SSE); strings.Contains(mustJSON(t, h), "done_data") {
+		t.Errorf("an sse section without done_data hashes with the key: %s (earlier baselines would not match)", mustJSON(t, h))
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -32,6 +32,9 @@ func sseWire(ep Endpoint) (wire, error) {
 		return out
 	}
 	ev := &sseEvents{token: names(o.TokenEvents), reasoning: names(o.ReasoningEvents), status: names(o.StatusEvents), done: names(o.DoneEvents), errs: names(o.ErrorEvents)}
+	if o.DoneData != "" {
+		ev.doneData = []byte(o.DoneData)
+	}
 	if o.TokenPointer != "" {
 		for _, seg := range strings.Split(o.TokenPointer, "/")[1:] {
 			ev.pointer = append(ev.pointer, strings.NewReplacer("~1", "/", "~0", "~").Replace(seg))
@@ -43,7 +46,7 @@ func sseWire(ep Endpoint) (wire, error) {
 		body:       sseBody,
 		parse:      ev.parse,
 		eventIDs:   true,
-		endsAtEOF:  len(ev.done) == 0,
+		endsAtEOF:  len(ev.done) == 0 && ev.doneData == nil,
 		finishName: "done event",
 	}
 	for _, h := range slices.Sorted(maps.Keys(ep.SecretHeaders)) {
@@ -62,6 +65,9 @@ type sseEvents struct {
 	// pointer the token pointer's reference tokens (nil: the whole data).
 	token, reasoning, status, done, errs [][]byte
 	pointer                              []string
+	// doneData is sse.done_data: a data line that ends the answer (nil:
+	// none).
+	doneData []byte
 }
 
 var placeholderRE = regexp.MustCompile(`\{\{\s*([A-Za-z_]*)\s*\}\}`)
@@ -152,6 +158,8 @@ func (p *sseEvents) parse(event, data []byte, f *frame) {
 		event = messageEvent // the SSE name of an event without an event: line
 	}
 	switch {
+	case p.doneData != nil && bytes.Equal(bytes.TrimSpace(data), p.doneData):
+		f.done, f.finishReason = true, p.doneData
 	case has(p.errs, event):
 		f.isError = true
 	case has(p.done, event):

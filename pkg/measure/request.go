@@ -413,7 +413,7 @@ func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 		case f.done:
 			done = true
 		case f.malformed:
-			return c.failf(a, results.ErrMalformed, a.status, "malformed frame after %d chunks: %s", chunks, clip(bytes.TrimSpace(payload), 120))
+			return c.failf(a, results.ErrMalformed, a.status, "malformed frame after %d chunks: %s%s", chunks, clip(bytes.TrimSpace(payload), 120), c.malformedHint(payload))
 		case f.isError || errorEvent:
 			return c.failf(a, results.ErrStreamErr, a.status, "error in stream after %d chunks: %s", chunks, streamErrorMessage(payload))
 		}
@@ -535,6 +535,16 @@ func (c *client) field(b []byte) string {
 }
 
 // isEventStream reports whether a Content-Type is text/event-stream.
+// malformedHint is what may fix a malformed frame: on api: sse, a data
+// line that is not JSON may be the stream's end marker (OpenAI's [DONE]).
+func (c *client) malformedHint(payload []byte) string {
+	d := bytes.TrimSpace(payload)
+	if c.ep.APIName() != config.APISSE || len(d) == 0 || len(d) > 64 || json.Valid(d) {
+		return ""
+	}
+	return fmt.Sprintf(" (not JSON at sse.token_pointer; if this data line ends the stream, set sse.done_data: %q)", string(d))
+}
+
 func isEventStream(contentType string) bool {
 	mt, _, _ := strings.Cut(contentType, ";")
 	return strings.EqualFold(strings.TrimSpace(mt), "text/event-stream")
