@@ -480,7 +480,8 @@ func TestCheckErrorBudget(t *testing.T) {
 			t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, got["stdout"], got["stderr"])
 		}
 		const want = "1 of 40 requests failed"
-		const said = "server: \"HTTP 500: The server had an error while processing your request (simulated).\""
+		// The endpoint's words, then which request it answered (#33).
+		const said = "server: \"HTTP 500: The server had an error while processing your request (simulated). (POST http://127.0.0.1:"
 		for _, name := range []string{"stdout", "junit.xml", "report.md", "summary.md"} {
 			if !strings.Contains(got[name], want) || !strings.Contains(got[name], "server 1") {
 				t.Errorf("%s does not report the failed request (%q):\n%s", name, want, got[name])

@@ -315,7 +315,7 @@ func TestHelpExamplesFirst(t *testing.T) {
 // (ITL p50 0 ms on both halves of the run) is steady: bless writes its
 // baseline without a drift refusal, and a check against it passes with the
 // itl p50 decided in milliseconds, not as a ratio of zeros. Not a timing
-// test: every gap is 0 ms however busy the machine, and the ttft check's
+// test: every gap is 0 ms (or a few µs) however busy the machine, and the ttft check's
 // 20% tolerance with a 20 ms floor over 40 ms delays holds on a loaded one.
 func TestBlessAtReadResolution(t *testing.T) {
 	if testing.Short() {
@@ -331,7 +331,8 @@ func TestBlessAtReadResolution(t *testing.T) {
 	if code != ExitPass {
 		t.Fatalf("check against it: exit %d, want 0\n%s\n%s", code, stdout, stderr)
 	}
-	if !regexp.MustCompile(`itl p50 +0\.00 ms → 0\.00 ms +\+0\.00 ms .* \+[0-9.]+ ms +ok`).MatchString(stdout) {
+	// Gaps of a few µs where two tokens do not share a read: 0.00 or 0.01 ms.
+	if !regexp.MustCompile(`itl p50 +0\.0[01] ms → 0\.0[01] ms +[+-]0\.0[01] ms .* \+[0-9.]+ ms +ok`).MatchString(stdout) {
 		t.Errorf("the itl p50 rows are not decided in ms:\n%s", stdout)
 	}
 }

@@ -58,9 +58,29 @@ func hint(status int, ep Endpoint, apiPath string) string {
 		case ep.APIName() == config.APIChat:
 			return fmt.Sprintf("check the model name %q: an unknown model is a 404 on Ollama and vLLM", ep.Model)
 		}
-		return fmt.Sprintf("check the model name %q: an unknown model is a 404 on the %s API", ep.Model, ep.APIName())
+		return fmt.Sprintf("the server may not implement the %s API (many speak only OpenAI chat completions: api: chat), or it does not know the model %q", apiTitle(ep.APIName()), ep.Model)
+	case http.StatusMethodNotAllowed:
+		if apiPath == "" {
+			return "the URL answers, but not to POST: base_url is the URL of the streaming endpoint itself (api: sse), which takes a POST"
+		}
+		return fmt.Sprintf("the URL answers, but not to POST: the server does not implement the %s API at this path; check api: and base_url", apiTitle(ep.APIName()))
 	}
 	return ""
+}
+
+// apiTitle is an API's name as its provider writes it.
+func apiTitle(api string) string {
+	switch api {
+	case config.APIResponses:
+		return "OpenAI Responses"
+	case config.APIAnthropic:
+		return "Anthropic Messages"
+	case config.APIGemini:
+		return "Gemini streamGenerateContent"
+	case config.APISSE:
+		return "app stream"
+	}
+	return "OpenAI chat completions"
 }
 
 // urlPath is the path of a base URL ("" when it does not parse).

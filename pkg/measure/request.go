@@ -368,6 +368,11 @@ func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 		evBuf                     [maxEventName]byte
 		event                     []byte // the current event's name, "" before an event: line
 	)
+	if why := notAStream(a.contentType); why != "" {
+		// Fail at the headers: read as SSE such a body finds no event
+		// until it ends, which may be a minute away.
+		return c.failf(a, results.ErrMalformed, a.status, "HTTP %d with Content-Type %q (POST %s): %s", a.status, a.contentType, shownURL(c.url), why)
+	}
 	s := &o.sample
 	gaps := make([]float64, 0, min(max(c.ep.MaxTokens, 1), 256))
 	lr := newLineReader(a.body, buf, maxLine)
@@ -545,6 +550,19 @@ func (c *client) malformedHint(payload []byte) string {
 	return fmt.Sprintf(" (not JSON at sse.token_pointer; if this data line ends the stream, set sse.done_data: %q)", string(d))
 }
 
+// notAStream says what a response's Content-Type is when it is surely a
+// stream of another kind (newline-delimited JSON), "" otherwise: servers
+// that stream SSE under another or no Content-Type are still read, and a
+// whole answer (a web page, a JSON object) is read to show how it begins.
+func notAStream(contentType string) string {
+	mt, _, _ := strings.Cut(contentType, ";")
+	switch strings.ToLower(strings.TrimSpace(mt)) {
+	case "application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines", "application/jsonlines":
+		return "newline-delimited JSON, not an event stream (text/event-stream); Ollama's native /api/chat streams so: use its OpenAI-compatible API instead (api: chat, base_url ending in /v1)"
+	}
+	return ""
+}
+
 func isEventStream(contentType string) bool {
 	mt, _, _ := strings.Cut(contentType, ";")
 	return strings.EqualFold(strings.TrimSpace(mt), "text/event-stream")
@@ -684,9 +702,13 @@ func (c *client) fail(ctx context.Context, a *attempt, err error) outcome {
 
 func (c *client) statusFailure(a *attempt, status int, msg string) outcome {
 	class := results.ErrHTTP
+	// Which request failed: the method and URL (no credentials or query),
+	// then what may fix it.
+	where := "POST " + shownURL(c.url)
 	if h := hint(status, c.ep, c.wire.path); h != "" {
-		msg += " (" + h + ")"
+		where += "; " + h
 	}
+	msg += " (" + where + ")"
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		class = results.ErrAuth
