@@ -45,13 +45,19 @@ func gateFlagDefs() []ucli.Flag {
 	return []ucli.Flag{
 		&ucli.StringFlag{Name: "junit", Usage: "write a JUnit XML report to `FILE` (one testcase per prompt × metric × statistic)", TakesFile: true},
 		&ucli.StringFlag{Name: "markdown", Usage: "write the verdicts as Markdown to `FILE` (for a PR comment)", TakesFile: true},
+		summaryFlag(),
 		&ucli.BoolFlag{Name: "strict", Usage: "fail (exit 1) on inconclusive checks too"},
 		&ucli.BoolFlag{Name: "strict-baseline", Usage: "refuse (exit 2) a baseline that measured another model, endpoint, parameter or prompt set, instead of gating the change and labelling it"},
 	}
 }
 
+// summaryFlag is --summary: the job summary's Markdown, outside Actions too.
+func summaryFlag() ucli.Flag {
+	return &ucli.StringFlag{Name: "summary", Usage: "write the GitHub job summary's Markdown (tables and Mermaid charts) to `FILE`, in or outside Actions (GitLab, a local preview)", TakesFile: true}
+}
+
 func parseGateFlags(c *ucli.Context) app.Gate {
-	return app.Gate{Reports: publish.Reports{JUnit: c.String("junit"), Markdown: c.String("markdown")},
+	return app.Gate{Reports: publish.Reports{JUnit: c.String("junit"), Markdown: c.String("markdown"), Summary: c.String("summary")},
 		Strict: c.Bool("strict"), StrictBaseline: c.Bool("strict-baseline")}
 }
 

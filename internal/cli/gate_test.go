@@ -39,3 +39,40 @@ func TestFailedCheckStillReports(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryFile (#33): --summary writes the job summary's Markdown, its
+// chart included, outside GitHub Actions too; inside, the file is what the
+// step summary got.
+func TestSummaryFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures twice")
+	}
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, gateConfig)
+	if code, _, errs := run(t, nil, "bless", "--config", cfg, "--quiet"); code != ExitPass {
+		t.Fatalf("bless: exit %d\n%s", code, errs)
+	}
+	local := filepath.Join(dir, "local-summary.md")
+	if code, _, errs := run(t, nil, "check", "--config", cfg, "--quiet", "--summary", local); code > ExitRegression {
+		t.Fatalf("check --summary outside Actions: exit %d\n%s", code, errs)
+	}
+	data, err := os.ReadFile(local)
+	if err != nil {
+		t.Fatalf("--summary outside Actions wrote nothing: %v", err)
+	}
+	for _, want := range []string{"```mermaid", "latgate: "} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("--summary outside Actions lacks %q:\n%s", want, data)
+		}
+	}
+	step, file := filepath.Join(dir, "step-summary.md"), filepath.Join(dir, "summary.md")
+	env := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": step}
+	if code, _, errs := run(t, env, "check", "--config", cfg, "--quiet", "--summary", file); code > ExitRegression {
+		t.Fatalf("check --summary in Actions: exit %d\n%s", code, errs)
+	}
+	a, errA := os.ReadFile(step)
+	b, errB := os.ReadFile(file)
+	if errA != nil || errB != nil || string(a) != string(b) {
+		t.Errorf("in Actions, --summary differs from the step summary (%v, %v):\n%s\n----\n%s", errA, errB, a, b)
+	}
+}

@@ -77,6 +77,7 @@ example workflow keeps one issue per key), and issue-title=.
 			&ucli.StringFlag{Name: "history", Usage: "the history `FILE` (default: the config's history:)", TakesFile: true},
 			&ucli.StringFlag{Name: "baseline", Aliases: []string{"b"}, Usage: "the baseline `FILE` (default: the config's baseline:)", TakesFile: true},
 			&ucli.StringFlag{Name: "junit", Usage: "write a JUnit XML report to `FILE` (one testcase per series)", TakesFile: true},
+			summaryFlag(),
 			&ucli.StringFlag{Name: "markdown", Usage: "write the report with the charts of the series that changed as Markdown to `FILE`", TakesFile: true},
 			&ucli.StringFlag{Name: "html", Usage: "write the history as one self-contained HTML page to `FILE`: a chart per series and a table of verdicts (opens offline; for GitHub Pages)", TakesFile: true},
 			&ucli.IntFlag{Name: "window", Value: trend.DefaultWindow, Usage: "analyse the newest `N` runs of each series"},
@@ -89,7 +90,7 @@ example workflow keeps one issue per key), and issue-title=.
 			}
 			return a.Trend(app.TrendRequest{
 				ConfigPath: c.String("config"), History: c.String("history"), Baseline: c.String("baseline"),
-				Reports: publish.Reports{JUnit: c.String("junit"), Markdown: c.String("markdown"), HTML: c.String("html")},
+				Reports: publish.Reports{JUnit: c.String("junit"), Markdown: c.String("markdown"), HTML: c.String("html"), Summary: c.String("summary")},
 				Window:  c.Int("window"), Recent: c.Int("recent"), Chart: c.Int("chart"),
 			})
 		},

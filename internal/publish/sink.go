@@ -17,6 +17,10 @@ type Reports struct {
 	JUnit, Markdown string
 	// HTML is trend's page (--html).
 	HTML string
+	// Summary (--summary) is the job summary's Markdown, charts included,
+	// written to a file anywhere (inside GitHub Actions it is also appended
+	// to $GITHUB_STEP_SUMMARY).
+	Summary string
 }
 
 // Sink is the outputs of one command, and the files it reads: the plan the
@@ -48,6 +52,7 @@ func (s *Streams) ReportSink(r Reports) *Sink {
 	k.Output("--junit", r.JUnit)
 	k.Output("--markdown", r.Markdown)
 	k.Output("--html", r.HTML)
+	k.Output("--summary", r.Summary)
 	if g := s.github; g != nil {
 		for _, f := range []File{{"$GITHUB_STEP_SUMMARY", g.summary}, {"$GITHUB_OUTPUT", g.output}} {
 			if f.Path != "" {
@@ -114,8 +119,8 @@ type Report struct {
 	JUnit    func(io.Writer) error // --junit
 	Markdown func(io.Writer) error // --markdown
 	HTML     func(io.Writer) error // --html
-	// Inside GitHub Actions only:
-	Summary     func(io.Writer) error // appended to $GITHUB_STEP_SUMMARY
+	// Inside GitHub Actions (and Summary also to --summary anywhere):
+	Summary     func(io.Writer) error // appended to $GITHUB_STEP_SUMMARY; --summary
 	Annotations func(io.Writer) error // workflow commands, on stdout
 	Outputs     []Output              // appended to $GITHUB_OUTPUT
 }
@@ -137,7 +142,8 @@ func (k *Sink) Publish(r Report) error {
 	errs = append(errs,
 		k.writeReport(File{"--junit", k.reports.JUnit}, r.JUnit),
 		k.writeReport(File{"--markdown", k.reports.Markdown}, r.Markdown),
-		k.writeReport(File{"--html", k.reports.HTML}, r.HTML))
+		k.writeReport(File{"--html", k.reports.HTML}, r.HTML),
+		k.writeReport(File{"--summary", k.reports.Summary}, r.Summary))
 	g := k.github
 	if g == nil {
 		return errors.Join(errs...)
