@@ -139,7 +139,7 @@ func (a *App) checkUngated(ctx context.Context, sink *publish.Sink, cfg *config.
 	}
 	a.warnQueueing(f)
 	outErr := writeResults(res, compare.Recorded{File: f})
-	pubErr := sink.Publish(publish.NoBaseline(noBaselineNotice(basePath, res.Path, cfg.Path)))
+	pubErr := sink.Publish(publish.NoBaseline(noBaselineNotice(basePath, res.Path, cfg.Path), f))
 	histErr := a.recordHistory(ctx, hist, req.History.Keep, cfg, f, "check", publish.NoBaselineVerdict, time.Time{})
 	return outputErr(publish.NoBaselineVerdict, false, outErr, pubErr, histErr)
 }

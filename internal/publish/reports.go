@@ -38,15 +38,15 @@ func Gate(rep compare.Report, opts report.Options, locate func(target, prompt st
 // NoBaseline is the report of a check without a baseline: notice says so
 // and how to bless the results, everywhere a verdict would have gone, with
 // a ::warning and verdict=no-baseline.
-func NoBaseline(notice string) Report {
+func NoBaseline(notice string, measured *results.File) Report {
 	return Report{
 		Text: func(w io.Writer) error {
 			_, err := fmt.Fprintf(w, "\nwarning: %s\n", notice)
 			return err
 		},
 		JUnit:       func(w io.Writer) error { return report.JUnitNotice(w, notice) },
-		Markdown:    func(w io.Writer) error { return report.MarkdownNotice(w, notice) },
-		Summary:     func(w io.Writer) error { return report.MarkdownNotice(w, notice) },
+		Markdown:    func(w io.Writer) error { return report.MarkdownUngated(w, notice, measured) },
+		Summary:     func(w io.Writer) error { return report.MarkdownUngated(w, notice, measured) },
 		Annotations: func(w io.Writer) error { return report.Command(w, "warning", "latgate: no baseline", notice) },
 		Outputs:     []Output{{"verdict", NoBaselineVerdict}},
 	}

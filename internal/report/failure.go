@@ -8,6 +8,7 @@ import (
 	"github.com/jstemmer/go-junit-report/v2/junit"
 
 	"github.com/latgate/latgate/internal/sanitize"
+	"github.com/latgate/latgate/pkg/results"
 )
 
 // JUnitFailure writes a JUnit report for a run that could not be gated (a
@@ -64,6 +65,15 @@ func junitSingle(w io.Writer, tc junit.Testcase) error {
 // MarkdownNotice writes the Markdown report for a run that was measured but
 // not gated: a warning heading and why.
 func MarkdownNotice(w io.Writer, msg string) error {
-	_, err := fmt.Fprintf(w, "## ⚠️ latgate: NOT GATED\n\n%s\n", sanitize.Markdown(msg))
+	_, err := fmt.Fprintf(w, "## ⚠️ latgate: NOT GATED\n\n%s\n", sanitize.MarkdownWithCode(msg))
 	return err
+}
+
+// MarkdownUngated is MarkdownNotice, then what the run measured (f, nil
+// for nothing).
+func MarkdownUngated(w io.Writer, msg string, f *results.File) error {
+	if err := MarkdownNotice(w, msg); err != nil || f == nil {
+		return err
+	}
+	return MeasureMarkdown(w, f)
 }

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/latgate/latgate/internal/numfmt"
+	"github.com/latgate/latgate/internal/sanitize"
 	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/stats"
 )
@@ -213,4 +214,41 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	n, err := e.w.Write(p)
 	e.err = err
 	return n, err
+}
+
+// MeasureMarkdown is Measure as Markdown tables, one per target: what a
+// run without a baseline measured (what bless would write), for the pull
+// request's report and the job summary.
+func MeasureMarkdown(w io.Writer, f *results.File) error {
+	ew := &errWriter{w: w}
+	for _, t := range f.Targets {
+		name := t.Name
+		if t.Region != "" {
+			name += " [" + t.Region + "]"
+		}
+		fmt.Fprintf(ew, "\n**%s**: model %s at %s (%s per prompt, concurrency %d)\n\n", sanitize.Markdown(name), sanitize.Markdown(t.Model),
+			sanitize.Markdown(t.BaseURL), perPrompt(t, f), f.Run.Concurrency)
+		tail := tailOf(t, f.Run)
+		fmt.Fprintf(ew, "| prompt | n | TTFT p50 | TTFT p%d | ITL p50 | ITL p95 | total p50 | total p%d | tok/s p50 | errors |\n", tail, tail)
+		fmt.Fprint(ew, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+		rows := append(append([]results.Prompt{}, t.Prompts...), t.Overall)
+		for i, p := range rows {
+			m := p.Metrics
+			n := 0
+			if m.TTFT != nil {
+				n = m.TTFT.N
+			}
+			samples, id := p.Samples, sanitize.Markdown(p.ID)
+			if i == len(rows)-1 {
+				samples, id = nil, "**"+id+"**"
+				for _, q := range t.Prompts {
+					samples = append(samples, q.Samples...)
+				}
+			}
+			fmt.Fprintf(ew, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", id, n,
+				dur(m.TTFT, 50), tailDur(m.TTFT, samples, results.TTFT, tail), dur(m.ITL, 50), dur(m.ITL, 95),
+				dur(m.Total, 50), tailDur(m.Total, samples, results.Total, tail), rate(m.TokensPerS), errs(p))
+		}
+	}
+	return ew.err
 }

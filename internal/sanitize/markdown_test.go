@@ -164,3 +164,44 @@ func TestCodeSpan(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkdownWithCode (#33): latgate's own messages write commands between
+// backticks; in Markdown those render as code (before, as literal escaped
+// backticks), the rest as text, and hostile pieces stay inert either way.
+func TestMarkdownWithCode(t *testing.T) {
+	tests := []struct {
+		in       string
+		code     []string // the <code> elements, in order
+		noneOfIt []string // must not render (as HTML)
+	}{
+		{"make them the baseline with `latgate bless --config a_b.yaml --from r.json`, review and commit it.",
+			[]string{"latgate bless --config a_b.yaml --from r.json"}, []string{"\\`"}},
+		{"two: `a` and `b*c*`", []string{"a", "b*c*"}, []string{"<em>"}},
+		{"one stray ` backtick and @someone", nil, []string{"<code>", `<a `}},
+		{"`<img src=x onerror=alert(1)>` then [x](https://evil.example)", []string{"&lt;img src=x onerror=alert(1)&gt;"}, []string{"<img", "<a "}},
+	}
+	for _, tt := range tests {
+		var out bytes.Buffer
+		if err := gfm.Convert([]byte(MarkdownWithCode(tt.in)), &out); err != nil {
+			t.Fatal(err)
+		}
+		html := out.String()
+		var code []string
+		for rest := html; ; {
+			_, after, ok := strings.Cut(rest, "<code>")
+			if !ok {
+				break
+			}
+			c, tail, _ := strings.Cut(after, "</code>")
+			code, rest = append(code, c), tail
+		}
+		if diff := cmp.Diff(tt.code, code); diff != "" {
+			t.Errorf("%q: code spans (-want +got):\n%s\n%s", tt.in, diff, html)
+		}
+		for _, bad := range tt.noneOfIt {
+			if strings.Contains(html, bad) {
+				t.Errorf("%q renders %q:\n%s", tt.in, bad, html)
+			}
+		}
+	}
+}

@@ -581,6 +581,30 @@ func inertAfter(line string, i int, r rune) bool {
 	return false
 }
 
+// MarkdownWithCode is Markdown for a message of latgate's own that writes
+// commands between backticks, as `latgate bless …`: those become code
+// spans (GitHub would show escaped backticks literally), the rest is
+// escaped as Markdown escapes it. Whatever the text holds, each piece is
+// inert: a stray backtick only moves text between prose and code.
+func MarkdownWithCode(s string) string {
+	parts := strings.Split(Line(s, 0), "`")
+	var b strings.Builder
+	for i, p := range parts {
+		switch {
+		case i%2 == 1 && i < len(parts)-1: // between a pair of backticks
+			b.WriteString(CodeSpan(p))
+		case i%2 == 1: // an unpaired backtick: text
+			b.WriteString(Markdown("`" + p))
+		case p != "":
+			if i > 0 && p[0] == ' ' {
+				b.WriteByte(' ') // Markdown drops leading spaces
+			}
+			b.WriteString(Markdown(p))
+		}
+	}
+	return b.String()
+}
+
 // CodeSpan returns s (as one Line) as an inline Markdown code span: it
 // renders as its own text in monospace, where nothing is Markdown and
 // GitHub mentions, references and links nothing. The backtick fence is
