@@ -81,7 +81,7 @@ func markdown(w io.Writer, rep compare.Report, opts Options, charts bool) error 
 				fmt.Fprintf(ew, "- %s; the endpoint said:\n\n%s\n", sanitize.Markdown(before), strings.TrimRight(sanitize.CodeBlock(said), "\n"))
 				continue
 			}
-			fmt.Fprintf(ew, "- %s\n", sanitize.MarkdownWithCode(warn))
+			fmt.Fprintf(ew, "- %s\n", sanitize.Markdown(warn))
 		}
 	}
 	read := howToRead(rep)
