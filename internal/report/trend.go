@@ -70,6 +70,9 @@ func newestAndLast(s trend.Series) (newest, last string) {
 	if n := len(s.Changes); n > 0 {
 		last = changeText(s, s.Changes[n-1])
 	}
+	if r := s.Relative; r != nil && r.Fails() {
+		last = changeText(s, r.Change) + " vs the other prompts"
+	}
 	return newest, last
 }
 
@@ -119,7 +122,18 @@ func why(s trend.Series) string {
 			return fmt.Sprintf("%s: the newest %d runs are %s from the baseline (%s → %s), beyond the %s tolerance",
 				seriesWhere(s), d.Runs, driftText(d), seriesValue(s, d.Baseline), seriesValue(s, d.Current), pct(d.Limit))
 		}
+		if r := s.Relative; r != nil && r.Fails() {
+			tail := ""
+			if rr := r.Raised; rr != nil && !r.Regression {
+				tail = fmt.Sprintf("; found so when the history had %d runs (%s [%s, %s] at %s), and the alarm stands until a bless", rr.Runs, pct(rr.Ratio), pct(rr.Lo), pct(rr.Hi), confPct(rr.Level))
+			}
+			return fmt.Sprintf("%s: slower than the target's other %d prompts, which held steady: %s (%s → %s), beyond the %s tolerance%s",
+				seriesWhere(s), r.Others, changeText(s, r.Change), seriesValue(s, r.Before), seriesValue(s, r.After), pct(r.Limit), tail)
+		}
 		d := s.Since
+		if d == nil {
+			return seriesWhere(s) + ": " + s.Why
+		}
 		return fmt.Sprintf("%s: the newest %d runs are %s [%s, %s] from the level at the bless (%s, %d runs from %s), beyond the %s tolerance",
 			seriesWhere(s), d.Recent, pct(d.Ratio), pct(d.Lo), pct(d.Hi), seriesValue(s, d.Level), d.Runs, runDate(d.From), pct(d.Limit))
 	case trend.Changed:
@@ -194,7 +208,7 @@ func trendHead(rep trend.Report, opts TrendOptions) string {
 	if opts.History != "" {
 		src = opts.History
 	}
-	return fmt.Sprintf("trend of %s: %s, the newest %d analysed per series; change points by E-divisive means (both ends searched, α %g per segment, ≥ %d runs a side); regressions decided on intervals at %s false alarms a night across the %s (Benjamini–Hochberg), each change's test spent over the nights after it; noise around the segment levels, autocorrelation allowed; drift = the newest %d runs vs the baseline and vs the level at the bless",
+	return fmt.Sprintf("trend of %s: %s, the newest %d analysed per series; change points by E-divisive means (both ends searched, α %g per segment, ≥ %d runs a side); regressions decided on intervals at %s false alarms a night across the %s (Benjamini–Hochberg), each change's test spent over the nights after it; noise around the segment levels, autocorrelation allowed; drift = the newest %d runs vs the baseline and vs the level at the bless; each prompt also against its target's other prompts (the night's shared noise cancelled)",
 		src, plural(rep.Runs, "run", "runs"), o.Window, o.Alpha, o.MinSegment, confPct(o.FalseAlarm), plural(rep.Tests, "test", "tests"), o.Recent)
 }
 

@@ -44,27 +44,60 @@ func (m noiseModel) String() string {
 }
 
 // scenario is a true scale per night (1-based) and the noise around it.
+// prompt, when set, is a scale of its own for one prompt's night (index
+// into the prompts), on top of scale: a change that only one prompt shows.
+// weekend multiplies Saturday's and Sunday's nights (0: none).
+// own is each prompt's own night-to-night noise, independent between
+// prompts, on top of the shared one (zero: none).
 type scenario struct {
-	name  string
-	scale func(night int) float64
-	noise noiseModel
+	name    string
+	scale   func(night int) float64
+	prompt  func(night, prompt int) float64
+	noise   noiseModel
+	own     noiseModel
+	weekend float64
+}
+
+// withOwnNoise adds each prompt's own noise n to sc.
+func withOwnNoise(sc scenario, n noiseModel) scenario {
+	sc.own = n
+	sc.name += ", each prompt's own " + n.String()
+	return sc
+}
+
+// onePromptStep is a step of factor at night at on prompt 0 only.
+func onePromptStep(at int, factor float64, n noiseModel) scenario {
+	return scenario{name: fmt.Sprintf("%+.0f%% step at night %d on 1 prompt of %d, %s", 100*(factor-1), at, calPrompts, n), scale: func(int) float64 { return 1 },
+		prompt: func(k, p int) float64 {
+			if p == 0 && k >= at {
+				return factor
+			}
+			return 1
+		}, noise: n}
+}
+
+// withWeekend adds a weekend effect of factor to sc.
+func withWeekend(sc scenario, factor float64) scenario {
+	sc.weekend = factor
+	sc.name += fmt.Sprintf(", weekends %+.0f%%", 100*(factor-1))
+	return sc
 }
 
 func flatScenario(n noiseModel) scenario {
-	return scenario{"flat, " + n.String(), func(int) float64 { return 1 }, n}
+	return scenario{name: "flat, " + n.String(), scale: func(int) float64 { return 1 }, noise: n}
 }
 
 func stepScenario(at int, factor float64, n noiseModel) scenario {
-	return scenario{fmt.Sprintf("%+.0f%% step at night %d, %s", 100*(factor-1), at, n), func(k int) float64 {
+	return scenario{name: fmt.Sprintf("%+.0f%% step at night %d, %s", 100*(factor-1), at, n), scale: func(k int) float64 {
 		if k >= at {
 			return factor
 		}
 		return 1
-	}, n}
+	}, noise: n}
 }
 
 func driftScenario(perNight float64, n noiseModel) scenario {
-	return scenario{fmt.Sprintf("%+.1f%%/night from night 1, %s", 100*(perNight-1), n), func(k int) float64 { return math.Pow(perNight, float64(k-1)) }, n}
+	return scenario{name: fmt.Sprintf("%+.1f%%/night from night 1, %s", 100*(perNight-1), n), scale: func(k int) float64 { return math.Pow(perNight, float64(k-1)) }, noise: n}
 }
 
 // nightly is one simulated history: its records (night 1 first) and the
@@ -85,14 +118,39 @@ func simulate(sc scenario, id, nights, prompts int) nightly {
 	for p := range ids {
 		ids[p] = fmt.Sprintf("prompt-%02d", p)
 	}
-	bless := nightRun(math.Exp(u), uint64(id)<<20, ids, 4*nightRequests)
+	own := make([]float64, prompts) // each prompt's own AR(1) noise
+	stepOwn := func() {
+		for p := range own {
+			own[p] = sc.own.Rho*own[p] + math.Sqrt(1-sc.own.Rho*sc.own.Rho)*sc.own.Sigma*rng.NormFloat64()
+		}
+	}
+	if sc.own.Sigma > 0 {
+		for p := range own {
+			own[p] = sc.own.Sigma * rng.NormFloat64()
+		}
+	}
+	bless := nightRun(func(int) float64 { return math.Exp(u) }, uint64(id)<<20, ids, 4*nightRequests)
 	var out nightly
 	out.spec = defaultSpec(bless, ids)
 	out.spec.BlessedAt = night0
 	for k := 1; k <= nights; k++ {
 		step()
-		f := nightRun(sc.scale(k)*math.Exp(u), uint64(id)<<20|uint64(k), ids, nightRequests)
-		out.records = append(out.records, record(f, night0.AddDate(0, 0, k), fmt.Sprintf("c%05d", k)))
+		if sc.own.Sigma > 0 {
+			stepOwn()
+		}
+		at := night0.AddDate(0, 0, k)
+		level := sc.scale(k) * math.Exp(u)
+		if wd := at.Weekday(); sc.weekend > 0 && (wd == time.Saturday || wd == time.Sunday) {
+			level *= sc.weekend
+		}
+		f := nightRun(func(p int) float64 {
+			v := level * math.Exp(own[p])
+			if sc.prompt != nil {
+				v *= sc.prompt(k, p)
+			}
+			return v
+		}, uint64(id)<<20|uint64(k), ids, nightRequests)
+		out.records = append(out.records, record(f, at, fmt.Sprintf("c%05d", k)))
 	}
 	return out
 }
@@ -101,17 +159,17 @@ func simulate(sc scenario, id, nights, prompts int) nightly {
 // for requests per prompt, with no network in the way, summarised as
 // latgate summarises samples. Only TTFT and ITL, which the default gate
 // checks, are filled in.
-func nightRun(scale float64, seed uint64, prompts []string, requests int) *results.File {
+func nightRun(scale func(prompt int) float64, seed uint64, prompts []string, requests int) *results.File {
 	p, err := sim.Preset("default")
 	if err != nil {
 		panic(err)
 	}
-	p.Slowdown = scale
 	p.Seed = seed
 	t := results.Target{Name: "sim", Model: "sim"}
 	seq := 0
 	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
-	for _, id := range prompts {
+	for i, id := range prompts {
+		p.Slowdown = scale(i)
 		ss := make([]results.Sample, 0, requests)
 		for range requests {
 			seq++

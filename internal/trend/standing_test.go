@@ -71,13 +71,14 @@ func TestStandingKeepsFirstAlarms(t *testing.T) {
 		t.Skip("re-analyses seeded 60-night histories every night with the replay")
 	}
 	opts := Options{}.withDefaults()
-	scenarios := []scenario{stepScenario(30, 1.3, noiseModel{Sigma: 0.05}), flatScenario(noiseModel{Sigma: 0.15, Rho: 0.7})}
+	scenarios := []scenario{stepScenario(30, 1.3, noiseModel{Sigma: 0.05}), flatScenario(noiseModel{Sigma: 0.15, Rho: 0.7}),
+		onePromptStep(30, 1.3, noiseModel{Sigma: 0.10})} // an alarm against the other prompts
 	for si, sc := range scenarios {
 		// Two histories of each that fail on some night (a false alarm, in
 		// the flat one): those are where the replay could change anything.
 		for k, id := 0, 50000+1000*si; k < 2 && id < 50000+1000*si+40; id++ {
 			h := simulate(sc, id, calNights, calPrompts)
-			plain, _ := alarms(h, opts)
+			plain, _, _ := alarms(h, opts)
 			if len(plain) == 0 {
 				continue
 			}

@@ -253,8 +253,11 @@ type Series struct {
 	Drift *Drift
 	// Since is the current level against the level when the baseline was
 	// blessed (nil when not tested).
-	Since   *Since
-	Verdict Verdict
+	Since *Since
+	// Relative is the newest change point of the prompt against the other
+	// prompts of its target (see relative.go; nil when not tested).
+	Relative *Relative
+	Verdict  Verdict
 	// Why says, in one line, what decided the verdict.
 	Why string
 }
@@ -297,9 +300,9 @@ func (h Headline) Get(r Report) (Series, Change) {
 
 // hypothesis is one regression test of the family.
 type hypothesis struct {
-	series       int
-	drift, since bool
-	p            float64
+	series                 int
+	drift, since, relative bool
+	p                      float64
 	// interval returns the interval [lo, hi] (analysis scale, around the
 	// estimate) at a one-sided level alpha for the family.
 	interval func(alpha float64) (lo, hi float64)
@@ -353,21 +356,26 @@ func (c Change) Fails() bool { return (c.Regression || c.Raised != nil) && !c.Bl
 func standing(rep *Report, records []history.Record, spec Spec, opts Options) {
 	type want struct {
 		series, run int // the change's first run (index into records)
+		rel         bool
 	}
 	var open []want
 	first := len(records)
 	for i, s := range rep.Series {
-		n := len(s.Changes)
-		if n == 0 || s.Verdict == Regressed || s.Verdict == Insufficient {
+		if s.Verdict == Regressed || s.Verdict == Insufficient {
 			continue
 		}
-		c := s.Changes[n-1]
-		if c.Regression || c.Blessed || !(c.Ratio > 1) {
-			continue
+		if n := len(s.Changes); n > 0 {
+			if c := s.Changes[n-1]; !c.Regression && !c.Blessed && c.Ratio > 1 {
+				run := s.Points[c.Index].Run
+				open = append(open, want{i, run, false})
+				first = min(first, run)
+			}
 		}
-		run := s.Points[c.Index].Run
-		open = append(open, want{i, run})
-		first = min(first, run)
+		if r := s.Relative; r != nil && !r.Regression && r.Ratio > 1 {
+			run := s.Points[r.Index].Run
+			open = append(open, want{i, run, true})
+			first = min(first, run)
+		}
 	}
 	if len(open) == 0 {
 		return
@@ -380,18 +388,28 @@ func standing(rep *Report, records []history.Record, spec Spec, opts Options) {
 				return true // that night did not have the change yet: nothing raised it since
 			}
 			ps := night.Series[w.series]
-			n := len(ps.Changes)
-			if n == 0 {
+			s := &rep.Series[w.series]
+			if s.Verdict == Regressed {
+				return true // raised already, by its other test
+			}
+			var pc, c *Change
+			switch n := len(ps.Changes); {
+			case w.rel && ps.Relative != nil:
+				pc, c = &ps.Relative.Change, &s.Relative.Change
+			case !w.rel && n > 0:
+				pc, c = &ps.Changes[n-1], &s.Changes[len(s.Changes)-1]
+			default:
 				return false
 			}
-			pc := ps.Changes[n-1]
 			if !pc.Regression || pc.Blessed || abs(ps.Points[pc.Index].Run-w.run) > opts.MinSegment {
 				return false
 			}
-			s := &rep.Series[w.series]
-			c := &s.Changes[len(s.Changes)-1]
 			c.Raised = &Raised{Runs: k, At: records[k-1].At, Ratio: pc.Ratio, Lo: pc.Lo, Hi: pc.Hi, Level: pc.Level}
-			s.Verdict, s.Why = Regressed, fmt.Sprintf("regression change point, raised when the history had %d runs; it stands until a bless", k)
+			what := "regression change point"
+			if w.rel {
+				what += " against the other prompts"
+			}
+			s.Verdict, s.Why = Regressed, fmt.Sprintf("%s, raised when the history had %d runs; it stands until a bless", what, k)
 			rep.Standing++
 			return true
 		})
@@ -426,6 +444,7 @@ func analyzeNight(records []history.Record, spec Spec, opts Options) Report {
 		}
 		rep.Series = append(rep.Series, s)
 	}
+	hyps = append(hyps, relatives(rep.Series, spec.BlessedAt, opts, sp)...)
 	rep.Tests = len(hyps)
 	rep.Rejected = decide(rep.Series, hyps, opts)
 	worst := Insufficient
@@ -781,6 +800,10 @@ func decide(series []Series, hyps []hypothesis, opts Options) int {
 			d := s.Since
 			d.Lo, d.Hi, d.Confidence, d.Beyond = math.Exp(lo), math.Exp(up), 1-2*level, reject
 			continue
+		case h.relative:
+			c := &s.Relative.Change
+			c.Lo, c.Hi, c.Level, c.Regression = math.Exp(lo), math.Exp(up), 1-2*level, reject
+			continue
 		}
 		c := &s.Changes[len(s.Changes)-1]
 		c.Lo, c.Hi, c.Level, c.Regression = math.Exp(lo), math.Exp(up), 1-2*level, reject
@@ -822,6 +845,8 @@ func verdict(s Series, opts Options) (Verdict, string) {
 		return Regressed, "drift beyond the tolerance"
 	case s.Since != nil && s.Since.Beyond:
 		return Regressed, "drift since the bless beyond the tolerance"
+	case s.Relative != nil && s.Relative.Regression:
+		return Regressed, "regression change point against the other prompts"
 	case last != nil:
 		return Changed, "change point"
 	}

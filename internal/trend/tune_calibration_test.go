@@ -21,7 +21,7 @@ type unitNights [][]float64
 func unitPool(spec Spec, prompts []string, requests, n int, seed uint64) unitNights {
 	out := make(unitNights, n)
 	for i := range out {
-		f := nightRun(1, seed+uint64(i), prompts, requests)
+		f := nightRun(func(int) float64 { return 1 }, seed+uint64(i), prompts, requests)
 		rec := record(f, night0, "")
 		vals := make([]float64, len(spec.Series))
 		for s, ss := range spec.Series {
