@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -30,32 +31,13 @@ func Measure(w io.Writer, f *results.File) error {
 		if ti > 0 {
 			fmt.Fprintln(ew)
 		}
-		name := t.Name
-		if t.Region != "" {
-			name += " [" + t.Region + "]"
-		}
 		fmt.Fprintf(ew, "target %s: model %s at %s (%s per prompt, concurrency %d)\n",
-			name, t.Model, t.BaseURL, perPrompt(t, f), f.Run.Concurrency)
+			measuredName(t), t.Model, t.BaseURL, perPrompt(t, f), f.Run.Concurrency)
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
-		tail := tailOf(t, f.Run)
-		fmt.Fprintf(tw, "prompt\tn\tTTFT p50\tTTFT p%d\tITL p50\tITL p95\ttotal p50\ttotal p%d\ttok/s p50\terrors\t\n", tail, tail)
-		rows := append(append([]results.Prompt{}, t.Prompts...), t.Overall)
-		for i, p := range rows {
-			m := p.Metrics
-			n := 0
-			if m.TTFT != nil {
-				n = m.TTFT.N
-			}
-			samples := p.Samples
-			if i == len(rows)-1 { // overall: every prompt's
-				samples = nil
-				for _, q := range t.Prompts {
-					samples = append(samples, q.Samples...)
-				}
-			}
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", p.ID, n,
-				dur(m.TTFT, 50), tailDur(m.TTFT, samples, results.TTFT, tail), dur(m.ITL, 50), dur(m.ITL, 95),
-				dur(m.Total, 50), tailDur(m.Total, samples, results.Total, tail), rate(m.TokensPerS), errs(p))
+		head, rows := measureRows(t, f.Run)
+		fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
+		for _, r := range rows {
+			fmt.Fprintln(tw, strings.Join(r, "\t")+"\t")
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -65,6 +47,42 @@ func Measure(w io.Writer, f *results.File) error {
 		}
 	}
 	return ew.err
+}
+
+// measuredName is a target as the measurement tables head it: "name
+// [region]".
+func measuredName(t results.Target) string {
+	if t.Region != "" {
+		return t.Name + " [" + t.Region + "]"
+	}
+	return t.Name
+}
+
+// measureRows are the header and the cells of a target's measurement
+// table, one row per prompt and then the overall row, for Measure and
+// MeasureMarkdown.
+func measureRows(t results.Target, run results.Run) (head []string, rows [][]string) {
+	tail := tailOf(t, run)
+	head = []string{"prompt", "n", "TTFT p50", fmt.Sprintf("TTFT p%d", tail), "ITL p50", "ITL p95", "total p50", fmt.Sprintf("total p%d", tail), "tok/s p50", "errors"}
+	ps := append(append([]results.Prompt{}, t.Prompts...), t.Overall)
+	for i, p := range ps {
+		m := p.Metrics
+		n := 0
+		if m.TTFT != nil {
+			n = m.TTFT.N
+		}
+		samples := p.Samples
+		if i == len(ps)-1 { // overall: every prompt's
+			samples = nil
+			for _, q := range t.Prompts {
+				samples = append(samples, q.Samples...)
+			}
+		}
+		rows = append(rows, []string{p.ID, strconv.Itoa(n),
+			dur(m.TTFT, 50), tailDur(m.TTFT, samples, results.TTFT, tail), dur(m.ITL, 50), dur(m.ITL, 95),
+			dur(m.Total, 50), tailDur(m.Total, samples, results.Total, tail), rate(m.TokensPerS), errs(p)})
+	}
+	return head, rows
 }
 
 // requestRange is the fewest and most requests a prompt of t was measured
@@ -222,32 +240,16 @@ func (e *errWriter) Write(p []byte) (int, error) {
 func MeasureMarkdown(w io.Writer, f *results.File) error {
 	ew := &errWriter{w: w}
 	for _, t := range f.Targets {
-		name := t.Name
-		if t.Region != "" {
-			name += " [" + t.Region + "]"
-		}
-		fmt.Fprintf(ew, "\n**%s**: model %s at %s (%s per prompt, concurrency %d)\n\n", sanitize.Markdown(name), sanitize.Markdown(t.Model),
+		fmt.Fprintf(ew, "\n**%s**: model %s at %s (%s per prompt, concurrency %d)\n\n", sanitize.Markdown(measuredName(t)), sanitize.Markdown(t.Model),
 			sanitize.Markdown(t.BaseURL), perPrompt(t, f), f.Run.Concurrency)
-		tail := tailOf(t, f.Run)
-		fmt.Fprintf(ew, "| prompt | n | TTFT p50 | TTFT p%d | ITL p50 | ITL p95 | total p50 | total p%d | tok/s p50 | errors |\n", tail, tail)
-		fmt.Fprint(ew, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
-		rows := append(append([]results.Prompt{}, t.Prompts...), t.Overall)
-		for i, p := range rows {
-			m := p.Metrics
-			n := 0
-			if m.TTFT != nil {
-				n = m.TTFT.N
-			}
-			samples, id := p.Samples, sanitize.Markdown(p.ID)
+		head, rows := measureRows(t, f.Run)
+		fmt.Fprintf(ew, "| %s |\n|---%s|\n", strings.Join(head, " | "), strings.Repeat("|--:", len(head)-1))
+		for i, r := range rows {
+			r[0] = sanitize.Markdown(r[0])
 			if i == len(rows)-1 {
-				samples, id = nil, "**"+id+"**"
-				for _, q := range t.Prompts {
-					samples = append(samples, q.Samples...)
-				}
+				r[0] = "**" + r[0] + "**" // overall
 			}
-			fmt.Fprintf(ew, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", id, n,
-				dur(m.TTFT, 50), tailDur(m.TTFT, samples, results.TTFT, tail), dur(m.ITL, 50), dur(m.ITL, 95),
-				dur(m.Total, 50), tailDur(m.Total, samples, results.Total, tail), rate(m.TokensPerS), errs(p))
+			fmt.Fprintf(ew, "| %s |\n", strings.Join(r, " | "))
 		}
 	}
 	return ew.err
