@@ -153,7 +153,7 @@ func why(s trend.Series) string {
 // per series, the warnings, and a final line with the verdict.
 func TrendText(w io.Writer, rep trend.Report, warnings []string, opts TrendOptions) error {
 	ew := &errWriter{w: w}
-	fmt.Fprintln(ew, trendHead(rep, opts))
+	fmt.Fprintln(ew, wrap(trendHead(rep, opts), lineWidth, "  "))
 	if opts.Baseline != "" {
 		fmt.Fprintln(ew, "baseline "+opts.Baseline)
 	}
