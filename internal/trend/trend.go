@@ -800,12 +800,13 @@ func decide(series []Series, hyps []hypothesis, opts Options) int {
 			d := s.Since
 			d.Lo, d.Hi, d.Confidence, d.Beyond = math.Exp(lo), math.Exp(up), 1-2*level, reject
 			continue
-		case h.relative:
-			c := &s.Relative.Change
-			c.Lo, c.Hi, c.Level, c.Regression = math.Exp(lo), math.Exp(up), 1-2*level, reject
-			continue
 		}
-		c := &s.Changes[len(s.Changes)-1]
+		var c *Change // the change tested: the series' newest, or against the other prompts
+		if h.relative {
+			c = &s.Relative.Change
+		} else {
+			c = &s.Changes[len(s.Changes)-1]
+		}
 		c.Lo, c.Hi, c.Level, c.Regression = math.Exp(lo), math.Exp(up), 1-2*level, reject
 	}
 	return rejected
