@@ -25,7 +25,7 @@ prompts:
   - {id: b, messages: [{role: user, content: ho}]}
 run: {requests: 8, max_requests: 8, bless_requests: 40, warmup: 0, concurrency: 4}
 `)
-	if code, _, errs := run(t, nil, "bless", "--config", cfg, "--quiet"); code != ExitPass {
+	if code, _, errs := run(t, nil, "bless", "--config", cfg, "--quiet", "--force"); code != ExitPass {
 		t.Fatalf("bless: exit %d\n%s", code, errs)
 	}
 	hist := filepath.Join(dir, "h.jsonl")
@@ -73,7 +73,7 @@ prompts:
   - {id: b, messages: [{role: user, content: ho}]}
 run: {requests: 8, max_requests: 8, bless_requests: 40, warmup: 0, concurrency: 4}
 `)
-	if code, _, errs := run(t, nil, "bless", "--config", cfg, "--quiet"); code != ExitPass {
+	if code, _, errs := run(t, nil, "bless", "--config", cfg, "--quiet", "--force"); code != ExitPass {
 		t.Fatalf("bless: exit %d\n%s", code, errs)
 	}
 	nightly := filepath.Join(dir, "nightly.jsonl")

@@ -17,7 +17,7 @@ import (
 func blessed(t *testing.T, body string, args ...string) string {
 	t.Helper()
 	cfg := writeConfig(t, t.TempDir(), body)
-	code, out, errs := run(t, nil, append([]string{"bless", "--config", cfg, "--quiet"}, args...)...)
+	code, out, errs := run(t, nil, append([]string{"bless", "--config", cfg, "--quiet", "--force"}, args...)...)
 	if code != ExitPass {
 		t.Fatalf("bless exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
@@ -264,7 +264,7 @@ gate:
 	}
 	// Against a baseline, the regression is attributed: nothing recorded
 	// moved but the time itself.
-	if code, out, errs := run(t, nil, "bless", "--config", cfg, "--quiet"); code != ExitPass {
+	if code, out, errs := run(t, nil, "bless", "--config", cfg, "--quiet", "--force"); code != ExitPass {
 		t.Fatalf("bless exit %d\n%s\n%s", code, out, errs)
 	}
 	code, out, errs = run(t, nil, "check", "--config", cfg, "--quiet", "--base-url", "sim:default?tokens=40&ttft_factor=6")

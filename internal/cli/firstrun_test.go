@@ -94,7 +94,7 @@ func TestQueueingOnTheWire(t *testing.T) {
 			t.Errorf("the warning lacks the fix:\n%s", stderr)
 		}
 
-		code, stdout, stderr = run(t, nil, "bless", "--config", cfg, "--quiet")
+		code, stdout, stderr = run(t, nil, "bless", "--config", cfg, "--quiet", "--force")
 		if _, _, ok := queueFigures(t, stderr); code != ExitPass || !ok {
 			t.Errorf("bless exit %d, want 0 with the queueing warning:\n%s\n%s", code, stdout, stderr)
 		}

@@ -36,7 +36,7 @@ func TestBaselineBlessedInTheFuture(t *testing.T) {
 		{"check", []string{"check", "--config", cfg, "--quiet", "--history", filepath.Join(dir, "check.jsonl")}, []int{ExitPass, ExitRegression}},
 		{"compare", []string{"compare", "--config", cfg, base, res}, []int{ExitPass, ExitRegression}},
 		{"trend", []string{"trend", "--config", cfg}, []int{ExitPass, ExitRegression}},
-		{"bless over it", []string{"bless", "--config", cfg, "--quiet", "--base-url", "sim:fast?ttft=100ms&ttft_sigma=0"}, []int{ExitPass}},
+		{"bless over it", []string{"bless", "--config", cfg, "--quiet", "--force", "--base-url", "sim:fast?ttft=100ms&ttft_sigma=0"}, []int{ExitPass}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

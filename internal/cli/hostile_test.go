@@ -115,7 +115,7 @@ func TestHostileEndpoint(t *testing.T) {
 	base := filepath.Join(dir, "baseline.json")
 	history := filepath.Join(dir, "history.jsonl")
 	step("measure", ExitPass, "measure", "--config", cfg, "--quiet", "--out", filepath.Join(dir, "measure.json"), "--history", history)
-	step("bless", ExitPass, "bless", "--config", cfg, "--quiet", "--baseline", base)
+	step("bless", ExitPass, "bless", "--config", cfg, "--quiet", "--force", "--baseline", base)
 	step("check", ExitPass, append([]string{"check", "--config", cfg, "--baseline", base, "--history", history}, reports("check")...)...)
 	step("compare", ExitPass, "compare", "--config", cfg, "--junit", filepath.Join(dir, "compare.junit.xml"),
 		"--markdown", filepath.Join(dir, "compare.md"), base, filepath.Join(dir, "check.results.json"))

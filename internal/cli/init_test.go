@@ -98,7 +98,7 @@ func TestInitConfigChecks(t *testing.T) {
 	cfg := filepath.Join(dir, "latgate.yaml")
 	// The config as written, with more concurrency to keep the test short
 	// (the same on both sides, so the baseline still matches).
-	code, stdout, stderr := run(t, nil, "bless", "--config", cfg, "--concurrency", "8", "--quiet")
+	code, stdout, stderr := run(t, nil, "bless", "--config", cfg, "--concurrency", "8", "--quiet", "--force")
 	if code != ExitPass {
 		t.Fatalf("bless: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}

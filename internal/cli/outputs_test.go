@@ -135,7 +135,7 @@ run: {requests: 10, max_requests: 10, bless_requests: 10, warmup: 0, concurrency
 gate:
   checks: [{metric: ttft, stat: p50, tolerance: 20%%, floor: 50ms}]
 `, same))
-	if code, stdout, stderr := run(t, nil, "bless", "--config", cfg, "--quiet"); code != ExitPass {
+	if code, stdout, stderr := run(t, nil, "bless", "--config", cfg, "--quiet", "--force"); code != ExitPass {
 		t.Fatalf("bless: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	results, history := filepath.Join(broken, "results.json"), filepath.Join(broken, "history.jsonl")

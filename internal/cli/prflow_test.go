@@ -90,7 +90,7 @@ func TestPullRequestFlow(t *testing.T) {
 	})
 
 	// The first baseline is the no-baseline run's results: nothing measured twice.
-	if code, out, errs := run(t, nil, "bless", "--config", cfg, "--quiet", "--from", resultsPath); code != ExitPass {
+	if code, out, errs := run(t, nil, "bless", "--config", cfg, "--quiet", "--force", "--from", resultsPath); code != ExitPass {
 		t.Fatalf("bless --from exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
 
@@ -193,7 +193,7 @@ func TestPullRequestFlow(t *testing.T) {
 	t.Run("blessing the change names it for the reviewer", func(t *testing.T) {
 		writeConfig(t, dir, slower)
 		defer writeConfig(t, dir, gateConfig)
-		code, out, errs := run(t, nil, "bless", "--config", cfg, "--quiet")
+		code, out, errs := run(t, nil, "bless", "--config", cfg, "--quiet", "--force")
 		if code != ExitPass {
 			t.Fatalf("bless exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 		}

@@ -37,7 +37,7 @@ func TestRateGateEndToEnd(t *testing.T) {
 	}
 	dir := t.TempDir()
 	cfg := writeConfig(t, dir, rateConfig)
-	if code, out, errs := run(t, nil, "bless", "--config", cfg, "--quiet"); code != ExitPass {
+	if code, out, errs := run(t, nil, "bless", "--config", cfg, "--quiet", "--force"); code != ExitPass {
 		t.Fatalf("bless exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
 

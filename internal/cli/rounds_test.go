@@ -33,7 +33,7 @@ gate:
   day_to_day: 0% # else that noise alone keeps it undecided, and no round is taken
   checks: [{metric: ttft, stat: p50, tolerance: 0%}]
 `)
-	if code, _, stderr := run(t, nil, "bless", "--config", cfg, "--quiet"); code != ExitPass {
+	if code, _, stderr := run(t, nil, "bless", "--config", cfg, "--quiet", "--force"); code != ExitPass {
 		t.Fatalf("bless: exit %d\n%s", code, stderr)
 	}
 	out := filepath.Join(dir, "results.json")

@@ -89,7 +89,7 @@ func TestSignals(t *testing.T) {
 	const requests = 60
 	cfg := faultConfig(t, dir, "sim:fast", requests, 8)
 	basePath := filepath.Join(dir, "latgate.baseline.json")
-	if code, stdout, stderr := run(t, nil, "bless", "--config", cfg, "--quiet"); code != ExitPass {
+	if code, stdout, stderr := run(t, nil, "bless", "--config", cfg, "--quiet", "--force"); code != ExitPass {
 		t.Fatalf("bless: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	blessed, err := os.ReadFile(basePath)

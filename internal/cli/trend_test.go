@@ -49,7 +49,7 @@ func TestHistoryThroughCheck(t *testing.T) {
 	dir := t.TempDir()
 	cfg := writeConfig(t, dir, trendConfig)
 	env := map[string]string{"OPENAI_API_KEY": key, "RUNNER_OS": "Linux", "RUNNER_ARCH": "X64", "RUNNER_NAME": "runner " + key, "GITHUB_SHA": "abc123"}
-	if code, out, errs := run(t, env, "bless", "--config", cfg, "--quiet"); code != ExitPass {
+	if code, out, errs := run(t, env, "bless", "--config", cfg, "--quiet", "--force"); code != ExitPass {
 		t.Fatalf("bless exit %d\n%s\n%s", code, out, errs)
 	}
 	// The verdict is the machine's (a 1 ms floor on a 2 ms TTFT); the record is the test's.
@@ -129,7 +129,7 @@ func nightlyHistory(t *testing.T, cfgPath, path string, nights int, scale func(n
 // a given time ago, by running bless on the simulator with a fixed TTFT.
 func writeTrendBaseline(t *testing.T, dir, cfg string) {
 	t.Helper()
-	if code, out, errs := run(t, nil, "bless", "--config", cfg, "--quiet", "--base-url", "sim:fast?ttft=100ms&ttft_sigma=0"); code != ExitPass {
+	if code, out, errs := run(t, nil, "bless", "--config", cfg, "--quiet", "--force", "--base-url", "sim:fast?ttft=100ms&ttft_sigma=0"); code != ExitPass {
 		t.Fatalf("bless exit %d\n%s\n%s", code, out, errs)
 	}
 }
@@ -298,7 +298,7 @@ func TestStaleBaselineWarnings(t *testing.T) {
 	dir := t.TempDir()
 	cfg := writeConfig(t, dir, trendConfig)
 	env := map[string]string{"RUNNER_OS": "Linux", "RUNNER_ARCH": "X64", "RUNNER_NAME": "runner-1"}
-	if code, out, errs := run(t, env, "bless", "--config", cfg, "--quiet"); code != ExitPass {
+	if code, out, errs := run(t, env, "bless", "--config", cfg, "--quiet", "--force"); code != ExitPass {
 		t.Fatalf("bless exit %d\n%s\n%s", code, out, errs)
 	}
 	ageBaseline(t, filepath.Join(dir, "latgate.baseline.json"), 45)
@@ -313,7 +313,7 @@ func TestStaleBaselineWarnings(t *testing.T) {
 		}
 	}
 	// bless says what it replaces: when and where the old baseline was blessed.
-	code, out, errs = run(t, env, "bless", "--config", cfg, "--quiet")
+	code, out, errs = run(t, env, "bless", "--config", cfg, "--quiet", "--force")
 	if code != ExitPass || !strings.Contains(out, "replacing the baseline blessed ") || !strings.Contains(out, "(45 days ago) on Linux/X64 runner-1") {
 		t.Errorf("bless exit %d; stdout does not say what it replaces:\n%s\n%s", code, out, errs)
 	}
@@ -519,7 +519,7 @@ func TestDefaultChecksTrended(t *testing.T) {
 	}
 	dir := t.TempDir()
 	cfg := writeConfig(t, dir, defaultGateConfig)
-	if code, out, errs := run(t, nil, "bless", "--config", cfg, "--quiet"); code != ExitPass {
+	if code, out, errs := run(t, nil, "bless", "--config", cfg, "--quiet", "--force"); code != ExitPass {
 		t.Fatalf("bless exit %d\n%s\n%s", code, out, errs)
 	}
 	for night := 1; night <= 8; night++ {

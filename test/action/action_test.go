@@ -558,7 +558,7 @@ func TestActionAgainstSimulator(t *testing.T) {
 	r := newRunner(t, a, ws)
 
 	// bless: writes the baseline into the workspace, for a pull request.
-	r.use(ctx, map[string]string{"command": "bless", "args": "--quiet"})
+	r.use(ctx, map[string]string{"command": "bless", "args": "--quiet --force"})
 	if r.failedStep != "" {
 		r.logOutput()
 		t.Fatalf("bless: step %q exited %d", r.failedStep, r.exitCode)
@@ -713,7 +713,7 @@ func TestBlessSummaryFence(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := newRunner(t, loadAction(t), ws)
-	r.use(ctx, map[string]string{"command": "bless", "args": "--quiet"})
+	r.use(ctx, map[string]string{"command": "bless", "args": "--quiet --force"})
 	if r.failedStep != "" {
 		r.logOutput()
 		t.Fatalf("bless: step %q exited %d", r.failedStep, r.exitCode)

@@ -92,7 +92,7 @@ func TestActionBinary(t *testing.T) {
 	const version = "v1.2.3"
 	srv, requests := releaseServer(t, version, []string{"v1.2.3", "v1", "v6.6.6"}, map[string]bool{"v6.6.6": true})
 	a := loadAction(t)
-	bless := map[string]string{"command": "bless", "args": "--quiet"}
+	bless := map[string]string{"command": "bless", "args": "--quiet --force"}
 
 	newR := func(t *testing.T, ref string) *runner {
 		r := newRunner(t, a, wiringWorkspace(t))
@@ -197,7 +197,7 @@ func TestActionBinary(t *testing.T) {
 	t.Run("prebuilt: false builds from source", func(t *testing.T) {
 		t.Parallel()
 		r := newR(t, "v1.2.3")
-		r.use(ctx, map[string]string{"command": "bless", "args": "--quiet", "prebuilt": "false"})
+		r.use(ctx, map[string]string{"command": "bless", "args": "--quiet --force", "prebuilt": "false"})
 		mustPass(t, r)
 		if r.stepWhat("Download the release binary") != "skipped" || r.stepWhat("Build latgate") != "ran" {
 			t.Errorf("steps %+v: want no download and a build", r.steps)
@@ -245,7 +245,7 @@ func TestActionOverhead(t *testing.T) {
 	{
 		r := newRunner(t, a, wiringWorkspace(t))
 		r.actionRef, r.actionRepo, r.serverURL, r.cacheDir = "main", actionRepo, srv.URL, warmCache
-		r.use(ctx, map[string]string{"command": "bless", "args": "--quiet"})
+		r.use(ctx, map[string]string{"command": "bless", "args": "--quiet --force"})
 	}
 	var table strings.Builder
 	fmt.Fprintf(&table, "%-58s %8s %8s %8s  (%d runs each)\n", "action overhead before latgate runs", "min", "median", "max", runs)
@@ -257,7 +257,7 @@ func TestActionOverhead(t *testing.T) {
 			if sc.setup != nil {
 				sc.setup(r, run)
 			}
-			r.use(ctx, map[string]string{"command": "bless", "args": "--quiet"})
+			r.use(ctx, map[string]string{"command": "bless", "args": "--quiet --force"})
 			if r.failedStep != "" {
 				r.logOutput()
 				t.Fatalf("%s: step %q exited %d", sc.name, r.failedStep, r.exitCode)

@@ -756,7 +756,7 @@ func newWorkspace(t *testing.T) string {
 func blessInto(ctx context.Context, t *testing.T, ws string) {
 	t.Helper()
 	r := newRunner(t, loadAction(t), ws)
-	r.use(ctx, map[string]string{"command": "bless", "args": "--quiet"})
+	r.use(ctx, map[string]string{"command": "bless", "args": "--quiet --force"})
 	if r.failedStep != "" {
 		r.logOutput()
 		t.Fatalf("bless: step %q exited %d", r.failedStep, r.exitCode)
