@@ -180,7 +180,7 @@ func verdictCell(c compare.Check, strict bool) string {
 
 // decisionNote says who decides, under the table of a report with pooled
 // checks, their rows named label: `decided per target by its "all prompts"
-// rows, all its prompts' requests pooled; a prompt fails the run only
+// rows, all its prompts' requests pooled (their baseline: …); a prompt fails the run only
 // beyond its tolerance after adjusting for its check's 2 prompt tests
 // (Holm); "(pooled)" prompt rows do not hold the run undecided`.
 func decisionNote(rep compare.Report, label string) string {
@@ -195,7 +195,8 @@ func decisionNote(rep compare.Report, label string) string {
 	if fam > 1 {
 		adjusted = fmt.Sprintf(" after adjusting for its check's %d prompt tests (Holm)", fam)
 	}
-	return fmt.Sprintf("decided per target by its %q rows, all its prompts' requests pooled; a prompt fails the run only beyond its tolerance%s; "+
+	return fmt.Sprintf("decided per target by its %q rows, all its prompts' requests pooled (their baseline: the geometric mean of "+
+		"the prompts' baselines; their current: that × the pooled change); a prompt fails the run only beyond its tolerance%s; "+
 		"\"(pooled)\" prompt rows do not hold the run undecided", label, adjusted) + unpooledNote(rep)
 }
 

@@ -359,7 +359,7 @@ func (g abGroup) pool(conf float64, d Design) (Check, []float64, bool) {
 		w[i] = 1 / max(sd*sd, 1e-12) // a prompt without spread: as precise as any
 		wsum += w[i]
 	}
-	var theta, lb, lc, vb, va float64
+	var theta, lb, vb, va float64
 	for i, p := range g.parts {
 		w[i] /= wsum
 		a.Prompts = append(a.Prompts, p.c.Prompt)
@@ -371,15 +371,17 @@ func (g abGroup) pool(conf float64, d Design) (Check, []float64, bool) {
 		theta += w[i] * p.theta
 		vb += w[i] * w[i] * p.below * p.below
 		va += w[i] * w[i] * p.above * p.above
-		lb += w[i] * math.Log(p.c.Baseline)
-		lc += w[i] * math.Log(p.c.Current)
+		lb += math.Log(p.c.Baseline) / float64(len(g.parts))
 	}
 	if d.Sequential() {
 		a.Looks = len(d.Looks)
 		a.Level = d.Confidence(conf, oneSample, a.Look-1)
 	}
 	zl, zh := a.ends()
-	a.Baseline, a.Current, a.Ratio = math.Exp(lb), math.Exp(lc), math.Exp(theta)
+	// As the gate's pooled row: the base's level is its prompts' geometric
+	// mean, the candidate's that times the pooled change.
+	a.Baseline, a.Ratio = math.Exp(lb), math.Exp(theta)
+	a.Current = a.Baseline * a.Ratio
 	a.Lo, a.Hi = math.Exp(theta-zl*math.Sqrt(vb)), math.Exp(theta+zh*math.Sqrt(va))
 	Decide(&a)
 	a.More = abMore(a, len(g.parts))

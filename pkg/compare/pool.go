@@ -254,7 +254,7 @@ func (g group) pool(conf float64, d Design, est estimators) (Check, bool) {
 		parts[i] = part{theta, below, above, w}
 		wsum += w
 	}
-	var theta, lb, lc, lt, vb, va float64
+	var theta, lb, lt, vb, va float64
 	for i, j := range use {
 		p := &parts[i]
 		p.w /= wsum
@@ -263,8 +263,6 @@ func (g group) pool(conf float64, d Design, est estimators) (Check, bool) {
 		theta += p.w * p.theta
 		vb += p.w * p.w * p.below * p.below
 		va += p.w * p.w * p.above * p.above
-		lb += p.w * math.Log(j.check.Baseline)
-		lc += p.w * math.Log(j.check.Current)
 		lt += p.w * math.Log(j.check.Threshold)
 	}
 	// How far each prompt lies above the pool, in standard errors of the
@@ -282,8 +280,23 @@ func (g group) pool(conf float64, d Design, est estimators) (Check, bool) {
 	}
 	day := dayRatioSigma(g.noise.Sigma)
 	sl, sh := zl*day, zh*day
-	a.Baseline, a.Current, a.Threshold = math.Exp(lb), math.Exp(lc), math.Exp(lt)
+	// The pooled row's reference level is the geometric mean of the
+	// baseline statistics of every prompt of the check, equally weighted:
+	// it depends on the baseline file alone, so it reads the same in every
+	// run against it, whichever prompts a run could pool (weighted by the
+	// run's variances it moved 19.2 → 24.0 → 19.3 ms, #33). Its current is
+	// that level times the pooled change: baseline × change = current.
+	var nb0 int
+	for _, j := range g.jobs {
+		if j.check.Baseline > 0 {
+			lb += math.Log(j.check.Baseline)
+			nb0++
+		}
+	}
+	lb /= float64(nb0)
 	a.Ratio = math.Exp(theta)
+	a.Baseline, a.Threshold = math.Exp(lb), math.Exp(lt)
+	a.Current = a.Baseline * a.Ratio
 	a.Lo, a.Hi = math.Exp(theta-math.Sqrt(vb+sl*sl)), math.Exp(theta+math.Sqrt(va+sh*sh))
 	if use[0].check.Estimator != "" && !slices.ContainsFunc(use, func(j *job) bool { return j.check.Estimator != use[0].check.Estimator }) {
 		a.Estimator = use[0].check.Estimator

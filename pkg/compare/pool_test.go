@@ -373,3 +373,59 @@ func TestZeroITLIsNoRegression(t *testing.T) {
 		t.Errorf("itl p50 0 → 0 ms [%v, %v] against a %v ms margin: %s (run %s), want ok", c.Lo, c.Hi, c.Margin, c.Verdict, rep.Verdict)
 	}
 }
+
+// TestPooledBaselineIsTheBaselines: the pooled row's baseline value comes
+// from the baseline file alone, the same against runs whose variances (and
+// so the pool's weights) differ, and its current is that value times the
+// pooled change. Weighted by the run it moved between runs of one baseline
+// (19.2 → 24.0 → 19.3 ms, #33).
+func TestPooledBaselineIsTheBaselines(t *testing.T) {
+	profiles := func(slow float64) []profile {
+		var ps []profile
+		for j := range 10 {
+			p := profile{TTFTMedian: 100 + 50*float64(j), TTFTSigma: 0.3, ITLMedian: 8, ITLReqSigma: 0.1, ITLGapSigma: 0.2, Gaps: 16}
+			if j == 0 {
+				p.TTFTScale = slow
+			}
+			ps = append(ps, p)
+		}
+		return ps
+	}
+	sideOf := func(seed uint64, n int, slow float64) Side {
+		rng := rand.New(rand.NewPCG(seed, 6))
+		var ps []results.Prompt
+		for j, p := range profiles(slow) {
+			ps = append(ps, prompt(fmt.Sprintf("p%02d", j), simSamples(rng, p, n)))
+		}
+		return side(ps...)
+	}
+	base := sideOf(5, 240, 1)
+	pooled := func(cur Side) map[string]Check {
+		t.Helper()
+		rep := Compare(base, cur, config.DefaultGate())
+		out := map[string]Check{}
+		for _, a := range rep.Aggregates {
+			out[a.Metric+" "+a.Stat] = a
+		}
+		if len(out) == 0 {
+			t.Fatal("no pooled checks")
+		}
+		return out
+	}
+	a, b := pooled(sideOf(7, 150, 1)), pooled(sideOf(8, 40, 1.6))
+	for k, x := range a {
+		y, ok := b[k]
+		if !ok {
+			t.Errorf("%s: pooled in one run, not the other", k)
+			continue
+		}
+		if x.Baseline != y.Baseline {
+			t.Errorf("%s: pooled baseline %v in one run, %v in another against the same baseline", k, x.Baseline, y.Baseline)
+		}
+		for _, c := range []Check{x, y} {
+			if got, want := c.Current, c.Baseline*c.Ratio; math.Abs(got-want) > 1e-9*want {
+				t.Errorf("%s: pooled current %v, want baseline × change = %v", k, got, want)
+			}
+		}
+	}
+}
