@@ -474,9 +474,12 @@ func writeAB(out *publish.File, r compare.RecordedAB) error {
 // abBill is what both sides of an A/B run cost, each at its config's
 // prices: one line per priced target, named by its side.
 func abBill(files [2]*results.File, cfgs [2]*config.Config) cost.Bill {
-	var bill cost.Bill
+	bill := cost.Bill{Sent: cost.Sent{Recorded: true}}
 	sideName := [2]string{"base", "candidate"}
 	for k, f := range files {
+		for _, t := range f.Targets {
+			bill.Sent.Add(t.Usage)
+		}
 		b := cost.Run(f.Targets, cost.PriceOf(cfgs[k]))
 		for _, t := range b.Targets {
 			t.Name = sideName[k] + " " + t.Name

@@ -165,3 +165,51 @@ gate:
 		}
 	}
 }
+
+// TestRunSent (#33 item 8): without a price, check and ab still say what
+// the run sent: its requests (warmups included) and the tokens the
+// endpoint reported, both sides of ab added up.
+func TestRunSent(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("measures the simulator")
+	}
+	const body = `targets:
+  - {name: sim, base_url: "sim:fast?tokens=16", model: sim, max_tokens: 16}
+prompts:
+  - {id: greeting, messages: [{role: user, content: "Say hello in five words, please."}]}
+run: {requests: 10, max_requests: 10, warmup: 1, concurrency: 1}
+gate:
+  checks:
+    - {metric: ttft, stat: p50, tolerance: 500%}
+`
+	dir := t.TempDir()
+	cfg := testkit.WriteFile(t, dir, "latgate.yaml", body)
+	cand := testkit.WriteFile(t, dir, "cand.yaml", body)
+	re := regexp.MustCompile(`sent: (\d+) requests \(priming and warmup included\); tokens: (\d+) prompt, (\d+) output; no price set`)
+	for _, tt := range []struct {
+		name     string
+		args     []string
+		requests int
+	}{
+		{"check", []string{"check", "--config", cfg, "--quiet"}, 11},
+		{"ab", []string{"ab", "--quiet", cfg, cand}, 22},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := run(t, nil, tt.args...)
+			if code != ExitPass {
+				t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+			}
+			m := re.FindStringSubmatch(strings.Join(strings.Fields(out), " "))
+			if m == nil {
+				t.Fatalf("stdout does not say what the run sent:\n%s", out)
+			}
+			n, _ := strconv.Atoi(m[1])
+			prompt, _ := strconv.Atoi(m[2])
+			output, _ := strconv.Atoi(m[3])
+			if n != tt.requests || prompt < n || output != 16*n {
+				t.Errorf("sent %d requests, %d prompt and %d output tokens; want %d requests of 16 output tokens each and a prompt each", n, prompt, output, tt.requests)
+			}
+		})
+	}
+}

@@ -53,10 +53,37 @@ type Target struct {
 }
 
 // Bill is a run's cost: one line per target with a price, in the run's
-// order, and the targets without one.
+// order, and the targets without one; and what the whole run sent, priced
+// or not.
 type Bill struct {
 	Targets  []Target
 	Unpriced []string
+	Sent     Sent
+}
+
+// Sent is what a run sent to every target, priced or not: its requests
+// (priming, warmup and failed ones included) and the tokens of those that
+// reported usage.
+type Sent struct {
+	results.Usage
+	// Recorded is false when some target's results record no usage
+	// (measured before latgate recorded it): the figures are then not the
+	// whole run's.
+	Recorded bool
+}
+
+// Add adds the usage of one target's results (nil when they record none).
+func (s *Sent) Add(u *results.Usage) {
+	if u == nil {
+		s.Recorded = false
+		return
+	}
+	s.Requests += u.Requests
+	s.Unknown += u.Unknown
+	s.PromptTokens += u.PromptTokens
+	s.CachedTokens += u.CachedTokens
+	s.CacheWriteTokens += u.CacheWriteTokens
+	s.OutputTokens += u.OutputTokens
 }
 
 // Priced reports whether any target has a price: a bill without is not
@@ -89,8 +116,9 @@ func PriceOf(cfg *config.Config) func(t results.Target) (config.Price, bool) {
 
 // Run is the bill of the targets of a run at price's prices.
 func Run(targets []results.Target, price func(results.Target) (config.Price, bool)) Bill {
-	var b Bill
+	b := Bill{Sent: Sent{Recorded: len(targets) > 0}}
 	for _, t := range targets {
+		b.Sent.Add(t.Usage)
 		p, ok := price(t)
 		if !ok {
 			b.Unpriced = append(b.Unpriced, t.Label())

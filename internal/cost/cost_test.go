@@ -75,6 +75,9 @@ func TestRun(t *testing.T) {
 			{Name: "old"},
 		},
 		Unpriced: []string{"c"},
+		// Every target's requests and tokens, priced or not; "old" records
+		// none, so the figures are not the whole run's.
+		Sent: Sent{Usage: results.Usage{Requests: 46, PromptTokens: 1003080, OutputTokens: 1000600}},
 	}
 	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(1e-12, 0)); diff != "" {
 		t.Errorf("Run (-want +got):\n%s", diff)

@@ -20,16 +20,18 @@ func Cost(w io.Writer, what string, b cost.Bill) error {
 	return err
 }
 
-// CostLine says what a run cost, from its bill (internal/cost), "" when no
-// target has a price:
+// CostLine says what a run sent and cost, from its bill (internal/cost):
+// its tokens always, its cost when a target has a price, "" when the run
+// records no usage (results from before latgate recorded it):
 //
-//	cost: $0.0042 for 84 requests (priming and warmup included); the gate's extra rounds added $0.0011 of it (22 requests)
-//	cost: $0.31 in all; primary: $0.30 for 84 requests; fallback: unknown (none of its 84 requests reported usage)
+//	cost: $0.0042 for 84 requests (priming and warmup included); the gate's extra rounds added $0.0011 of it (22 requests); tokens: 3360 prompt, 1344 output
+//	cost: $0.31 in all; primary: $0.30 for 84 requests; fallback: unknown (none of its 84 requests reported usage); tokens: …
+//	sent: 84 requests (priming and warmup included); tokens: 3360 prompt, 1344 output; no price set (a target's price: gives the cost)
 //
 // what names the run ("" for "cost", "bless cost" for a bless).
 func CostLine(what string, b cost.Bill) string {
 	if !b.Priced() {
-		return ""
+		return sentLine(strings.TrimSuffix(what, "cost"), b.Sent)
 	}
 	if what == "" {
 		what = "cost"
@@ -62,10 +64,47 @@ func CostLine(what string, b cost.Bill) string {
 	default:
 		parts = append(parts, fmt.Sprintf("the gate's extra rounds added %s of it (%s)", money(rounds.USD), requests(rounds.Requests)))
 	}
+	if tk := tokens(b.Sent); tk != "" {
+		parts = append(parts, tk)
+	}
 	if len(b.Unpriced) > 0 {
 		parts = append(parts, "no price for "+strings.Join(b.Unpriced, ", "))
 	}
 	return what + ": " + strings.Join(parts, "; ")
+}
+
+// sentLine is CostLine without a price: the requests and tokens the run
+// sent, so that every run says what it asked of the endpoint.
+func sentLine(prefix string, s cost.Sent) string {
+	if !s.Recorded || s.Requests == 0 {
+		return ""
+	}
+	parts := []string{requests(s.Requests) + " (priming and warmup included)"}
+	if tk := tokens(s); tk != "" {
+		parts = append(parts, tk)
+	}
+	parts = append(parts, "no price set (a target's price: gives the cost)")
+	return prefix + "sent: " + strings.Join(parts, "; ")
+}
+
+// tokens says the prompt and output tokens of s, as the endpoint reported
+// them, and of how many requests when some did not: `tokens: 3360 prompt,
+// 1344 output`; "tokens unknown: none of the 84 requests reported usage".
+func tokens(s cost.Sent) string {
+	switch {
+	case !s.Recorded || s.Requests == 0:
+		return ""
+	case s.Unknown >= s.Requests:
+		return fmt.Sprintf("tokens unknown: none of the %s reported usage", requests(s.Requests))
+	}
+	line := fmt.Sprintf("tokens: %d prompt, %d output", s.PromptTokens, s.OutputTokens)
+	if s.CachedTokens > 0 {
+		line = fmt.Sprintf("tokens: %d prompt (%d of them cached), %d output", s.PromptTokens, s.CachedTokens, s.OutputTokens)
+	}
+	if s.Unknown > 0 {
+		line += fmt.Sprintf(", as %d of %s reported", s.Requests-s.Unknown, requests(s.Requests))
+	}
+	return line
 }
 
 func allRecorded(b cost.Bill) bool {

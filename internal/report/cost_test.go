@@ -8,6 +8,7 @@ import (
 	"github.com/latgate/latgate/internal/cost"
 	"github.com/latgate/latgate/internal/sanitize"
 	"github.com/latgate/latgate/pkg/compare"
+	"github.com/latgate/latgate/pkg/results"
 )
 
 func TestMoney(t *testing.T) {
@@ -23,12 +24,23 @@ func TestMoney(t *testing.T) {
 
 func TestCostLine(t *testing.T) {
 	known := cost.Target{Name: "primary", All: cost.Amount{USD: 0.0042, Requests: 84}, Rounds: cost.Amount{USD: 0.0011, Requests: 22}, Recorded: true}
+	sent := cost.Sent{Usage: results.Usage{Requests: 84, PromptTokens: 3360, OutputTokens: 1344}, Recorded: true}
+	someUnknown := cost.Sent{Usage: results.Usage{Requests: 84, Unknown: 4, PromptTokens: 3200, CachedTokens: 800, OutputTokens: 1280}, Recorded: true}
 	for _, tt := range []struct {
 		name, what string
 		bill       cost.Bill
 		want       string
 	}{
-		{"no price", "", cost.Bill{Unpriced: []string{"primary"}}, ""},
+		{"no usage recorded, no price", "", cost.Bill{Unpriced: []string{"primary"}}, ""},
+		{"no price", "", cost.Bill{Unpriced: []string{"primary"}, Sent: sent},
+			"sent: 84 requests (priming and warmup included); tokens: 3360 prompt, 1344 output; no price set (a target's price: gives the cost)"},
+		{"bless, no price, some unknown", "bless cost", cost.Bill{Unpriced: []string{"primary"}, Sent: someUnknown},
+			"bless sent: 84 requests (priming and warmup included); tokens: 3200 prompt (800 of them cached), 1280 output, as 80 of 84 requests reported; " +
+				"no price set (a target's price: gives the cost)"},
+		{"no price, none reported", "", cost.Bill{Unpriced: []string{"primary"}, Sent: cost.Sent{Usage: results.Usage{Requests: 84, Unknown: 84}, Recorded: true}},
+			"sent: 84 requests (priming and warmup included); tokens unknown: none of the 84 requests reported usage; no price set (a target's price: gives the cost)"},
+		{"priced, with tokens", "", cost.Bill{Targets: []cost.Target{known}, Sent: sent},
+			"cost: $0.0042 for 84 requests (priming and warmup included); the gate's extra rounds added $0.0011 of it (22 requests); tokens: 3360 prompt, 1344 output"},
 		{"one target with rounds", "", cost.Bill{Targets: []cost.Target{known}},
 			"cost: $0.0042 for 84 requests (priming and warmup included); the gate's extra rounds added $0.0011 of it (22 requests)"},
 		{"bless, no rounds", "bless cost", cost.Bill{Targets: []cost.Target{{Name: "primary", All: cost.Amount{USD: 0.0084, Requests: 161}, Recorded: true}}},
