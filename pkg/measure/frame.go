@@ -230,7 +230,10 @@ func (s *scanner) object(fn func(key []byte)) {
 			return
 		}
 		s.i++
-		if start := s.i; s.peek() != 0 {
+		if s.peek() != 0 {
+			// start is after the whitespace: a value fn left unread is
+			// skipped (and validated) even when spaces came before it.
+			start := s.i
 			fn(key)
 			if s.i == start {
 				s.skip()
@@ -271,7 +274,8 @@ func (s *scanner) array(fn func(i int)) {
 		return
 	}
 	for n := 0; ; n++ {
-		if start := s.i; s.peek() != 0 {
+		if s.peek() != 0 {
+			start := s.i
 			fn(n)
 			if s.i == start {
 				s.skip()
