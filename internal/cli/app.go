@@ -202,7 +202,8 @@ func newApp(out *publish.Streams, getenv func(string) string) *ucli.App {
 		Description: `latgate streams a fixed prompt set against the API you ship on
 (api: in latgate.yaml): OpenAI-compatible chat completions (OpenAI, vLLM,
 llama.cpp, Ollama, gateways; the default), the OpenAI Responses API,
-Anthropic Messages, Gemini, or your own app's SSE stream. It measures time
+Anthropic Messages, Gemini, your own app's SSE stream, or newline-delimited
+JSON (api: ndjson; Ollama's native /api/chat). It measures time
 to first token (TTFT), inter-token latency (ITL) and total time at P50 and
 the tail, and compares them with a committed baseline: it fails the CI job
 when latency drifts beyond the tolerances, and stays green on noise.

@@ -24,8 +24,9 @@ func simCommand(a *app.App) *ucli.Command {
 Serves every API latgate measures, with its real event sequence and a latency
 profile: POST /v1/chat/completions (streamed or not) and GET /v1/models,
 POST /v1/responses, POST /v1/messages (Anthropic), POST
-/v1beta/models/MODEL:streamGenerateContent (Gemini) and POST /app/chat (an
-app's own stream: status, delta, done events). Dry-run your CI wiring,
+/v1beta/models/MODEL:streamGenerateContent (Gemini), POST /app/chat (an
+app's own stream: status, delta, done events) and POST /api/chat (Ollama's
+native NDJSON). Dry-run your CI wiring,
 rehearse a regression or a fault. In a config, base_url: sim (or
 sim:PROFILE) runs the same server in-process, for a target of any api.
 

@@ -55,10 +55,14 @@ type Target struct {
 	MaxErrorRate float64 // default 0.05
 	Line         int     // line of the target in the config file
 	// API is the wire format the target speaks: APIChat (also when empty),
-	// APIResponses, APIAnthropic, APIGemini or APISSE (see schema_api.go).
+	// APIResponses, APIAnthropic, APIGemini, APISSE or APINDJSON (see
+	// schema_api.go).
 	API string
 	// SSE describes the stream of an APISSE target; nil for the others.
 	SSE *SSE
+	// NDJSON describes the stream of an APINDJSON target; nil for the
+	// others.
+	NDJSON *NDJSON
 	// SLO is the objective of the target's prompts that set none.
 	SLO *SLO
 	// Price is what the target's tokens cost (nil: no price, no cost).

@@ -75,10 +75,33 @@ func (t Target) ParamsHash() string {
 			SSE   *sseHash       `json:"sse"`
 		}{t.Extra, sseHashOf(t.SSE)})
 	}
+	if t.NDJSON != nil {
+		return shortHash(struct {
+			NDJSON *ndjsonHash `json:"ndjson"`
+		}{ndjsonHashOf(t.NDJSON)})
+	}
 	if len(t.Extra) == 0 {
 		return ""
 	}
 	return shortHash(t.Extra)
+}
+
+// ndjsonHash is what of an ndjson section shapes latency: everything but
+// the names of the variables that hold the header values.
+type ndjsonHash struct {
+	Body                                                      any      `json:"body"`
+	Token, Reasoning, Done, Finish, Error, Prompt, Out, Model string   `json:",omitempty"`
+	HeaderNames                                               []string `json:"header_names"`
+}
+
+func ndjsonHashOf(s *NDJSON) *ndjsonHash {
+	h := &ndjsonHash{Body: s.Body, Token: s.TokenPointer, Reasoning: s.ReasoningPointer, Done: s.DonePointer, Finish: s.FinishPointer,
+		Error: s.ErrorPointer, Prompt: s.PromptTokensPointer, Out: s.OutputTokensPointer, Model: s.ModelPointer, HeaderNames: []string{}}
+	for name := range s.HeadersEnv {
+		h.HeaderNames = append(h.HeaderNames, name)
+	}
+	slices.Sort(h.HeaderNames)
+	return h
 }
 
 func sseHashOf(s *SSE) *sseHash {
@@ -129,8 +152,9 @@ func (c *Config) hash() string {
 		HeaderNames  []string       `json:"header_names"`
 		// API is "" for chat, so that configs from before api: hash as
 		// they did.
-		API string   `json:"api,omitempty"`
-		SSE *sseHash `json:"sse,omitempty"`
+		API    string      `json:"api,omitempty"`
+		SSE    *sseHash    `json:"sse,omitempty"`
+		NDJSON *ndjsonHash `json:"ndjson,omitempty"`
 	}
 	type prompt struct {
 		ID   string `json:"id"`
@@ -165,6 +189,9 @@ func (c *Config) hash() string {
 		}
 		if t.SSE != nil {
 			tt.SSE = sseHashOf(t.SSE)
+		}
+		if t.NDJSON != nil {
+			tt.NDJSON = ndjsonHashOf(t.NDJSON)
 		}
 		v.Targets = append(v.Targets, tt)
 	}

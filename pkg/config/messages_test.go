@@ -598,7 +598,7 @@ latgate.yaml:1: targets[0].max_error_rate: 2 is ambiguous; write 2% for a percen
 			`targets: [{name: "a b", region: [x], api: x, base_url: sim, max_error_rate: 2}]
 prompts: [{id: p, messages: [{role: user, content: hi}]}]
 `,
-			`latgate.yaml:1: targets[0].api: "x" is not an API latgate speaks; use one of chat, responses, anthropic, gemini, sse (chat is the default: OpenAI Chat Completions and every compatible server)
+			`latgate.yaml:1: targets[0].api: "x" is not an API latgate speaks; use one of chat, responses, anthropic, gemini, sse, ndjson (chat is the default: OpenAI Chat Completions and every compatible server)
 latgate.yaml:1: targets[0].name: "a b" has characters outside A-Z a-z 0-9 . _ -; use e.g. name: primary
 latgate.yaml:1: targets[0].region: want a string, got a list; e.g. region: eu-west
 latgate.yaml:1: targets[0].max_error_rate: 2 is ambiguous; write 2% for a percentage or a fraction below 1 (e.g. 0.05)`},
@@ -623,7 +623,7 @@ prompts: [{id: p, messages: [{role: user, content: hi}]}]
 			`targets: [{name: a, base_url: sim, zzzzzzzzzz: 1}]
 prompts: [{id: p, messages: [{role: user, content: hi}]}]
 `,
-			`latgate.yaml:1: targets[0].zzzzzzzzzz: unknown key "zzzzzzzzzz"; valid keys here: name, region, api, base_url, model, api_key_env, max_tokens, temperature, headers, extra_body, include_usage, max_error_rate, sse, slo, price`},
+			`latgate.yaml:1: targets[0].zzzzzzzzzz: unknown key "zzzzzzzzzz"; valid keys here: name, region, api, base_url, model, api_key_env, max_tokens, temperature, headers, extra_body, include_usage, max_error_rate, sse, ndjson, slo, price`},
 		{"target missing name and model",
 			`targets: [{base_url: http://x/v1, max_tokens: 0}]
 prompts: [{id: p, messages: [{role: user, content: hi}]}]

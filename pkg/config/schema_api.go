@@ -28,10 +28,32 @@ const (
 	// APISSE is any other streaming HTTP endpoint (your own app's): POST
 	// {base_url} with the body of the sse section, events read as it says.
 	APISSE = "sse"
+	// APINDJSON is a streaming HTTP endpoint of newline-delimited JSON
+	// (Ollama's native /api/chat, many apps): POST {base_url} with the body
+	// of the ndjson section, each line one JSON object read as it says.
+	APINDJSON = "ndjson"
 )
 
 // APIs lists the values of api, the default first.
-func APIs() []string { return []string{APIChat, APIResponses, APIAnthropic, APIGemini, APISSE} }
+func APIs() []string {
+	return []string{APIChat, APIResponses, APIAnthropic, APIGemini, APISSE, APINDJSON}
+}
+
+// appStream reports whether api is a stream the config describes (sse,
+// ndjson) rather than a provider's API.
+func appStream(api string) bool { return api == APISSE || api == APINDJSON }
+
+// Stream returns the body template and the secret headers of an sse or
+// ndjson target (nil for the others).
+func (t Target) Stream() (body any, headersEnv map[string]string) {
+	switch {
+	case t.SSE != nil:
+		return t.SSE.Body, t.SSE.HeadersEnv
+	case t.NDJSON != nil:
+		return t.NDJSON.Body, t.NDJSON.HeadersEnv
+	}
+	return nil, nil
+}
 
 // apiDefaults are the base URL and key variable of each API.
 var apiDefaults = map[string]struct{ baseURL, keyEnv string }{
@@ -40,11 +62,12 @@ var apiDefaults = map[string]struct{ baseURL, keyEnv string }{
 	APIAnthropic: {"https://api.anthropic.com/v1", "ANTHROPIC_API_KEY"},
 	APIGemini:    {"https://generativelanguage.googleapis.com/v1beta", "GEMINI_API_KEY"},
 	APISSE:       {"", ""},
+	APINDJSON:    {"", ""},
 }
 
 // KeyHeader returns the header an API sends its key in: Authorization
-// (as "Bearer KEY") for chat, responses and sse, x-api-key for anthropic,
-// x-goog-api-key for gemini.
+// (as "Bearer KEY") for chat, responses, sse and ndjson, x-api-key for
+// anthropic, x-goog-api-key for gemini.
 func KeyHeader(api string) string {
 	switch api {
 	case APIAnthropic:
@@ -137,6 +160,12 @@ func (p *parser) api(m map[string]*yaml.Node, path string, t *Target) {
 func (p *parser) apiFields(n *yaml.Node, m map[string]*yaml.Node, path string, t *Target) {
 	if v := get(m, "include_usage"); v != nil && t.API != APIChat {
 		p.fail(v, path+".include_usage", "applies to api: chat only (stream_options.include_usage); the %s API always reports usage: remove it", t.API)
+	}
+	if t.API == APINDJSON || get(m, "ndjson") != nil {
+		p.ndjsonFields(n, m, path, t) // schema_ndjson.go
+		if get(m, "sse") == nil {
+			return
+		}
 	}
 	v := get(m, "sse")
 	switch {
@@ -330,11 +359,11 @@ func promptProblem(api string, pr Prompt) string {
 			conversational++
 		}
 	}
-	if conversational == 0 && api != APIChat && api != APISSE {
+	if conversational == 0 && api != APIChat && !appStream(api) {
 		return "needs a user message: system messages alone are no request to this API"
 	}
-	if len(pr.Tools) > 0 && api == APISSE {
-		return "declares tools, which api: sse cannot send (its body is the sse.body template); remove them or use a provider API"
+	if len(pr.Tools) > 0 && appStream(api) {
+		return fmt.Sprintf("declares tools, which api: %s cannot send (its body is the %s.body template); remove them or use a provider API", api, api)
 	}
 	return ""
 }

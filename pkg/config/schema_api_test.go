@@ -190,3 +190,57 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// TestNDJSONSection: ndjson: {preset: ollama} is Ollama's native chat API,
+// a key set beside the preset overrides it, and a section of its own needs
+// token_pointer; every mistake names the field and the fix. The pointers
+// are part of the config's identity.
+func TestNDJSONSection(t *testing.T) {
+	cfg, err := parse(t, apiConfig("api: ndjson\nbase_url: http://127.0.0.1:11434/api/chat\nmodel: qwen3:0.6b\nndjson: {preset: ollama}", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ollama := NDJSONPresets()["ollama"]
+	if diff := cmp.Diff(&ollama, cfg.Targets[0].NDJSON); diff != "" {
+		t.Errorf("preset ollama (-want +got):\n%s", diff)
+	}
+	over, err := parse(t, apiConfig("api: ndjson\nbase_url: http://127.0.0.1:11434/api/chat\nmodel: m\nndjson: {preset: ollama, body: {model: m, stream: true, messages: \"{{messages}}\"}, reasoning_pointer: \"\", headers_env: {X-Tenant: TENANT}}", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ollama
+	want.Body = map[string]any{"model": "m", "stream": true, "messages": "{{messages}}"}
+	want.ReasoningPointer = ""
+	want.HeadersEnv = map[string]string{"X-Tenant": "TENANT"}
+	if diff := cmp.Diff(&want, over.Targets[0].NDJSON); diff != "" {
+		t.Errorf("preset with overrides (-want +got):\n%s", diff)
+	}
+	if over.Hash == cfg.Hash {
+		t.Error("another body and pointers hash like the preset")
+	}
+	own, err := parse(t, apiConfig("api: ndjson\nbase_url: https://app.example.com/stream\nmodel: m\nndjson: {token_pointer: /delta, done_pointer: /done}", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := own.Targets[0].NDJSON; n.Body == nil || n.ErrorPointer != "/error" || n.TokenPointer != "/delta" || n.Preset != "" {
+		t.Errorf("own section: %+v; want the default body, error_pointer /error", n)
+	}
+
+	for _, tt := range []struct{ name, target, want string }{
+		{"no section", "api: ndjson\nbase_url: http://h/api/chat\nmodel: m", "targets[0]: api: ndjson needs an ndjson section saying what to send and where each line has its tokens, e.g. ndjson: {preset: ollama}"},
+		{"not ndjson", "model: m\nndjson: {preset: ollama}", "targets[0].ndjson: applies to api: ndjson only; remove it or set api: ndjson"},
+		{"unknown preset", "api: ndjson\nbase_url: http://h/api/chat\nmodel: m\nndjson: {preset: vllm}", `targets[0].ndjson.preset: "vllm" is not a preset latgate knows; use one of ollama`},
+		{"no token pointer", "api: ndjson\nbase_url: http://h/s\nmodel: m\nndjson: {done_pointer: /done}", "targets[0].ndjson.token_pointer: missing; say where each line has its answer text"},
+		{"not a pointer", "api: ndjson\nbase_url: http://h/s\nmodel: m\nndjson: {token_pointer: text}", `targets[0].ndjson.token_pointer: "text" is not a JSON pointer; it starts with /`},
+		{"no base_url", "api: ndjson\nmodel: m\nndjson: {preset: ollama}", "api: ndjson needs base_url, the URL of the streaming endpoint itself (POST), e.g. base_url: http://127.0.0.1:11434/api/chat"},
+		{"extra_body", "api: ndjson\nbase_url: http://h/s\nmodel: m\nextra_body: {x: 1}\nndjson: {preset: ollama}", "targets[0].extra_body: api: ndjson sends ndjson.body as it is; put the fields there"},
+		{"unknown key", "api: ndjson\nbase_url: http://h/s\nmodel: m\nndjson: {preset: ollama, token_events: [x]}", `unknown key "token_events"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parse(t, apiConfig(tt.target, ""))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want it to hold %q", err, tt.want)
+			}
+		})
+	}
+}

@@ -75,11 +75,13 @@ func (p *parser) steps(n *yaml.Node, path string) [][]Message {
 // sse body template has a place for only in {{messages}} (the whole
 // conversation); {{prompt}} and {{system}} would drop it.
 func chainProblem(t Target, pr Prompt) string {
-	if len(pr.Steps) == 0 || t.APIName() != APISSE || t.SSE == nil || carriesMessages(t.SSE.Body) {
+	body, _ := t.Stream()
+	if len(pr.Steps) == 0 || !appStream(t.APIName()) || body == nil || carriesMessages(body) {
 		return ""
 	}
-	return fmt.Sprintf(`target %q (api: sse) cannot run a chain: its sse.body has no "{{messages}}" value, so the previous answer has no place as an assistant turn; give the body the conversation (e.g. body: {messages: "{{messages}}"}), measure the chain on a target of api: %s, %s, %s or %s, or drop steps`,
-		t.Name, APIChat, APIResponses, APIAnthropic, APIGemini)
+	api := t.APIName()
+	return fmt.Sprintf(`target %q (api: %s) cannot run a chain: its %s.body has no "{{messages}}" value, so the previous answer has no place as an assistant turn; give the body the conversation (e.g. body: {messages: "{{messages}}"}), measure the chain on a target of api: %s, %s, %s or %s, or drop steps`,
+		t.Name, api, api, APIChat, APIResponses, APIAnthropic, APIGemini)
 }
 
 // carriesMessages reports whether an sse body template has a value that is

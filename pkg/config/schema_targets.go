@@ -41,7 +41,7 @@ var (
 
 var targetFields = []field[Target]{hand[Target]("name"), targetRegion, hand[Target]("api"), hand[Target]("base_url"), hand[Target]("model"),
 	hand[Target]("api_key_env"), targetMaxTokens, targetTemperature, hand[Target]("headers"), hand[Target]("extra_body"),
-	targetIncludeUsage, targetMaxErrorRate, hand[Target]("sse"), hand[Target]("slo"), hand[Target]("price")}
+	targetIncludeUsage, targetMaxErrorRate, hand[Target]("sse"), hand[Target]("ndjson"), hand[Target]("slo"), hand[Target]("price")}
 
 const targetExample = "targets: [{name: primary, base_url: https://api.openai.com/v1, model: gpt-4o-mini}]"
 
@@ -257,9 +257,9 @@ func (p *parser) headers(n *yaml.Node, field, api string) map[string]string {
 			// A committed config must never hold a key, and output redaction
 			// only knows the keys latgate reads from the environment: refuse
 			// rather than leak.
-			fix := "keep credentials in the environment: api_key_env (sent as " + KeyHeader(api) + "), or api: sse's headers_env for any other header"
-			if api == APISSE {
-				fix = "name the environment variable that holds the value in sse.headers_env instead"
+			fix := "keep credentials in the environment: api_key_env (sent as " + KeyHeader(api) + "), or api: sse's or ndjson's headers_env for any other header"
+			if appStream(api) {
+				fix = "name the environment variable that holds the value in " + api + ".headers_env instead"
 			}
 			p.fail(k, f, "looks like a credential header, and header values are committed with the config; %s", fix)
 			continue

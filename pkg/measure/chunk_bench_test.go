@@ -165,7 +165,7 @@ func BenchmarkChunk(b *testing.B) {
 }
 
 // otherAPIs are the APIs besides chat, each benchmarked against it.
-var otherAPIs = []string{config.APIResponses, config.APIAnthropic, config.APIGemini, config.APISSE}
+var otherAPIs = []string{config.APIResponses, config.APIAnthropic, config.APIGemini, config.APISSE, config.APINDJSON}
 
 // apiReader returns a client of api and a reader that delivers the
 // simulator's answer of n tokens in that API's shapes, one event per Read.
@@ -193,8 +193,11 @@ func apiReader(tb testing.TB, api string, n int) (*client, *frameReader) {
 		tb.Fatalf("%s: %s", api, o.failure.Message)
 	}
 	sep := []byte("\n\n")
-	if api == config.APIGemini {
+	switch api {
+	case config.APIGemini:
 		sep = []byte("\r\n\r\n")
+	case config.APINDJSON:
+		sep = []byte("\n")
 	}
 	var frames [][]byte
 	for _, f := range bytes.SplitAfter(body.Bytes(), sep) {

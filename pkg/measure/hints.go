@@ -79,6 +79,8 @@ func apiTitle(api string) string {
 		return "Gemini streamGenerateContent"
 	case config.APISSE:
 		return "app stream"
+	case config.APINDJSON:
+		return "NDJSON stream"
 	}
 	return "OpenAI chat completions"
 }

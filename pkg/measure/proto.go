@@ -61,6 +61,9 @@ type wire struct {
 	parse func(event, data []byte, f *frame)
 	// eventIDs: the first SSE id: field is the response id.
 	eventIDs bool
+	// lines: the body is newline-delimited JSON, not SSE: every non-empty
+	// line is a payload (parse's event is nil), nothing is a comment.
+	lines bool
 	// endsAtEOF: the clean end of the body ends the answer (rather than a
 	// finish the stream must carry).
 	endsAtEOF bool
@@ -86,6 +89,8 @@ func wireOf(ep Endpoint) (wire, error) {
 		return geminiWire, nil
 	case config.APISSE:
 		return sseWire(ep)
+	case config.APINDJSON:
+		return ndjsonWire(ep)
 	}
 	return wire{}, fmt.Errorf("api %q is not one latgate speaks (%s)", ep.API, strings.Join(config.APIs(), ", "))
 }

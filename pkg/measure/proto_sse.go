@@ -75,9 +75,10 @@ var placeholderRE = regexp.MustCompile(`\{\{\s*([A-Za-z_]*)\s*\}\}`)
 // sseBody is the sse.body template filled for a prompt (config lets a
 // chain reach an sse target only when its body has {{messages}}).
 func sseBody(ep Endpoint, pr config.Prompt) ([]byte, error) {
-	b, err := json.Marshal(fill(ep.SSE.Body, placeholders(ep, pr)))
+	body, _ := ep.Stream()
+	b, err := json.Marshal(fill(body, placeholders(ep, pr)))
 	if err != nil {
-		return nil, fmt.Errorf("prompt %q: sse.body: %w", pr.ID, err)
+		return nil, fmt.Errorf("prompt %q: %s.body: %w", pr.ID, ep.APIName(), err)
 	}
 	return b, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"slices"
 	"strings"
@@ -33,8 +34,12 @@ func appSSE() *config.SSE {
 // apiTarget is a target of api on the simulator.
 func apiTarget(api string) config.Target {
 	t := config.Target{Name: api, Model: "sim", API: api, MaxTokens: 64, IncludeUsage: true, MaxErrorRate: 1, APIKeyEnv: "SIM_KEY"}
-	if api == config.APISSE {
+	switch api {
+	case config.APISSE:
 		t.SSE = appSSE()
+	case config.APINDJSON:
+		o := config.NDJSONPresets()["ollama"]
+		t.NDJSON = &o
 	}
 	return t
 }
@@ -141,6 +146,11 @@ func TestAPIsOnTheWire(t *testing.T) {
 			for i, o := range obs {
 				s := o.sample
 				seq, ok := sim.SeqFromID(o.id)
+				if o.id == "" && api == config.APINDJSON {
+					// Ollama's lines carry no id: one request at a time,
+					// the record sent nearest the request is its own.
+					seq, ok = nearest(recs, o.sent), true
+				}
 				r, found := recs[seq]
 				if !ok || !found {
 					t.Fatalf("request %d: no server record for response id %q", i, o.id)
@@ -184,6 +194,8 @@ func TestAPIsOnTheWire(t *testing.T) {
 				switch api {
 				case config.APISSE: // an app stream reports no usage: its token events are counted
 					want = results.Sample{OutputTokens: reasoning + tokens, TokenSource: "chunks"}
+				case config.APINDJSON: // Ollama counts prompt and output tokens, neither cached nor reasoning ones
+					want = results.Sample{OutputTokens: reasoning + tokens, TokenSource: "usage"}
 				case config.APIAnthropic: // the breakpoint: the warmup wrote the cache, measured requests read it
 					want.CachedTokens = (len(cachedPrompt.Messages[0].Content) + 3) / 4 // the simulator's 4 bytes a token
 				}
@@ -289,6 +301,17 @@ func TestAPIToolCalls(t *testing.T) {
 	}
 }
 
+// nearest returns the seq of the record that started nearest to t.
+func nearest(recs map[int]sim.Record, t time.Time) int {
+	best, d := 0, time.Duration(math.MaxInt64)
+	for seq, r := range recs {
+		if x := r.Start.Sub(t).Abs(); x < d {
+			best, d = seq, x
+		}
+	}
+	return best
+}
+
 // TestAPIErrorClasses: every failure class, in each API's own shapes (the
 // simulator's faults answer in them: Anthropic's {"type":"error",…} bodies
 // and error events, its 529 overloaded_error, Gemini's {"error":{"status":
@@ -316,11 +339,11 @@ func TestAPIErrorClasses(t *testing.T) {
 		{fault: sim.FaultCut, class: results.ErrTruncated, status: fixed(200), msg: byAPI("stream cut after 2 chunks")},
 		{fault: sim.FaultNoDone, class: results.ErrTruncated, status: fixed(200), msg: byAPI("stream ended without a finish_reason or [DONE] after 2 chunks",
 			config.APIResponses, "without a response status or response.completed", config.APIAnthropic, "without a stop_reason or message_stop",
-			config.APIGemini, "without a finishReason after 2 chunks", config.APISSE, "without a done event after 2 chunks")},
+			config.APIGemini, "without a finishReason after 2 chunks", config.APISSE, "without a done event after 2 chunks", config.APINDJSON, "without a done line after 2 chunks")},
 		{fault: sim.FaultStall, class: results.ErrTimeout, status: fixed(200), msg: byAPI("timed out mid-stream after 2 chunks")},
 		{fault: sim.FaultMalformed, class: results.ErrMalformed, status: fixed(200), msg: byAPI("malformed frame after 2 chunks: {not json")},
 		{fault: sim.FaultErrorFrame, class: results.ErrStreamErr, status: fixed(200), msg: byAPI("server_error: simulated mid-stream failure",
-			config.APIAnthropic, "overloaded_error: Overloaded", config.APIGemini, "UNAVAILABLE: The model is overloaded", config.APISSE, "simulated mid-stream failure")},
+			config.APIAnthropic, "overloaded_error: Overloaded", config.APIGemini, "UNAVAILABLE: The model is overloaded", config.APISSE, "simulated mid-stream failure", config.APINDJSON, "simulated mid-stream failure")},
 		{fault: sim.FaultErrorString, class: results.ErrStreamErr, status: fixed(200), msg: byAPI("simulated mid-stream failure",
 			config.APIAnthropic, "api_error: Internal server error", config.APIGemini, "INTERNAL: An internal error", config.APIResponses, "server_error: simulated mid-stream failure")},
 		{fault: sim.FaultZero, class: results.ErrEmpty, status: fixed(200), msg: byAPI("answer had no tokens")},

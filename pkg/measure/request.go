@@ -51,9 +51,9 @@ func NewEndpoint(t config.Target, url string, getenv func(string) string) Endpoi
 	if t.APIKeyEnv != "" {
 		ep.APIKey = getenv(t.APIKeyEnv)
 	}
-	if t.SSE != nil && len(t.SSE.HeadersEnv) > 0 {
+	if _, he := t.Stream(); len(he) > 0 {
 		ep.SecretHeaders = map[string]string{}
-		for h, env := range t.SSE.HeadersEnv {
+		for h, env := range he {
 			ep.SecretHeaders[h] = getenv(env)
 		}
 	}
@@ -65,8 +65,8 @@ func NewEndpoint(t config.Target, url string, getenv func(string) string) Endpoi
 // redacts their values.
 func SecretEnv(t config.Target) []string {
 	var names []string
-	if t.SSE != nil {
-		for _, env := range t.SSE.HeadersEnv {
+	if _, he := t.Stream(); len(he) > 0 {
+		for _, env := range he {
 			names = append(names, env)
 		}
 		slices.Sort(names)
@@ -368,11 +368,12 @@ func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 		evBuf                     [maxEventName]byte
 		event                     []byte // the current event's name, "" before an event: line
 	)
-	if why := notAStream(a.contentType); why != "" {
+	if why := c.notThisStream(a.contentType); why != "" {
 		// Fail at the headers: read as SSE such a body finds no event
 		// until it ends, which may be a minute away.
 		return c.failf(a, results.ErrMalformed, a.status, "HTTP %d with Content-Type %q (POST %s): %s", a.status, a.contentType, shownURL(c.url), why)
 	}
+	payloads := 0 // lines handed to parse
 	s := &o.sample
 	gaps := make([]float64, 0, min(max(c.ep.MaxTokens, 1), 256))
 	lr := newLineReader(a.body, buf, maxLine)
@@ -391,7 +392,12 @@ func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 			return c.failf(a, results.ErrOverrun, a.status, "stopped after %d bytes and %d token chunks: the stream ran far past what max_tokens %d allows (latgate stops a stream at %d bytes)",
 				lr.n, chunks, c.ep.MaxTokens, bytesMax)
 		}
+		payload := line
 		switch {
+		case c.wire.lines:
+			if len(bytes.TrimSpace(line)) == 0 {
+				continue // a blank line between objects
+			}
 		case len(line) == 0:
 			errorEvent = false // event boundary
 			event = nil
@@ -411,8 +417,10 @@ func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 				other = clip(bytes.TrimSpace(line), 120)
 			}
 			continue // id:, retry: and unknown fields are ignored, as SSE says
+		default:
+			payload = line[5:]
 		}
-		payload := line[5:]
+		payloads++
 		c.wire.parse(event, payload, &f)
 		switch {
 		case f.done:
@@ -465,7 +473,11 @@ func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 			break
 		}
 	}
-	if finish == "" && chunks == 0 && !isEventStream(a.contentType) {
+	if c.wire.lines && payloads == 1 && chunks == 1 && mediaType(a.contentType) == "application/json" {
+		return c.failf(a, results.ErrMalformed, a.status,
+			"HTTP %d with Content-Type %q answered in one JSON object, not a stream: set stream: true in ndjson.body (Ollama streams only when asked)", a.status, a.contentType)
+	}
+	if finish == "" && chunks == 0 && !c.wire.lines && !isEventStream(a.contentType) {
 		return c.failf(a, results.ErrMalformed, a.status,
 			"HTTP %d with Content-Type %q is not an event stream (text/event-stream): the endpoint answered without streaming; check that base_url is the API (e.g. …/v1) and that it streams (stream: true); the body began: %s",
 			a.status, a.contentType, other)
@@ -555,18 +567,41 @@ func (c *client) malformedHint(payload []byte) string {
 // that stream SSE under another or no Content-Type are still read, and a
 // whole answer (a web page, a JSON object) is read to show how it begins.
 func notAStream(contentType string) string {
-	mt, _, _ := strings.Cut(contentType, ";")
-	switch strings.ToLower(strings.TrimSpace(mt)) {
-	case "application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines", "application/jsonlines":
-		return "newline-delimited JSON, not an event stream (text/event-stream); Ollama's native /api/chat streams so: use its OpenAI-compatible API instead (api: chat, base_url ending in /v1)"
+	if isNDJSON(contentType) {
+		return "newline-delimited JSON, not an event stream (text/event-stream); Ollama's native /api/chat streams so: " +
+			"set api: ndjson with ndjson: {preset: ollama}, or use its OpenAI-compatible API (api: chat, base_url ending in /v1)"
 	}
 	return ""
 }
 
-func isEventStream(contentType string) bool {
-	mt, _, _ := strings.Cut(contentType, ";")
-	return strings.EqualFold(strings.TrimSpace(mt), "text/event-stream")
+// notThisStream is notAStream for the wire's framing: an NDJSON target
+// refuses an event stream (its lines would all be malformed), the others
+// NDJSON.
+func (c *client) notThisStream(contentType string) string {
+	if !c.wire.lines {
+		return notAStream(contentType)
+	}
+	if isEventStream(contentType) {
+		return "server-sent events, not newline-delimited JSON: set api: sse (an app's stream) or api: chat (an OpenAI-style one)"
+	}
+	return ""
 }
+
+// mediaType is a Content-Type's media type, lower case, without parameters.
+func mediaType(contentType string) string {
+	mt, _, _ := strings.Cut(contentType, ";")
+	return strings.ToLower(strings.TrimSpace(mt))
+}
+
+func isNDJSON(contentType string) bool {
+	switch mediaType(contentType) {
+	case "application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines", "application/jsonlines":
+		return true
+	}
+	return false
+}
+
+func isEventStream(contentType string) bool { return mediaType(contentType) == "text/event-stream" }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 

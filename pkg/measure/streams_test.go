@@ -46,7 +46,11 @@ func readGolden(t *testing.T, api, file string) outcome {
 		t.Fatal(err)
 	}
 	c := goldenClient(t, api)
-	a := &attempt{body: io.NopCloser(&chunkedReader{data: body, sizes: []int{7}}), start: time.Now(), status: 200, contentType: "text/event-stream"}
+	ct := "text/event-stream"
+	if strings.HasSuffix(file, ".ndjson") {
+		ct = "application/x-ndjson"
+	}
+	a := &attempt{body: io.NopCloser(&chunkedReader{data: body, sizes: []int{7}}), start: time.Now(), status: 200, contentType: ct}
 	return c.read(context.Background(), a, make([]byte, 32<<10))
 }
 
@@ -72,6 +76,10 @@ func TestGoldenStreams(t *testing.T) {
 		{"gemini.sse", config.APIGemini, got{Chunks: 3, HasContent: true, Finish: "STOP", Source: "usage", Output: 134, Prompt: 9, Cached: 4, Reasoning: 120, ITL: 2, ID: "8Yk0aPfXL4-WqtsPrsXl0QQ", Model: "gemini-2.5-flash"}},
 		// An app stream: two status events, a citations event and a comment that are no tokens.
 		{"sse.sse", config.APISSE, got{Chunks: 2, HasContent: true, Status: true, Finish: "done", Source: "chunks", Output: 2, ITL: 1, ID: "7f1c"}},
+		// Ollama's native /api/chat (ndjson: {preset: ollama}): a thinking
+		// line, three content lines (a blank line between two), the done
+		// line with the counts.
+		{"ollama.ndjson", config.APINDJSON, got{Chunks: 4, HasContent: true, Finish: "stop", Source: "usage", Output: 4, Prompt: 26, ITL: 3, Model: "qwen3:0.6b"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -119,6 +127,9 @@ func shape(t *testing.T, api string, body []byte) []string {
 		}
 	}
 	for _, line := range strings.Split(strings.ReplaceAll(string(body), "\r\n", "\n"), "\n") {
+		if api == config.APINDJSON && line != "" {
+			line = "data:" + line // every line is a payload
+		}
 		switch {
 		case line == "":
 			event = ""
@@ -185,6 +196,7 @@ func TestSimSpeaksTheGoldenShapes(t *testing.T) {
 		{"anthropic_tool.sse", config.APIAnthropic, "fast?tokens=3", tool},
 		{"gemini.sse", config.APIGemini, "fast?tokens=3&reasoning=1", cachedPrompt},
 		{"sse.sse", config.APISSE, "fast?tokens=3", cachedPrompt},
+		{"ollama.ndjson", config.APINDJSON, "fast?tokens=3&reasoning=1", cachedPrompt},
 	} {
 		t.Run(tt.file, func(t *testing.T) {
 			golden, err := os.ReadFile(filepath.Join("testdata", "streams", tt.file))

@@ -329,6 +329,7 @@ func TestWireParseAllocations(t *testing.T) {
 		{config.APIAnthropic, "anthropic_tool.sse"},
 		{config.APIGemini, "gemini.sse"},
 		{config.APISSE, "sse.sse"},
+		{config.APINDJSON, "ollama.ndjson"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -343,6 +344,9 @@ func TestWireParseAllocations(t *testing.T) {
 				events int
 			)
 			for _, line := range bytes.Split(bytes.ReplaceAll(body, []byte("\r\n"), []byte("\n")), []byte("\n")) {
+				if tt.api == config.APINDJSON && len(line) > 0 {
+					line = append([]byte("data:"), line...) // every line is a payload
+				}
 				switch {
 				case len(line) == 0:
 					event = nil

@@ -91,7 +91,8 @@ func (r *Running) URL() string { return r.url }
 // URLFor returns the base URL a target of the given API (a config api:
 // value) uses with this simulator: URL() for chat, responses and anthropic,
 // "http://127.0.0.1:PORT/v1beta" for gemini, and the app stream's own URL,
-// "http://127.0.0.1:PORT/app/chat", for sse.
+// "http://127.0.0.1:PORT/app/chat", for sse, and Ollama's native API,
+// "http://127.0.0.1:PORT/api/chat", for ndjson.
 func (r *Running) URLFor(api string) string {
 	host := strings.TrimSuffix(r.url, "/v1")
 	switch api {
@@ -99,6 +100,8 @@ func (r *Running) URLFor(api string) string {
 		return host + "/v1beta"
 	case "sse":
 		return host + pathApp
+	case "ndjson":
+		return host + pathOllama
 	}
 	return r.url
 }

@@ -178,13 +178,15 @@ const (
 	pathResponses = "/v1/responses"
 	pathMessages  = "/v1/messages"
 	pathApp       = "/app/chat"
+	pathOllama    = "/api/chat"
 )
 
 // ServeHTTP serves POST /v1/chat/completions (OpenAI Chat Completions),
 // POST /v1/responses (the OpenAI Responses API), POST /v1/messages (the
 // Anthropic Messages API), POST /v1beta/models/MODEL:streamGenerateContent
 // (Gemini; also below /v1), POST /app/chat (an app's own event stream:
-// status, delta and done events) and GET /v1/models.
+// status, delta and done events), POST /api/chat (Ollama's native NDJSON
+// stream) and GET /v1/models.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var wr wire
 	switch path := r.URL.Path; {
@@ -196,6 +198,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		wr = anthropicWire{}
 	case path == pathApp:
 		wr = appWire{}
+	case path == pathOllama:
+		wr = ollamaWire{}
 	case geminiModel(path) != "":
 		wr = geminiWire{model: geminiModel(path)}
 	case path == "/v1/models":
@@ -519,7 +523,11 @@ func (st *stream) stream(a *answer) {
 	}
 	st.split = a.fault == FaultSplit
 	h := st.w.Header()
-	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	ct := "text/event-stream; charset=utf-8"
+	if t, ok := st.wr.(interface{ contentType() string }); ok {
+		ct = t.contentType()
+	}
+	h.Set("Content-Type", ct)
 	h.Set("Cache-Control", "no-cache")
 	st.w.WriteHeader(http.StatusOK)
 	if st.rec != nil {
