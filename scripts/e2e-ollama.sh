@@ -7,7 +7,8 @@
 # Steps: get Ollama v0.11.4 (built once from the Go module proxy into a cache,
 # ~2-3 min cold), start it on a free 127.0.0.1 port with its state in a temp
 # dir, register the model offline, then latgate measure (with sanity checks on
-# the results file), bless, and check (which must pass). The server is stopped
+# the results file), the same over Ollama's native NDJSON API (api: ndjson),
+# bless, and check (which must pass). The server is stopped
 # and the temp dir removed on every exit, also on failure.
 #
 # Environment:
@@ -22,7 +23,7 @@ set -euo pipefail
 # vendored C++ headers).
 readonly OLLAMA_VERSION=v0.11.4
 readonly MODEL_NAME=stories260k
-readonly MAX_TOKENS=48 # must match examples/ollama/latgate.yaml
+readonly MAX_TOKENS=48 # must match examples/ollama/latgate.yaml and examples/ndjson/latgate.yaml
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cache=${LATGATE_E2E_CACHE:-${HOME:-/root}/.cache/latgate-e2e}
@@ -214,6 +215,16 @@ step "latgate measure"
 "$latgate" measure --config "$cfg" --base-url "$base_url" --out "$tmp/results.json" --quiet
 "$e2echeck" results -model "$MODEL_NAME" -max-tokens "$MAX_TOKENS" -min-samples 15 \
 	-max-ttft-ms 2000 -max-itl-p50-ms 100 "$tmp/results.json"
+
+# ----------------------------------------------------------------------------
+# The same server through its native API: POST /api/chat, newline-delimited
+# JSON (api: ndjson, ndjson: {preset: ollama}): tokens, the done line, the
+# usage counts and the served model read from Ollama's own lines.
+step "latgate measure over Ollama's native /api/chat (api: ndjson)"
+"$latgate" measure --config "$repo/examples/ndjson/latgate.yaml" --base-url "http://127.0.0.1:$port/api/chat" \
+	--requests 20 --out "$tmp/ndjson.json" --quiet
+"$e2echeck" results -model "$MODEL_NAME" -max-tokens "$MAX_TOKENS" -min-samples 15 \
+	-max-ttft-ms 2000 -max-itl-p50-ms 100 "$tmp/ndjson.json"
 
 # ----------------------------------------------------------------------------
 step "latgate bless --from the measured results"
