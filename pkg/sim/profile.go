@@ -202,6 +202,11 @@ type Profile struct {
 	// ChainStep−1 assistant turns (chain.go). 0: none.
 	ChainStep      int
 	ChainStepDelay time.Duration
+	// Swap is what a request for another model than the one served last
+	// adds to its TTFT: a server that holds one model at a time and
+	// reloads on every switch (Ollama with two option sets of one model).
+	// 0: none.
+	Swap time.Duration
 	// Slowdown multiplies every delay (0 means 1).
 	Slowdown float64
 	// TTFTFactor multiplies the TTFT only (0 means 1).
@@ -331,6 +336,7 @@ func (p Profile) Validate() error {
 	check(p.Prefill >= 0 && p.Prefill <= time.Second, "prefill: %v outside [0, 1s] per token", p.Prefill)
 	check(p.ChainStep >= 0 && p.ChainStep <= 1000, "chain_step: %d outside [0, 1000]", p.ChainStep)
 	check(p.ChainStepDelay >= 0 && p.ChainStepDelay <= time.Minute, "chain_step_delay: %v outside [0, 1m]", p.ChainStepDelay)
+	check(p.Swap >= 0 && p.Swap <= time.Minute, "swap: %v outside [0, 1m]", p.Swap)
 	check(p.Slowdown >= 0 && !math.IsInf(p.Slowdown, 0), "slowdown: %v is not a finite factor ≥ 0", p.Slowdown)
 	check(p.TTFTFactor >= 0 && !math.IsInf(p.TTFTFactor, 0), "ttft_factor: %v is not a finite factor ≥ 0", p.TTFTFactor)
 	check(p.Spin >= 0, "spin: negative %v", p.Spin)

@@ -66,6 +66,8 @@ type Server struct {
 	// slot, when the profile is Serial, is held by the one chat request
 	// being served.
 	slot chan struct{}
+	// loaded is the model served last (Profile.Swap), under mu.
+	loaded string
 
 	// Pre-built JSON pieces of the chunks.
 	contentHead, reasonHead, finalDelta, fingerprint string
@@ -382,6 +384,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, wr wire) {
 	a.plan = s.p.PlanAt(seq, a.n, st.start)
 	s.p.prefill(&a.plan, a.promptTokens-a.cached)
 	s.p.stepDelay(&a.plan, req.turns) // chain.go
+	if s.swapped(a.model) {
+		delay(&a.plan, s.p.Swap)
+	}
 	if st.rec != nil {
 		st.rec.Fault, st.rec.Plan, st.rec.Level = a.fault, a.plan, s.p.Level.At(st.start)
 		st.rec.PromptTokens, st.rec.Cached, st.rec.Turns = a.promptTokens, a.cached, req.turns
@@ -889,3 +894,17 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // unquote strips the quotes of a pre-quoted word (plain ASCII, no escapes).
 func unquote(q string) string { return q[1 : len(q)-1] }
+
+// swapped reports whether, with Profile.Swap, model differs from the one
+// served last (the first request loads it too), and makes it the one
+// loaded.
+func (s *Server) swapped(model string) bool {
+	if s.p.Swap <= 0 {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	was := s.loaded
+	s.loaded = model
+	return was != model
+}

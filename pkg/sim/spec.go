@@ -113,6 +113,7 @@ func keys() []key {
 		{"prefill", "TTFT added per prompt token not served from the cache (duration, e.g. 100us)", durArg(func(p *Profile) *time.Duration { return &p.Prefill })},
 		{"chain_step", "the step of every agent chain (counted from 1: a request holding N-1 assistant turns) that chain_step_delay slows", intArg(func(p *Profile) *int { return &p.ChainStep }, 1000)},
 		{"chain_step_delay", "TTFT added to step chain_step of every agent chain (duration)", durArg(func(p *Profile) *time.Duration { return &p.ChainStepDelay })},
+		{"swap", "TTFT added to a request for another model than the one served last: a server that holds one model at a time (duration)", durArg(func(p *Profile) *time.Duration { return &p.Swap })},
 		{"slowdown", "multiplies every delay (> 0)", factorArg(func(p *Profile) *float64 { return &p.Slowdown })},
 		{"ttft_factor", "multiplies the TTFT only (> 0)", factorArg(func(p *Profile) *float64 { return &p.TTFTFactor })},
 		{"seed", "seed of the drawn delays (uint64)", func(p *Profile, v string) error {
