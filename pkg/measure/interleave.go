@@ -68,6 +68,12 @@ type ABOptions struct {
 	// MaxRetries and MaxRetryWait are as in Options.
 	MaxRetries   int
 	MaxRetryWait time.Duration
+	// Block, when not 0, measures in ABBA blocks of Block rounds a side
+	// (abBlocks) instead of one request of each side per block: for a
+	// server that interleaving itself slows (one that holds one model at
+	// a time and reloads it on every switch). The warmup stays
+	// interleaved.
+	Block int
 }
 
 // abJob is one request of the interleaved schedule.
@@ -132,6 +138,9 @@ func RunAB(ctx context.Context, opts ABOptions) (base, cand *results.File, err e
 	conc := max(opts.Run.Concurrency, 1)
 	warm := abSchedule(pairs, prompts, opts.Run.Warmup, opts.Run, false)
 	meas := abSchedule(pairs, prompts, opts.Run.Requests, opts.Run, true)
+	if opts.Block > 0 {
+		meas = abBlocks(pairs, prompts, opts.Run.Requests, opts.Block, opts.Run)
+	}
 	laneOf := func(side, pair int) int { return side*pairs + pair }
 	// Each lane's measured jobs, in schedule order, and each measured
 	// request's index among them.
@@ -263,6 +272,50 @@ func abSchedule(pairs, prompts, rounds int, run config.Run, measured bool) []abJ
 			}
 			jobs = append(jobs, abJob{side: first, pair: pair, prompt: prompt, seq: n}, abJob{side: 1 - first, pair: pair, prompt: prompt, seq: n})
 		}
+	}
+	return jobs
+}
+
+// abBlocks is the blocked schedule: the measured rounds in chunks of block
+// rounds, each chunk all of one side's requests (every target pair ×
+// prompt, round by round, in the run's order) and then the other side's
+// same requests with the same seqs, so that request seq of a pair and
+// prompt still pairs with the other side's. The side that leads alternates
+// chunk by chunk (ABBA: a drift across the run favours neither side), the
+// first drawn from the seed. A server that swaps between the sides then
+// swaps once a chunk, not once a request.
+func abBlocks(pairs, prompts, rounds, block int, run config.Run) []abJob {
+	jobs := make([]abJob, 0, 2*pairs*prompts*rounds)
+	first := sideBase
+	if rand.New(rand.NewPCG(uint64(run.Seed), abStream)).IntN(2) == 1 {
+		first = sideCandidate
+	}
+	seq := make([]int, pairs)
+	units := make([]int, pairs*prompts)
+	var chunk []abJob
+	for r0 := 0; r0 < rounds; r0 += block {
+		chunk = chunk[:0]
+		for r := r0; r < min(r0+block, rounds); r++ {
+			for i := range units {
+				units[i] = i
+			}
+			if run.Order == "shuffle" {
+				rng := rand.New(rand.NewPCG(uint64(run.Seed), uint64(r)))
+				rng.Shuffle(len(units), func(a, b int) { units[a], units[b] = units[b], units[a] })
+			}
+			for _, u := range units {
+				pair, prompt := u/prompts, u%prompts
+				seq[pair]++
+				chunk = append(chunk, abJob{pair: pair, prompt: prompt, seq: seq[pair]})
+			}
+		}
+		for _, side := range []int{first, 1 - first} {
+			for _, j := range chunk {
+				j.side = side
+				jobs = append(jobs, j)
+			}
+		}
+		first = 1 - first
 	}
 	return jobs
 }

@@ -65,6 +65,48 @@ func TestABSchedule(t *testing.T) {
 	}
 }
 
+// TestABBlocks: the blocked schedule sends every pair × prompt × round of
+// a chunk for one side, then the same requests, with the same seqs, for
+// the other; the leading side alternates chunk by chunk (ABBA), so each
+// side switches once a chunk; every measured request of the interleaved
+// schedule is there, paired.
+func TestABBlocks(t *testing.T) {
+	for _, order := range []string{"interleave", "shuffle"} {
+		t.Run(order, func(t *testing.T) {
+			run := config.Run{Order: order, Seed: 7}
+			const pairs, prompts, rounds, block = 2, 3, 25, 10
+			jobs := abBlocks(pairs, prompts, rounds, block, run)
+			type key struct{ side, pair, prompt, seq int }
+			count := func(js []abJob) map[key]int {
+				m := map[key]int{}
+				for _, j := range js {
+					m[key{j.side, j.pair, j.prompt, j.seq}]++
+				}
+				return m
+			}
+			if diff := cmp.Diff(count(abSchedule(pairs, prompts, rounds, run, true)), count(jobs)); diff != "" {
+				t.Fatalf("the blocked schedule's requests differ from the interleaved one's (-interleaved +blocks):\n%s", diff)
+			}
+			// Chunks of 10, 10 and 5 rounds: 60, 60 and 30 requests a side.
+			var leads []int
+			at := 0
+			for _, size := range []int{60, 60, 30} {
+				a, b := jobs[at:at+size], jobs[at+size:at+2*size]
+				for i := range a {
+					if a[i].side != a[0].side || b[i].side != 1-a[0].side || a[i].pair != b[i].pair || a[i].prompt != b[i].prompt || a[i].seq != b[i].seq {
+						t.Fatalf("chunk at %d: request %d is %+v on the leading side, %+v on the other; want one side, then the same requests for the other", at, i, a[i], b[i])
+					}
+				}
+				leads = append(leads, a[0].side)
+				at += 2 * size
+			}
+			if leads[0] == leads[1] || leads[1] == leads[2] {
+				t.Errorf("leading sides %v: want them to alternate (ABBA)", leads)
+			}
+		})
+	}
+}
+
 // TestRunABAlternates measures two sides against one simulator, each side
 // its own model, and reads the order in which the requests arrived from the
 // simulator's record: they alternate between the sides in blocks, at
