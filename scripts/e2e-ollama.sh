@@ -277,6 +277,34 @@ else
 fi
 
 # ----------------------------------------------------------------------------
+# Two option sets of one model (num_ctx 512 and 1024): Ollama holds one at a
+# time and reloads the runner on every switch, so interleaved ab measures
+# the reloads; it must say so (exit 0 or 1 is a verdict either way), and
+# blocked it must not.
+step "latgate ab of two option sets of one model (must warn of interference)"
+sed 's/num_ctx 512/num_ctx 1024/' "$tmp/Modelfile" >"$tmp/Modelfile.b"
+if ! "$ollama" create "$MODEL_NAME-b" -f "$tmp/Modelfile.b" >"$tmp/create-b.log" 2>&1; then
+	cat "$tmp/create-b.log" >&2
+	fail "ollama create $MODEL_NAME-b failed"
+fi
+# ab has no --base-url (which side would it set?): both configs name the server.
+sed "s#base_url: .*#base_url: $base_url#" "$cfg" >"$tmp/latgate-a.yaml"
+sed "s/model: $MODEL_NAME/model: $MODEL_NAME-b/" "$tmp/latgate-a.yaml" >"$tmp/latgate-b.yaml"
+grep -q "model: $MODEL_NAME-b" "$tmp/latgate-b.yaml" || fail "could not write the second option set's config"
+status=0
+"$latgate" ab --requests 20 --quiet "$tmp/latgate-a.yaml" "$tmp/latgate-b.yaml" >"$tmp/ab.txt" 2>&1 || status=$?
+((status <= 1)) || { cat "$tmp/ab.txt" >&2; fail "latgate ab exited $status, want a verdict (0 or 1)"; }
+grep -A3 "interleaving changes latency" "$tmp/ab.txt" || { cat "$tmp/ab.txt" >&2; fail "ab of two option sets of one model did not warn of interference"; }
+status=0
+"$latgate" ab --requests 20 --schedule blocks --quiet "$tmp/latgate-a.yaml" "$tmp/latgate-b.yaml" >"$tmp/ab-blocks.txt" 2>&1 || status=$?
+((status <= 1)) || { cat "$tmp/ab-blocks.txt" >&2; fail "latgate ab --schedule blocks exited $status, want a verdict (0 or 1)"; }
+if grep -q "interleaving changes latency" "$tmp/ab-blocks.txt"; then
+	cat "$tmp/ab-blocks.txt" >&2
+	fail "ab --schedule blocks still warns of interference"
+fi
+grep -E "^(PASS|FAIL)" "$tmp/ab-blocks.txt" || true
+
+# ----------------------------------------------------------------------------
 step "stop ollama"
 pid=$server_pid
 stop_server

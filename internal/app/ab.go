@@ -48,6 +48,9 @@ type ABRequest struct {
 	// (--if-changed: the pull-request flow runs ab beside check only for a
 	// change of the config's targets or prompts).
 	IfChanged bool
+	// Block, when not 0, measures in ABBA blocks of Block rounds a side
+	// (--schedule blocks) instead of interleaving request by request.
+	Block int
 }
 
 // UnchangedVerdict is what `ab --if-changed` writes as its verdict when
@@ -119,7 +122,7 @@ func (a *App) AB(ctx context.Context, req ABRequest) (err error) {
 		a.Out.Note("%s", n)
 	}
 	run := pl.cfg[1].Run
-	files, rep, merr := a.measureAB(ctx, pl, run, gate, req.Quiet)
+	files, rep, merr := a.measureAB(ctx, pl, run, gate, req.Quiet, req.Block)
 	if files[0] == nil {
 		return merr
 	}
@@ -140,8 +143,9 @@ func (a *App) AB(ctx context.Context, req ABRequest) (err error) {
 	}
 	fmt.Fprintln(a.Out.Stdout)
 	rep.Warnings = append(rep.Warnings, pl.notes...)
+	rep.Warnings = append(rep.Warnings, report.InterferenceWarnings(compare.Interference(files[0], files[1]), req.Block)...)
 	outErr := writeAB(out, compare.RecordedAB{Schema: compare.SchemaAB, Base: files[0], Candidate: files[1], Comparison: &rep})
-	info := report.AB{Base: pl.cfg[0].Path, Candidate: pl.cfg[1].Path, Blocks: maxRequests(files[1]), Seed: run.Seed}
+	info := report.AB{Base: pl.cfg[0].Path, Candidate: pl.cfg[1].Path, Blocks: maxRequests(files[1]), Seed: run.Seed, Chunk: req.Block}
 	strict := strictGate(req.Strict, gate)
 	opts := report.Options{Strict: strict, OnInconclusive: gate.OnInconclusive, BaselinePath: pl.cfg[0].Path, Results: pl.cfg[1].Path, Wall: report.WallOf(files[1]),
 		Rerun: abCommandLine(req, pl), Bless: "latgate bless --config " + shellQuote(pl.cfg[1].Path), Cost: abBill(files, pl.cfg)}
@@ -301,7 +305,7 @@ func runDiffers(base, cand config.Run) string {
 // The decision is compare's; the loop is check's (rounds), with ab's
 // round: both sides' blocks of the round's prompts. It returns both sides' results (nil when nothing was
 // measured) and the last comparison.
-func (a *App) measureAB(ctx context.Context, pl abPlan, run config.Run, gate config.Gate, quiet bool) ([2]*results.File, compare.Report, error) {
+func (a *App) measureAB(ctx context.Context, pl abPlan, run config.Run, gate config.Gate, quiet bool, block int) ([2]*results.File, compare.Report, error) {
 	var files [2]*results.File
 	eps, stop, err := a.startAB(ctx, pl)
 	if err != nil {
@@ -309,7 +313,7 @@ func (a *App) measureAB(ctx context.Context, pl abPlan, run config.Run, gate con
 	}
 	defer stop()
 	opts := func(pairs []int, prompts [2][]config.Prompt, run config.Run) measure.ABOptions {
-		o := measure.ABOptions{Run: run, Version: a.Version}
+		o := measure.ABOptions{Run: run, Version: a.Version, Block: block}
 		sides := [2]*measure.ABSide{&o.Base, &o.Candidate}
 		for k, s := range sides {
 			for _, i := range pairs {
@@ -455,6 +459,9 @@ func abCommandLine(req ABRequest, pl abPlan) string {
 	}
 	if req.Targets[0] != "" {
 		s += " --targets " + shellQuote(req.Targets[0]+","+req.Targets[1])
+	}
+	if req.Block > 0 {
+		s += fmt.Sprintf(" --schedule blocks --block %d", req.Block)
 	}
 	if pl.cfg[0] == pl.cfg[1] {
 		return s + " " + shellQuote(pl.cfg[0].Path)

@@ -43,6 +43,15 @@ as in check, up to run.max_requests per prompt and side. The report names
 the faster side per prompt and overall ("candidate faster: ttft p50 -38%
 [-41%, -35%]"); the verdict holds the candidate to the tolerances.
 
+A server that holds one model at a time (Ollama serving two option sets
+of one model) reloads it on every switch between the sides: both sides then
+measure the reloads. ab tells: it compares each side's requests sent right
+after the other side's with those sent right after its own, and warns with
+the figures when the first are slower beyond doubt (x1.25 or more). Then
+measure with --schedule blocks: ABBA blocks of --block rounds a side (all
+of one side's prompts, then the same requests of the other's), still
+paired by block, so the server switches once a block.
+
 Cost: both sides are measured, so an A/B run sends twice a check's requests
 (2 x run.requests per prompt at the first look, up to 2 x run.max_requests).
 Use it instead of check when the config itself changes (model, endpoint,
@@ -60,6 +69,8 @@ the job summary, annotations and verdict= in $GITHUB_OUTPUT.
 			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "also write both sides' results, with the comparison, to `FILE`", TakesFile: true},
 			&ucli.BoolFlag{Name: "skip-without-key", Usage: "when a variable a target names (api_key_env, sse.headers_env) is empty, measure nothing and pass with verdict=skipped"},
 			&ucli.BoolFlag{Name: "if-changed", Usage: "measure only when the configs differ in a target (model, endpoint, parameters) or a prompt; else pass with verdict=unchanged (the pull-request flow)"},
+			&ucli.StringFlag{Name: "schedule", Value: "interleave", Usage: "`interleave` (a request of each side per block) or blocks (ABBA blocks of --block rounds a side, still paired: for a server that holds one model at a time and reloads it on every switch)"},
+			&ucli.IntFlag{Name: "block", Value: defaultBlock, Usage: "rounds a side per block under --schedule blocks"},
 		),
 		Action: func(c *ucli.Context) error {
 			for _, arg := range c.Args().Slice() {
@@ -69,6 +80,19 @@ the job summary, annotations and verdict= in $GITHUB_OUTPUT.
 			}
 			req := app.ABRequest{Run: parseRunFlags(c), Gate: parseGateFlags(c), GateConfig: c.String("config"),
 				Out: c.String("out"), SkipWithoutKey: c.Bool("skip-without-key"), IfChanged: c.Bool("if-changed")}
+			switch c.String("schedule") {
+			case "interleave":
+				if c.IsSet("block") {
+					return usageErr(fmt.Errorf("--block sets the blocks of --schedule blocks; add --schedule blocks or remove --block"))
+				}
+			case "blocks":
+				if b := c.Int("block"); b < 1 || b > maxBlock {
+					return usageErr(fmt.Errorf("--block must be between 1 and %d rounds, got %d", maxBlock, b))
+				}
+				req.Block = c.Int("block")
+			default:
+				return usageErr(fmt.Errorf("--schedule is interleave (the default) or blocks, got %q", c.String("schedule")))
+			}
 			if c.IsSet("targets") {
 				b, k, ok := strings.Cut(c.String("targets"), ",")
 				if !ok || b == "" || k == "" || strings.Contains(k, ",") {
@@ -92,6 +116,12 @@ the job summary, annotations and verdict= in $GITHUB_OUTPUT.
 		},
 	}
 }
+
+// defaultBlock and maxBlock bound --block: rounds a side per block.
+const (
+	defaultBlock = 10
+	maxBlock     = 1000
+)
 
 // abGateFlags are the report flags of ab: check's, less --strict-baseline
 // (ab has no baseline; a flag it accepted and ignored would mislead).

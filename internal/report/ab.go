@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/latgate/latgate/internal/numfmt"
 	"github.com/latgate/latgate/internal/sanitize"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
@@ -20,6 +21,8 @@ type AB struct {
 	// at most; Seed the seed of their order.
 	Blocks int
 	Seed   int64
+	// Chunk is --block under --schedule blocks (0: interleaved).
+	Chunk int
 }
 
 // compared is the head line of an A/B report: what against what, how
@@ -29,9 +32,13 @@ func (ab AB) compared(rep compare.Report) string {
 	if ab.Base == ab.Candidate {
 		what = "two targets of " + ab.Base
 	}
-	return fmt.Sprintf("A/B: %s, measured together: up to %d blocks per prompt (a block is one request of each side, sent together in a seeded order, seed %d); "+
+	how := fmt.Sprintf("a block is one request of each side, sent together in a seeded order, seed %d", ab.Seed)
+	if ab.Chunk > 0 {
+		how = fmt.Sprintf("a block is one request of each side; in ABBA runs of %d rounds a side (--schedule blocks), the leading side drawn with seed %d", ab.Chunk, ab.Seed)
+	}
+	return fmt.Sprintf("A/B: %s, measured together: up to %d blocks per prompt (%s); "+
 		"%s intervals paired by block (p50: Hodges–Lehmann of the blocks' ratios; other statistics: block bootstrap, %d resamples, seed %d)",
-		what, ab.Blocks, ab.Seed, confPct(rep.Confidence), rep.Resamples, rep.Seed)
+		what, ab.Blocks, how, confPct(rep.Confidence), rep.Resamples, rep.Seed)
 }
 
 // Faster says which side each check found faster, one line per target and
@@ -253,7 +260,11 @@ func ABMarkdown(w io.Writer, rep compare.Report, ab AB, opts Options) error {
 		icon = "❌"
 	}
 	fmt.Fprintf(ew, "## %s latgate ab: %s\n\n%s\n\n", icon, status, sanitize.Markdown(abDiffers(detail, rep)))
-	fmt.Fprintf(ew, "Candidate %s against base %s, both measured in this job, interleaved.\n\n", sanitize.CodeSpan(ab.Candidate), sanitize.CodeSpan(ab.Base))
+	how := "interleaved"
+	if ab.Chunk > 0 {
+		how = fmt.Sprintf("in ABBA blocks of %d rounds a side", ab.Chunk)
+	}
+	fmt.Fprintf(ew, "Candidate %s against base %s, both measured in this job, %s.\n\n", sanitize.CodeSpan(ab.Candidate), sanitize.CodeSpan(ab.Base), how)
 	if lines := Faster(rep); len(lines) > 0 {
 		fmt.Fprint(ew, "**Faster**, by check:\n\n")
 		for _, l := range lines {
@@ -310,4 +321,45 @@ func abHowToRead(rep compare.Report) string {
 		s += " A *max* check holds the candidate's statistic alone to an absolute limit."
 	}
 	return s
+}
+
+// InterferenceWarnings says, one warning per target pair, that a side of
+// an A/B run was slower right after the other side's request than right
+// after its own (compare.Interference), with the figures, what it likely
+// is and what to do; block is the run's --block under --schedule blocks
+// (0: interleaved):
+//
+//	interleaving changes latency on sim ⇄ sim: base requests sent right after a candidate request have TTFT P50 43.7 ms (44 requests), 3.46 ms right after a base request (15): ×13 [×12, ×13]; candidate …. The server likely …
+func InterferenceWarnings(ins []compare.Interfered, block int) []string {
+	var out []string
+	for k := 0; k < len(ins); {
+		pair := ins[k].Pair
+		var sides []string
+		for ; k < len(ins) && ins[k].Pair == pair; k++ {
+			in := ins[k]
+			other := "candidate"
+			if in.Side == "candidate" {
+				other = "base"
+			}
+			sides = append(sides, fmt.Sprintf("%s requests sent right after a %s request have TTFT P50 %s (%d requests), %s right after a %s request (%d): ×%s [×%s, ×%s]",
+				in.Side, other, numfmt.Millis(in.AfterOther), in.NOther, numfmt.Millis(in.AfterOwn), in.Side, in.NOwn, times(in.Ratio), times(in.Lo), times(in.Hi)))
+		}
+		head := "interleaving changes latency on " + pair + ": " + strings.Join(sides, "; ")
+		if block > 0 {
+			out = append(out, head+fmt.Sprintf(". The first request of each block of %d rounds pays it, on both sides alike, and pairs with the other side's; raise --block if that is much of a block", block))
+			continue
+		}
+		out = append(out, head+". The server likely holds one model at a time and reloads it on every switch (Ollama serving two option sets of one model does): "+
+			"both sides measured the reloads, so this comparison says little about either. Measure in blocks instead: latgate ab --schedule blocks "+
+			"(ABBA blocks of 10 rounds a side, still paired; --block N to change)")
+	}
+	return out
+}
+
+// times is a ratio as a multiplier, two significant digits: 1.3, 33.
+func times(r float64) string {
+	if r >= 10 {
+		return fmt.Sprintf("%.0f", r)
+	}
+	return fmt.Sprintf("%.2g", r)
 }
