@@ -148,7 +148,7 @@ func (a *App) AB(ctx context.Context, req ABRequest) (err error) {
 	info := report.AB{Base: pl.cfg[0].Path, Candidate: pl.cfg[1].Path, Blocks: maxRequests(files[1]), Seed: run.Seed, Chunk: req.Block}
 	strict := strictGate(req.Strict, gate)
 	opts := report.Options{Strict: strict, OnInconclusive: gate.OnInconclusive, BaselinePath: pl.cfg[0].Path, Results: pl.cfg[1].Path, Wall: report.WallOf(files[1]),
-		Rerun: abCommandLine(req, pl), Bless: "latgate bless --config " + shellQuote(pl.cfg[1].Path), Cost: abBill(files, pl.cfg)}
+		Rerun: abCommandLine(req, pl), Bless: "latgate bless --config " + shellQuote(pl.cfg[1].Path), Cost: abBill(files, pl.cfg), Wide: req.Wide}
 	pubErr := sink.Publish(publish.AB(rep, info, opts, locator(pl.cfg[1])))
 	return gateOutcome(rep, strict, outErr, pubErr)
 }

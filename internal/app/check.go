@@ -99,7 +99,7 @@ func (a *App) Check(ctx context.Context, req CheckRequest) (err error) {
 	}
 	fmt.Fprintln(a.Out.Stdout)
 	strict := strictGate(req.Strict, cfg.Gate)
-	g := gated{cfg: cfg, gate: cfg.Gate, strict: strict, base: base, basePath: basePath, baseFlag: req.Baseline, f: f, cur: a.provenance(cfg, f)}
+	g := gated{cfg: cfg, gate: cfg.Gate, strict: strict, base: base, basePath: basePath, baseFlag: req.Baseline, f: f, cur: a.provenance(cfg, f), wide: req.Wide}
 	g.explain(&rep)
 	rep.Warnings = append(rep.Warnings, queueWarnings(f)...)
 	if w := reblessWarning(rep, blessCommandLine(cfg, req.Baseline, "")); w != "" {
@@ -171,7 +171,7 @@ func (a *App) checkLimitsOnly(ctx context.Context, sink *publish.Sink, cfg *conf
 	rep.Warnings = append(rep.Warnings, limitsOnlyNotice(basePath, res.Path, cfg.Path))
 	rep.Warnings = append(rep.Warnings, queueWarnings(f)...)
 	strict := strictGate(req.Strict, cfg.Gate)
-	g := gated{cfg: cfg, gate: cfg.Gate, strict: strict, baseFlag: req.Baseline, f: f}
+	g := gated{cfg: cfg, gate: cfg.Gate, strict: strict, baseFlag: req.Baseline, f: f, wide: req.Wide}
 	pubErr := sink.Publish(publish.Gate(rep, g.reportOptions(&rep), locator(cfg)))
 	histErr := a.recordHistory(ctx, hist, req.History.Keep, cfg, f, "check", string(rep.Verdict), time.Time{})
 	return gateOutcome(rep, strict, outErr, pubErr, histErr)

@@ -74,7 +74,7 @@ func (a *App) Compare(req CompareRequest) (err error) {
 	}
 	rep := compare.CompareWith(baseSide, curSide, gate, compare.Setup{Design: compare.NewDesign(f.Run.Requests, f.Run.MaxRequests), Noise: noise})
 	strict := strictGate(req.Strict, gate)
-	g := gated{cfg: cfg, gate: gate, strict: strict, base: base, basePath: req.Baseline, baseFlag: req.Baseline, f: f, cur: trend.OfResults(f), from: req.Results}
+	g := gated{cfg: cfg, gate: gate, strict: strict, base: base, basePath: req.Baseline, baseFlag: req.Baseline, f: f, cur: trend.OfResults(f), from: req.Results, wide: req.Wide}
 	g.explain(&rep)
 	rep.Warnings = append(rep.Warnings, queueWarnings(f)...)
 	blessCmd := ""

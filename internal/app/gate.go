@@ -30,6 +30,8 @@ type Gate struct {
 	// StrictBaseline refuses (exit 2) a baseline that measured anything
 	// other than this config, instead of gating the change and labelling it.
 	StrictBaseline bool
+	// Wide keeps every column of the text tables (--wide).
+	Wide bool
 }
 
 // sink is the outputs of a gate command: stdout, the report files and the
@@ -134,6 +136,8 @@ type gated struct {
 	// ("" for a run check measured now).
 	cur  trend.Provenance
 	from string
+	// wide is --wide.
+	wide bool
 }
 
 // explain attributes rep's regressions to what moved with them between
@@ -152,7 +156,7 @@ func (g gated) explain(rep *compare.Report) {
 // same report); and returns how the report heads and ends it.
 func (g gated) reportOptions(rep *compare.Report) report.Options {
 	opts := report.Options{Strict: g.strict, Results: "this run", Wall: report.WallOf(g.f), OnInconclusive: g.gate.OnInconclusive,
-		Order: configOrder(g.f, g.gate), TargetNotes: report.NotesOf(g.f)}
+		Order: configOrder(g.f, g.gate), TargetNotes: report.NotesOf(g.f), Wide: g.wide}
 	if g.from != "" {
 		opts.Results = g.from
 	}

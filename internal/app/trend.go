@@ -24,6 +24,8 @@ type TrendRequest struct {
 	// Window runs are analysed per series, Recent measure the drift, Chart
 	// are charted.
 	Window, Recent, Chart int
+	// Wide keeps every column of the table (--wide).
+	Wide bool
 	// Now is when the report is made (zero: the clock's now).
 	Now time.Time
 }
@@ -59,7 +61,7 @@ func (a *App) Trend(req TrendRequest) error {
 		Window: req.Window, Recent: req.Recent, Confidence: cfg.Gate.Confidence,
 	})
 	warnings := in.warnings
-	ropts := report.TrendOptions{History: in.path, Chart: req.Chart, Now: now}
+	ropts := report.TrendOptions{History: in.path, Chart: req.Chart, Now: now, Wide: req.Wide}
 	if base != nil {
 		bp := trend.OfBaseline(base)
 		ropts.Baseline = fmt.Sprintf("%s, %s", in.basePath, trend.Blessed(bp, now))

@@ -86,9 +86,9 @@ func Main(ctx context.Context, args []string, env Env) (code int) {
 	err := cmd.RunContext(ctx, args)
 	code = exitCode(err)
 	if err != nil && !errors.Is(err, app.ErrRegression) {
-		fmt.Fprintf(out.Stderr, "latgate: %v%s\n", err, helpTopicSuggestion(cmd, err))
+		out.Say(fmt.Sprintf("latgate: %v%s", err, helpTopicSuggestion(cmd, err)))
 		if next := app.NextOf(err); next != "" {
-			fmt.Fprintf(out.Stderr, "next: %s\n", next)
+			out.Say("next: " + next)
 		}
 	}
 	return code

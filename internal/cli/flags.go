@@ -48,7 +48,13 @@ func gateFlagDefs() []ucli.Flag {
 		summaryFlag(),
 		&ucli.BoolFlag{Name: "strict", Usage: "fail (exit 1) on inconclusive checks too"},
 		&ucli.BoolFlag{Name: "strict-baseline", Usage: "refuse (exit 2) a baseline that measured another model, endpoint, parameter or prompt set, instead of gating the change and labelling it"},
+		wideFlag(),
 	}
+}
+
+// wideFlag is --wide: every column of the text tables, however wide.
+func wideFlag() ucli.Flag {
+	return &ucli.BoolFlag{Name: "wide", Usage: "keep every column of the tables on stdout, however wide (by default a table fits 100 columns: its widest optional column moves onto lines under its rows)"}
 }
 
 // summaryFlag is --summary: the job summary's Markdown, outside Actions too.
@@ -58,7 +64,7 @@ func summaryFlag() ucli.Flag {
 
 func parseGateFlags(c *ucli.Context) app.Gate {
 	return app.Gate{Reports: publish.Reports{JUnit: c.String("junit"), Markdown: c.String("markdown"), Summary: c.String("summary")},
-		Strict: c.Bool("strict"), StrictBaseline: c.Bool("strict-baseline")}
+		Strict: c.Bool("strict"), StrictBaseline: c.Bool("strict-baseline"), Wide: c.Bool("wide")}
 }
 
 // defaultHistoryKeep bounds the history: about three years of nightly runs,

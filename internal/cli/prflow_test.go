@@ -152,7 +152,7 @@ func TestPullRequestFlow(t *testing.T) {
 			if strings.HasPrefix(line, "greeting ") { // one target: no target column
 				rows++
 				if !strings.HasSuffix(strings.TrimSpace(line), "edited") {
-					t.Errorf("greeting's row is not labelled edited: %q", line)
+					t.Errorf("greeting's row is not labelled edited: %q\n%s", line, out)
 				}
 			}
 		}

@@ -83,6 +83,7 @@ example workflow keeps one issue per key), and issue-title=.
 			&ucli.IntFlag{Name: "window", Value: trend.DefaultWindow, Usage: "analyse the newest `N` runs of each series"},
 			&ucli.IntFlag{Name: "recent", Value: trend.DefaultRecent, Usage: "measure the drift from the baseline over the newest `N` runs"},
 			&ucli.IntFlag{Name: "chart", Value: 30, Usage: "chart the newest `N` runs"},
+			wideFlag(),
 		},
 		Action: func(c *ucli.Context) error {
 			if c.NArg() > 0 {
@@ -91,7 +92,7 @@ example workflow keeps one issue per key), and issue-title=.
 			return a.Trend(app.TrendRequest{
 				ConfigPath: c.String("config"), History: c.String("history"), Baseline: c.String("baseline"),
 				Reports: publish.Reports{JUnit: c.String("junit"), Markdown: c.String("markdown"), HTML: c.String("html"), Summary: c.String("summary")},
-				Window:  c.Int("window"), Recent: c.Int("recent"), Chart: c.Int("chart"),
+				Window:  c.Int("window"), Recent: c.Int("recent"), Chart: c.Int("chart"), Wide: c.Bool("wide"),
 			})
 		},
 	}

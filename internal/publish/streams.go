@@ -21,6 +21,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/latgate/latgate/internal/report"
 	"github.com/latgate/latgate/internal/sanitize"
 )
 
@@ -44,6 +45,7 @@ type Streams struct {
 	redact    *sanitize.Redactor
 	github    *github // nil outside GitHub Actions
 	bar       bool    // progress as a redrawn bar
+	fold      bool    // stderr is a terminal: its messages wrap at 100 columns
 	out, errw *sanitize.Writer
 }
 
@@ -63,7 +65,7 @@ func New(o Options) *Streams {
 	out := sanitize.NewWriter(o.Stdout, r, true)
 	errw := sanitize.NewWriter(o.Stderr, r, true)
 	s := &Streams{Stdout: out, Stderr: errw, commands: out.Raw(), redact: r, out: out, errw: errw,
-		bar: o.StderrIsTerminal && !inCI(getenv)}
+		bar: o.StderrIsTerminal && !inCI(getenv), fold: o.StderrIsTerminal}
 	if getenv("GITHUB_ACTIONS") == "true" {
 		s.github = &github{summary: getenv("GITHUB_STEP_SUMMARY"), output: getenv("GITHUB_OUTPUT")}
 	}
@@ -99,10 +101,20 @@ func (s *Streams) Redact(text string) string { return s.redact.Redact(text) }
 
 // Note prints "latgate: " and a message on stderr.
 func (s *Streams) Note(format string, args ...any) {
-	fmt.Fprintf(s.Stderr, "latgate: "+format+"\n", args...)
+	s.Say("latgate: " + fmt.Sprintf(format, args...))
 }
 
 // Warn prints "latgate: warning: " and a message on stderr.
 func (s *Streams) Warn(format string, args ...any) {
-	fmt.Fprintf(s.Stderr, "latgate: warning: "+format+"\n", args...)
+	s.Say("latgate: warning: " + fmt.Sprintf(format, args...))
+}
+
+// Say prints a line on stderr; in a terminal it wraps at 100 columns, its
+// continuation lines indented (a CI log or a pipe keeps one line per
+// message, for grep).
+func (s *Streams) Say(text string) {
+	if s.fold {
+		text = report.Wrap(text, 100, "  ")
+	}
+	fmt.Fprintln(s.Stderr, text)
 }

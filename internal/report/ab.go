@@ -169,14 +169,18 @@ func ABVerdicts(w io.Writer, rep compare.Report, ab AB, opts Options) error {
 	if all := ordered(rep); len(all) > 0 {
 		fmt.Fprintln(ew)
 		lab := labelled(rep)
-		rows := [][]string{{"target", "prompt", "check", "base", "candidate", "change", confPct(rep.Confidence) + " CI", "tolerance", "verdict"}}
+		rows := [][]string{{"target", "prompt", "check", "base", "candidate", "change", confPct(rep.Confidence) + " CI", "allows", "verdict"}}
 		if lab {
 			rows[0] = append(rows[0], "base → candidate")
 		}
 		for _, c := range all {
-			r := []string{targetOf(c), promptOf(c), checkOf(c),
+			prompt := promptOf(c)
+			if isAggregate(c) {
+				prompt = textAggregateLabel
+			}
+			r := []string{targetOf(c), prompt, checkOf(c),
 				value(c.Metric, c.Baseline, c.NBase), value(c.Metric, c.Current, c.NCur),
-				change(c), interval(c), tolerance(c), abVerdictCell(c, opts.Strict)}
+				change(c), interval(c), threshold(c), abVerdictCell(c, opts.Strict)}
 			if isLimit(c) {
 				r[3] = "-" // a limit holds the candidate alone
 			}
@@ -195,7 +199,25 @@ func ABVerdicts(w io.Writer, rep compare.Report, ab AB, opts Options) error {
 			}
 			rows[i] = append(append(r[:3:3], r[3]+sep+r[4]), r[5:]...)
 		}
-		if err := table(ew, rows); err != nil {
+		notes := map[int]string{}
+		if lab {
+			var moved bool
+			rows, moved = fitTable(rows, notes, len(rows[0])-1, "base → candidate: ", "", true, opts.Wide)
+			lab = !moved
+		}
+		if !opts.Wide {
+			col := len(rows[0]) - 1
+			if lab {
+				col--
+			}
+			fitVerdicts(rows, notes, col, func(i int) string {
+				if i >= len(all) {
+					return ""
+				}
+				return verdictWord(all[i].Verdict, opts.Strict)
+			})
+		}
+		if err := tableNotes(ew, rows, notes); err != nil {
 			return err
 		}
 		sep := "\n"
@@ -225,7 +247,7 @@ func ABVerdicts(w io.Writer, rep compare.Report, ab AB, opts Options) error {
 		}
 	}
 	status, detail := outcome(rep, opts.Strict)
-	fmt.Fprintf(ew, "\n%s: %s\n", status, abDiffers(detail, rep))
+	fmt.Fprintf(ew, "\n%s\n", wrap(status+": "+abDiffers(detail, rep), lineWidth, "      "))
 	if next := abNext(rep, ab, opts); next != "" {
 		fmt.Fprintln(ew, wrap(next, lineWidth, "      "))
 	}

@@ -25,14 +25,14 @@ func Measure(w io.Writer, f *results.File) error {
 		// words: the error (exit 3), or the regression of a slow run.
 		fmt.Fprint(ew, "PARTIAL RUN: the run gave up early; why is the last thing latgate prints\n\n")
 	case f.Partial:
-		fmt.Fprintf(ew, "PARTIAL RUN: %s\n\n", f.PartialReason)
+		fmt.Fprintf(ew, "%s\n\n", wrap("PARTIAL RUN: "+f.PartialReason, lineWidth, "  "))
 	}
 	for ti, t := range f.Targets {
 		if ti > 0 {
 			fmt.Fprintln(ew)
 		}
-		fmt.Fprintf(ew, "target %s: model %s at %s (%s per prompt, concurrency %d)\n",
-			measuredName(t), t.Model, t.BaseURL, perPrompt(t, f), f.Run.Concurrency)
+		fmt.Fprintln(ew, wrap(fmt.Sprintf("target %s: model %s at %s (%s per prompt, concurrency %d)",
+			measuredName(t), t.Model, t.BaseURL, perPrompt(t, f), f.Run.Concurrency), lineWidth, "  "))
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 		head, rows := measureRows(t, f.Run)
 		fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")

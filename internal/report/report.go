@@ -43,6 +43,10 @@ type Options struct {
 	OnInconclusive string
 	// Order lists the rows in the config's order; nil: worst first.
 	Order *Order
+	// Wide keeps every column of the text tables however wide they get
+	// (--wide); otherwise a table that would pass 100 columns moves its
+	// widest optional columns onto lines under their rows (fitTable).
+	Wide bool
 	// Cost is what the run cost (CostLine); a bill with no priced target
 	// says nothing.
 	Cost cost.Bill

@@ -573,11 +573,13 @@ func TestDifferenceScaleRendering(t *testing.T) {
 	}
 }
 
-// TestGoldenWidth: the text a person reads at the defaults (one target, no
-// labels) keeps to 100 columns, benchstat-like: the verdict tables, the
-// measurement table and every line of prose under them.
+// TestGoldenWidth: the text a person reads keeps to 100 columns,
+// benchstat-like: the verdict tables, the measurement table and every line
+// of prose under them; a failing check, a check after a config change (its
+// labels moved under their rows, #33), several targets, and the trend.
 func TestGoldenWidth(t *testing.T) {
-	for _, name := range []string{"verdicts_pass.txt", "verdicts_strict.txt", "verdicts_empty.txt", "measure.txt"} {
+	for _, name := range []string{"verdicts_pass.txt", "verdicts_strict.txt", "verdicts_empty.txt", "measure.txt",
+		"verdicts_fail.txt", "verdicts_changed.txt", "verdicts_why.txt", "trend.txt", "blessdiff.txt"} {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			t.Fatal(err)
@@ -587,5 +589,27 @@ func TestGoldenWidth(t *testing.T) {
 				t.Errorf("%s:%d: %d columns, want ≤ %d: %s", name, i+1, n, lineWidth, line)
 			}
 		}
+	}
+}
+
+// TestWide: --wide keeps the tables' every column on its line: the labels
+// of a check after a config change, the trend's last change point.
+func TestWide(t *testing.T) {
+	var narrow, wide strings.Builder
+	if err := Verdicts(&narrow, changedReport(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Verdicts(&wide, changedReport(), Options{Wide: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(narrow.String(), "↳ changed since baseline: ") {
+		t.Errorf("the narrow table does not move its labels under the rows:\n%s", narrow.String())
+	}
+	widest := 0
+	for line := range strings.Lines(wide.String()) {
+		widest = max(widest, utf8.RuneCountInString(strings.TrimRight(line, "\n")))
+	}
+	if strings.Contains(wide.String(), "↳ changed since baseline: ") || !strings.Contains(wide.String(), "  changed\n") || widest <= lineWidth {
+		t.Errorf("--wide does not keep the labels column (%d columns at most):\n%s", widest, wide.String())
 	}
 }

@@ -29,6 +29,8 @@ type TrendOptions struct {
 	Now time.Time
 	// Baseline says when and where the baseline was blessed ("" for none).
 	Baseline string
+	// Wide keeps the table's every column however wide (--wide).
+	Wide bool
 }
 
 func (o TrendOptions) chart() int {
@@ -155,7 +157,7 @@ func TrendText(w io.Writer, rep trend.Report, warnings []string, opts TrendOptio
 	ew := &errWriter{w: w}
 	fmt.Fprintln(ew, wrap(trendHead(rep, opts), lineWidth, "  "))
 	if opts.Baseline != "" {
-		fmt.Fprintln(ew, "baseline "+opts.Baseline)
+		fmt.Fprintln(ew, wrap("baseline "+opts.Baseline, lineWidth, "  "))
 	}
 	if len(rep.Series) > 0 {
 		fmt.Fprintln(ew)
@@ -171,7 +173,9 @@ func TrendText(w io.Writer, rep trend.Report, warnings []string, opts TrendOptio
 		}
 		alignRight(rows, 3)
 		alignRight(rows, 4)
-		if err := table(ew, rows); err != nil {
+		notes := map[int]string{}
+		rows, _ = fitTable(rows, notes, 6, "last change point: ", "none", false, opts.Wide)
+		if err := tableNotes(ew, rows, notes); err != nil {
 			return err
 		}
 	}

@@ -45,7 +45,7 @@ func Verdicts(w io.Writer, rep compare.Report, opts Options) error {
 			head[0] = "target"
 		}
 		if lab {
-			head = append(head, "changed since baseline")
+			head = append(head, "changed")
 		}
 		rows := [][]string{head}
 		for _, c := range all {
@@ -87,23 +87,24 @@ func Verdicts(w io.Writer, rep compare.Report, opts Options) error {
 		}
 		// A verdict whose detail would take its row past lineWidth keeps
 		// the word in the row and says it whole on a line of its own.
-		if !lab {
-			var b strings.Builder
-			if err := tableNotes(&b, rows, nil); err != nil {
-				return err
+		// Too wide: the labels go onto lines under their rows first, then
+		// the verdicts' details.
+		if lab {
+			var moved bool
+			rows, moved = fitTable(rows, notes, len(rows[0])-1, "changed since baseline: ", "", true, opts.Wide)
+			lab = !moved
+		}
+		if !opts.Wide {
+			col := len(rows[0]) - 1 // the verdict, or before the labels
+			if lab {
+				col--
 			}
-			i := 0
-			for line := range strings.Lines(b.String()) {
-				if i > 0 && i <= len(all) && utf8.RuneCountInString(strings.TrimRight(line, "\n")) > lineWidth {
-					last := len(rows[i]) - 1
-					if word := verdictWord(all[i-1].Verdict, opts.Strict); rows[i][last] != word {
-						full := rows[i][last]
-						rows[i][last] = word
-						notes[i] = strings.TrimSuffix(whyArrow, "why: ") + full + prefixNote(notes[i])
-					}
+			fitVerdicts(rows, notes, col, func(i int) string {
+				if i >= len(all) {
+					return "" // a new prompt's row
 				}
-				i++
-			}
+				return verdictWord(all[i].Verdict, opts.Strict)
+			})
 		}
 		if err := tableNotes(ew, rows, notes); err != nil {
 			return err
@@ -366,6 +367,20 @@ func wrap(s string, width int, indent string) string {
 	return b.String()
 }
 
+// Wrap is wrap for text of several lines: each line is wrapped on its
+// own at width runes, its continuation lines indented, so that the line
+// breaks the text has stay.
+func Wrap(s string, width int, indent string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if utf8.RuneCountInString(l) > width {
+			lead := l[:len(l)-len(strings.TrimLeft(l, " "))]
+			lines[i] = lead + wrap(l, width-len(lead), indent+lead)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
 // alignRight pads column col of rows on the left to a common width.
 func alignRight(rows [][]string, col int) {
 	width := 0
@@ -405,4 +420,71 @@ func tableNotes(w io.Writer, rows [][]string, notes map[int]string) error {
 		i++
 	}
 	return nil
+}
+
+// fitTable returns rows without column col when the table would be wider
+// than lineWidth (and wide is not set), each of its cells then said on a
+// line under its row, after that row's other note, headed head:
+// `  ↳ changed since baseline: model a → b`. A cell that is empty or
+// none says nothing; with once, a cell the row before had too is not
+// repeated (a model change is every row's: it is said under the first). It
+// reports whether the column was moved.
+func fitTable(rows [][]string, notes map[int]string, col int, head, none string, once, wide bool) ([][]string, bool) {
+	if wide || col < 0 || len(rows) == 0 || tableWidth(rows) <= lineWidth {
+		return rows, false
+	}
+	arrow := strings.TrimSuffix(whyArrow, "why: ")
+	indent := strings.Repeat(" ", utf8.RuneCountInString(arrow))
+	prev := ""
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		if col >= len(r) {
+			out[i] = r
+			continue
+		}
+		out[i] = append(slices.Clip(r[:col]), r[col+1:]...)
+		if i == 0 {
+			continue
+		}
+		cell := strings.TrimSpace(r[col])
+		if cell != "" && cell != none && (!once || cell != prev) {
+			line := arrow + wrap(head+cell, lineWidth-utf8.RuneCountInString(arrow), indent)
+			if n, ok := notes[i]; ok {
+				line = n + "\n" + line
+			}
+			notes[i] = line
+		}
+		prev = cell
+	}
+	return out, true
+}
+
+// tableWidth is the widest line table would write of rows.
+func tableWidth(rows [][]string) int {
+	var b strings.Builder
+	_ = tableNotes(&b, rows, nil) // a strings.Builder does not fail
+	w := 0
+	for line := range strings.Lines(b.String()) {
+		w = max(w, utf8.RuneCountInString(strings.TrimRight(line, "\n")))
+	}
+	return w
+}
+
+// fitVerdicts shortens to its word (word(i) of data row i) the verdict in
+// column col of each row whose line would pass lineWidth, and says the
+// verdict whole on a line of its own under the row, before its other notes.
+func fitVerdicts(rows [][]string, notes map[int]string, col int, word func(i int) string) {
+	var b strings.Builder
+	_ = tableNotes(&b, rows, nil) // a strings.Builder does not fail
+	i := 0
+	for line := range strings.Lines(b.String()) {
+		if i > 0 && col < len(rows[i]) && utf8.RuneCountInString(strings.TrimRight(line, "\n")) > lineWidth {
+			if w := word(i - 1); w != "" && rows[i][col] != w {
+				full := rows[i][col]
+				rows[i][col] = w
+				notes[i] = strings.TrimSuffix(whyArrow, "why: ") + full + prefixNote(notes[i])
+			}
+		}
+		i++
+	}
 }

@@ -277,7 +277,7 @@ func benchLoopback(b *testing.B, api string, tokens int) {
 	host := strings.TrimSuffix(url, "/v1")
 	ep := endpoint(host)
 	if api != config.APIChat {
-		url = map[string]string{config.APIGemini: host + "/v1beta", config.APISSE: host + "/app/chat"}[api]
+		url = map[string]string{config.APIGemini: host + "/v1beta", config.APISSE: host + "/app/chat", config.APINDJSON: host + "/api/chat"}[api]
 		if url == "" {
 			url = host + "/v1"
 		}

@@ -35,7 +35,7 @@ func hint(status int, ep Endpoint, apiPath string) string {
 		return fmt.Sprintf("check the API key in $%s", ep.APIKeyEnv)
 	case http.StatusNotFound:
 		if apiPath == "" {
-			return "base_url is the URL of the streaming endpoint itself (api: sse): check its path"
+			return fmt.Sprintf("base_url is the URL of the streaming endpoint itself (api: %s): check its path", ep.APIName())
 		}
 		version := "/v1"
 		if ep.APIName() == config.APIGemini {
@@ -61,7 +61,7 @@ func hint(status int, ep Endpoint, apiPath string) string {
 		return fmt.Sprintf("the server may not implement the %s API (many speak only OpenAI chat completions: api: chat), or it does not know the model %q", apiTitle(ep.APIName()), ep.Model)
 	case http.StatusMethodNotAllowed:
 		if apiPath == "" {
-			return "the URL answers, but not to POST: base_url is the URL of the streaming endpoint itself (api: sse), which takes a POST"
+			return fmt.Sprintf("the URL answers, but not to POST: base_url is the URL of the streaming endpoint itself (api: %s), which takes a POST", ep.APIName())
 		}
 		return fmt.Sprintf("the URL answers, but not to POST: the server does not implement the %s API at this path; check api: and base_url", apiTitle(ep.APIName()))
 	}
