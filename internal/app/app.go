@@ -14,6 +14,7 @@ package app
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/latgate/latgate/internal/publish"
@@ -81,4 +82,20 @@ func (a *App) commit(ctx context.Context, dir string) string {
 		return sha
 	}
 	return a.Commit(ctx, dir)
+}
+
+// commitURL is commit's web page when the CI says where the repository is:
+// GitHub Actions ($GITHUB_SERVER_URL/$GITHUB_REPOSITORY/commit/SHA) or
+// GitLab CI ($CI_PROJECT_URL/-/commit/SHA); "" elsewhere.
+func (a *App) commitURL(commit string) string {
+	if commit == "" || strings.ContainsAny(commit, "/?#") {
+		return ""
+	}
+	if server, repo := a.Getenv("GITHUB_SERVER_URL"), a.Getenv("GITHUB_REPOSITORY"); server != "" && repo != "" {
+		return strings.TrimSuffix(server, "/") + "/" + repo + "/commit/" + commit
+	}
+	if project := a.Getenv("CI_PROJECT_URL"); project != "" {
+		return strings.TrimSuffix(project, "/") + "/-/commit/" + commit
+	}
+	return ""
 }

@@ -38,9 +38,11 @@ func (a *App) recordHistory(ctx context.Context, hist *publish.File, keep int, c
 	if hist == nil || f == nil || f.Partial {
 		return nil
 	}
+	commit := a.commit(ctx, cfg.Dir)
 	rec := history.FromResults(f, history.Meta{
 		At:        f.FinishedAt,
-		Commit:    a.commit(ctx, cfg.Dir),
+		Commit:    commit,
+		CommitURL: a.commitURL(commit),
 		Runner:    a.runner(),
 		Command:   command,
 		Verdict:   verdict,

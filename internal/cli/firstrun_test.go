@@ -331,8 +331,9 @@ func TestBlessAtReadResolution(t *testing.T) {
 	if code != ExitPass {
 		t.Fatalf("check against it: exit %d, want 0\n%s\n%s", code, stdout, stderr)
 	}
-	// Gaps of a few µs where two tokens do not share a read: 0.00 or 0.01 ms.
-	if !regexp.MustCompile(`itl p50 +0\.0[01] ms → 0\.0[01] ms +[+-]0\.0[01] ms .* \+[0-9.]+ ms +ok`).MatchString(stdout) {
+	// Gaps of a few µs where two tokens do not share a read: 0.00 to 0.09
+	// ms (0.02 on a loaded CI machine), decided in ms, not as a ratio.
+	if !regexp.MustCompile(`itl p50 +0\.0[0-9] ms → 0\.0[0-9] ms +[+-]0\.0[0-9] ms .* \+[0-9.]+ ms +ok`).MatchString(stdout) {
 		t.Errorf("the itl p50 rows are not decided in ms:\n%s", stdout)
 	}
 }

@@ -167,6 +167,7 @@ func decodeLine(line []byte) (Record, error) {
 // wrote them clean, but anyone who can push to the history branch can edit
 // the file, and trend prints them into the CI log, reports and issues.
 func (r *Record) clean() {
+	r.CommitURL = SafeURL(r.CommitURL)
 	for _, p := range []*string{&r.Commit, &r.Version, &r.Command, &r.Verdict, &r.ConfigHash,
 		&r.Runner.OS, &r.Runner.Arch, &r.Runner.Name, &r.Runner.Labels, &r.Runner.Region, &r.Runner.Environment} {
 		*p = Clean(*p)

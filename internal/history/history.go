@@ -2,6 +2,7 @@ package history
 
 import (
 	"math"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -20,9 +21,13 @@ type Record struct {
 	// At is when the run finished, UTC, second precision.
 	At time.Time `json:"at"`
 	// Commit is the git commit the run measured at ($GITHUB_SHA or HEAD).
-	Commit  string `json:"commit,omitempty"`
-	Runner  Runner `json:"runner"`
-	Version string `json:"latgate_version"`
+	Commit string `json:"commit,omitempty"`
+	// CommitURL is the commit's page on the forge (GitHub, GitLab) when
+	// the run knew it ("" otherwise): the trend page links each run to it.
+	// Only an http(s) URL is kept (SafeURL).
+	CommitURL string `json:"commit_url,omitempty"`
+	Runner    Runner `json:"runner"`
+	Version   string `json:"latgate_version"`
 	// Command is "check" or "measure"; Verdict is check's overall verdict.
 	Command string `json:"command"`
 	Verdict string `json:"verdict,omitempty"`
@@ -60,11 +65,13 @@ type Prompt struct {
 
 // Meta is what a record holds besides the results: where and when.
 type Meta struct {
-	At      time.Time
-	Commit  string
-	Runner  Runner
-	Command string
-	Verdict string
+	At     time.Time
+	Commit string
+	// CommitURL is the commit's web page ("" for none).
+	CommitURL string
+	Runner    Runner
+	Command   string
+	Verdict   string
 	// BlessedAt is when the baseline the run was compared with was blessed.
 	BlessedAt time.Time
 	// Sanitize cleans every text that came from the endpoint or the
@@ -95,6 +102,7 @@ func FromResults(f *results.File, m Meta) Record {
 		Schema:     Schema,
 		At:         m.At.UTC().Truncate(time.Second),
 		Commit:     san(m.Commit),
+		CommitURL:  SafeURL(san(m.CommitURL)),
 		Version:    san(f.Version),
 		Command:    m.Command,
 		Verdict:    m.Verdict,
@@ -176,4 +184,21 @@ func (r *Record) FindTarget(name, region string) *Target {
 		return nil
 	}
 	return &r.Targets[i]
+}
+
+// SafeURL returns s when it is an absolute http or https URL with a host
+// and nothing a page could misread (no spaces, quotes, angle brackets,
+// backslashes or control characters), else "": a history file anyone
+// with push access can edit must not put a javascript: link on the page.
+func SafeURL(s string) string {
+	if len(s) > 2048 || strings.ContainsFunc(s, func(r rune) bool {
+		return r <= ' ' || r == 0x7f || strings.ContainsRune("\"'<>\\`", r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
+	}) {
+		return ""
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
+		return ""
+	}
+	return s
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latgate/latgate/internal/history"
 	"github.com/latgate/latgate/internal/trend"
 	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/stats"
@@ -33,7 +34,9 @@ func TrendHTML(w io.Writer, rep trend.Report, warnings []string, opts TrendOptio
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>latgate trend</title>
 <style>
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:1.5em auto;max-width:62em;padding:0 1em;color:#1f2328;background:#fff}
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:1.5em auto;max-width:110em;padding:0 2em;color:#1f2328;background:#fff}
+main.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(38em,1fr));gap:0 2em}
+details.stats summary{cursor:pointer;color:#59636e;font-size:.88em}
 h1{font-size:1.5em;margin:.2em 0}
 h2{font-size:1.1em;margin:1.6em 0 .3em}
 .outcome{font-weight:600;padding:.6em .8em;border-radius:6px;background:#dafbe1;border:1px solid #4ac26b}
@@ -51,6 +54,7 @@ svg.chart{width:100%;height:auto;background:#fff;border:1px solid #d1d9e0;border
 svg text{font-family:inherit;font-size:11px;fill:#59636e}
 svg .stat{fill:none;stroke:#0969da;stroke-width:2}
 svg .dot{fill:#0969da}
+svg a .dot:hover{fill:#cf222e}
 svg .p50{fill:none;stroke:#54aeff;stroke-width:1;stroke-dasharray:3 2}
 svg .p95{fill:none;stroke:#8250df;stroke-width:1;stroke-dasharray:3 2}
 svg .level{fill:none;stroke:#bc4c00;stroke-width:2.5}
@@ -100,20 +104,26 @@ ul.warnings li{color:#9a6700}
 		fmt.Fprintln(ew, "<table id=\"verdicts\">\n<tr><th>target</th><th>prompt</th><th>check</th><th>runs</th><th>newest</th><th>vs baseline</th><th>last change point</th><th>verdict</th></tr>")
 		for i, s := range rep.Series {
 			newest, last := newestAndLast(s)
+			lastCell := esc(last)
+			if u := lastChangeURL(s); u != "" {
+				lastCell = fmt.Sprintf("<a href=\"%s\">%s</a>", esc(u), lastCell)
+			}
 			fmt.Fprintf(ew, "<tr><td>%s</td><td><a href=\"#series-%d\">%s</a></td><td>%s %s</td><td class=\"num\">%d</td><td class=\"num\">%s</td><td>%s</td><td>%s</td><td class=\"v-%s\">%s</td></tr>\n",
-				esc(results.Label(s.Target, s.Region)), i, esc(s.Prompt), esc(s.Metric), esc(s.Stat.String()), len(s.Points), esc(newest), esc(driftText(s.Drift)), esc(last), s.Verdict, esc(trendVerdictWord(s.Verdict)))
+				esc(results.Label(s.Target, s.Region)), i, esc(s.Prompt), esc(s.Metric), esc(s.Stat.String()), len(s.Points), esc(newest), esc(driftText(s.Drift)), lastCell, s.Verdict, esc(trendVerdictWord(s.Verdict)))
 		}
 		fmt.Fprintln(ew, "</table>")
 	}
+	fmt.Fprintln(ew, "<main class=\"charts\">")
 	for i, s := range rep.Series {
 		fmt.Fprintf(ew, "<section class=\"series\" id=\"series-%d\">\n<h2>%s — <span class=\"v-%s\">%s</span></h2>\n", i, esc(seriesWhere(s)), s.Verdict, esc(trendVerdictWord(s.Verdict)))
 		seriesSVG(ew, s, rep.Blesses, len(s.Points)) // the page shows every run analysed
 		fmt.Fprintf(ew, "<p class=\"detail\">%s</p>\n", esc(why(s)))
 		if d := seriesDetail(s); d != "" {
-			fmt.Fprintf(ew, "<p class=\"detail\">%s</p>\n", strings.ReplaceAll(esc(strings.TrimSpace(d)), "\n", "<br>\n"))
+			fmt.Fprintf(ew, "<details class=\"stats\"><summary>statistics</summary>\n<p class=\"detail\">%s</p>\n</details>\n", strings.ReplaceAll(esc(strings.TrimSpace(d)), "\n", "<br>\n"))
 		}
 		fmt.Fprintln(ew, "</section>")
 	}
+	fmt.Fprintln(ew, "</main>")
 	fmt.Fprint(ew, "</body>\n</html>\n")
 	return ew.err
 }
@@ -340,7 +350,11 @@ func seriesSVG(w io.Writer, s trend.Series, blessed []time.Time, newest int) {
 			tip += ", " + shortCommit(p.Commit)
 		}
 		tip += ": " + s.Stat.String() + " " + seriesValue(s, p.Value)
-		fmt.Fprintf(w, "<circle class=\"dot\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.6\"><title>%s</title></circle>\n", x(float64(i)), y(p.Value), esc(tip))
+		dot := fmt.Sprintf("<circle class=\"dot\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.6\"><title>%s</title></circle>", x(float64(i)), y(p.Value), esc(tip))
+		if u := history.SafeURL(p.CommitURL); u != "" {
+			dot = fmt.Sprintf("<a href=\"%s\">%s</a>", esc(u), dot) // the run's commit
+		}
+		fmt.Fprintln(w, dot)
 	}
 	// The x axis: run numbers and dates.
 	every := max(1, (n+maxDateTick-1)/maxDateTick)
@@ -412,4 +426,17 @@ func unitOf(s trend.Series) string {
 		return " (tokens/s)"
 	}
 	return " (ms)"
+}
+
+// lastChangeURL is the commit page of the run after the series' last change
+// point ("" when its record has none).
+func lastChangeURL(s trend.Series) string {
+	n := len(s.Changes)
+	if n == 0 {
+		return ""
+	}
+	if i := s.Changes[n-1].Index; i >= 0 && i < len(s.Points) {
+		return history.SafeURL(s.Points[i].CommitURL)
+	}
+	return ""
 }

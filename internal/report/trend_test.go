@@ -205,3 +205,60 @@ func TestTuneRefusesWhatItCannotSupport(t *testing.T) {
 		t.Errorf("a refused series became an override, or a supported one was refused:\n%s", got)
 	}
 }
+
+// TestTrendHTMLLinksCommits (#33 item 9): a run whose record has its
+// commit's page links the chart's dot to it, and the verdict table's last
+// change point to the run after it; a hostile record's javascript: or
+// quoted URL links nothing. The statistics sit behind a details element.
+func TestTrendHTMLLinksCommits(t *testing.T) {
+	recs, spec := trendInput()
+	for k := range recs {
+		recs[k].CommitURL = "https://github.com/acme/app/commit/" + recs[k].Commit
+	}
+	recs[3].CommitURL = `javascript:alert(1)`
+	recs[4].CommitURL = `https://x.invalid/"><script>alert(1)</script>`
+	for k := range recs { // as the history file reads them back
+		recs[k].CommitURL = history.SafeURL(recs[k].CommitURL)
+	}
+	rep := trend.Analyze(recs, spec, trend.Options{})
+	var b strings.Builder
+	if err := TrendHTML(&b, rep, nil, TrendOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if n := strings.Count(page, `<a href="https://github.com/acme/app/commit/`); n < 2*(len(recs)-2) {
+		t.Errorf("%d commit links, want one per run of each chart (%d) and the change point's", n, 2*(len(recs)-2))
+	}
+	change := rep.Series[0].Changes[len(rep.Series[0].Changes)-1]
+	if want := `<td><a href="https://github.com/acme/app/commit/` + recs[rep.Series[0].Points[change.Index].Run].Commit + `">`; !strings.Contains(page, want) {
+		t.Errorf("the last change point does not link its run's commit (%s)", want)
+	}
+	for _, bad := range []string{"javascript:", "<script>", "x.invalid"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the page holds %q from a hostile record", bad)
+		}
+	}
+	if !strings.Contains(page, `<details class="stats"><summary>statistics</summary>`) {
+		t.Error("the statistics are not behind a details element")
+	}
+}
+
+func TestSafeURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://github.com/acme/app/commit/abc":     "https://github.com/acme/app/commit/abc",
+		"http://gitlab.local/g/p/-/commit/abc":       "http://gitlab.local/g/p/-/commit/abc",
+		"javascript:alert(1)":                        "",
+		"data:text/html,x":                           "",
+		"https://user:pw@github.com/x":               "",
+		"https://github.com/x\"onmouseover=alert(1)": "",
+		"https://github.com/a b":                     "",
+		"//github.com/x":                             "",
+		"https://github.com/x\n":                     "",
+		"https://github.com/<x>":                     "",
+		"https://github.com/x\u202e":                 "", // a bidi override
+	} {
+		if got := history.SafeURL(in); got != want {
+			t.Errorf("SafeURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -128,7 +128,9 @@ type Point struct {
 	Run    int // index of the record in the history given
 	At     time.Time
 	Commit string
-	Value  float64 // ms (tokens/s for a rate)
+	// CommitURL is the commit's web page ("" when the record has none).
+	CommitURL string
+	Value     float64 // ms (tokens/s for a rate)
 	// Summary is the run's summary of the metric (every statistic: the
 	// charts show P50 and P95 beside the one gated).
 	Summary history.Stats
@@ -510,7 +512,7 @@ func points(records []history.Record, ss SeriesSpec, window int) (pts []Point, z
 			zeros++
 			continue
 		}
-		pts = append(pts, Point{Run: i, At: r.At, Commit: r.Commit, Value: v, Summary: st, BlessedAt: r.BlessedAt})
+		pts = append(pts, Point{Run: i, At: r.At, Commit: r.Commit, CommitURL: r.CommitURL, Value: v, Summary: st, BlessedAt: r.BlessedAt})
 	}
 	if len(pts) > window {
 		pts = pts[len(pts)-window:]
