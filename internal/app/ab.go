@@ -13,6 +13,7 @@ import (
 
 	"github.com/latgate/latgate/internal/cost"
 
+	"github.com/latgate/latgate/internal/export"
 	"github.com/latgate/latgate/internal/publish"
 	"github.com/latgate/latgate/internal/report"
 	"github.com/latgate/latgate/internal/sanitize"
@@ -149,7 +150,8 @@ func (a *App) AB(ctx context.Context, req ABRequest) (err error) {
 	strict := strictGate(req.Strict, gate)
 	opts := report.Options{Strict: strict, OnInconclusive: gate.OnInconclusive, BaselinePath: pl.cfg[0].Path, Results: pl.cfg[1].Path, Wall: report.WallOf(files[1]),
 		Rerun: abCommandLine(req, pl), Bless: "latgate bless --config " + shellQuote(pl.cfg[1].Path), Cost: abBill(files, pl.cfg), Wide: req.Wide}
-	pubErr := sink.Publish(publish.AB(rep, info, opts, locator(pl.cfg[1])))
+	pubErr := sink.Publish(withOpenMetrics(publish.AB(rep, info, opts, locator(pl.cfg[1])), &rep,
+		export.Side{Name: "base", File: files[0]}, export.Side{Name: "candidate", File: files[1]}))
 	return gateOutcome(rep, strict, outErr, pubErr)
 }
 

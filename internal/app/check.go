@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/latgate/latgate/internal/cost"
+	"github.com/latgate/latgate/internal/export"
 	"github.com/latgate/latgate/internal/publish"
 	"github.com/latgate/latgate/internal/report"
 	"github.com/latgate/latgate/internal/trend"
@@ -107,7 +108,7 @@ func (a *App) Check(ctx context.Context, req CheckRequest) (err error) {
 	}
 	// The verdict is published whatever could not be written.
 	outErr := writeResults(out, compare.Recorded{File: f, Comparison: &rep})
-	pubErr := sink.Publish(publish.Gate(rep, g.reportOptions(&rep), locator(cfg)))
+	pubErr := sink.Publish(withOpenMetrics(publish.Gate(rep, g.reportOptions(&rep), locator(cfg)), &rep, export.Side{File: f}))
 	histErr := a.recordHistory(ctx, hist, req.History.Keep, cfg, f, "check", string(rep.Verdict), base.BlessedAt)
 	return gateOutcome(rep, strict, outErr, pubErr, histErr)
 }
@@ -139,7 +140,7 @@ func (a *App) checkUngated(ctx context.Context, sink *publish.Sink, cfg *config.
 	}
 	a.warnQueueing(f)
 	outErr := writeResults(res, compare.Recorded{File: f})
-	pubErr := sink.Publish(publish.NoBaseline(noBaselineNotice(basePath, res.Path, cfg.Path), f))
+	pubErr := sink.Publish(withOpenMetrics(publish.NoBaseline(noBaselineNotice(basePath, res.Path, cfg.Path), f), nil, export.Side{File: f}))
 	histErr := a.recordHistory(ctx, hist, req.History.Keep, cfg, f, "check", publish.NoBaselineVerdict, time.Time{})
 	return outputErr(publish.NoBaselineVerdict, false, outErr, pubErr, histErr)
 }
@@ -172,7 +173,7 @@ func (a *App) checkLimitsOnly(ctx context.Context, sink *publish.Sink, cfg *conf
 	rep.Warnings = append(rep.Warnings, queueWarnings(f)...)
 	strict := strictGate(req.Strict, cfg.Gate)
 	g := gated{cfg: cfg, gate: cfg.Gate, strict: strict, baseFlag: req.Baseline, f: f, wide: req.Wide}
-	pubErr := sink.Publish(publish.Gate(rep, g.reportOptions(&rep), locator(cfg)))
+	pubErr := sink.Publish(withOpenMetrics(publish.Gate(rep, g.reportOptions(&rep), locator(cfg)), &rep, export.Side{File: f}))
 	histErr := a.recordHistory(ctx, hist, req.History.Keep, cfg, f, "check", string(rep.Verdict), time.Time{})
 	return gateOutcome(rep, strict, outErr, pubErr, histErr)
 }

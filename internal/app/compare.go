@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/latgate/latgate/internal/export"
 	"github.com/latgate/latgate/internal/publish"
 	"github.com/latgate/latgate/internal/report"
 	"github.com/latgate/latgate/internal/trend"
@@ -84,7 +85,7 @@ func (a *App) Compare(req CompareRequest) (err error) {
 	if w := reblessWarning(rep, blessCmd); w != "" {
 		rep.Warnings = append(rep.Warnings, w)
 	}
-	return gateOutcome(rep, strict, sink.Publish(publish.Gate(rep, g.reportOptions(&rep), locator(cfg))))
+	return gateOutcome(rep, strict, sink.Publish(withOpenMetrics(publish.Gate(rep, g.reportOptions(&rep), locator(cfg)), &rep, export.Side{File: f})))
 }
 
 // gateSettings are the gate compare applies: the config's (cfg non-nil),

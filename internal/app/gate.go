@@ -3,12 +3,14 @@ package app
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"strings"
 
 	"github.com/latgate/latgate/internal/cost"
 	"github.com/latgate/latgate/internal/diagnose"
+	"github.com/latgate/latgate/internal/export"
 	"github.com/latgate/latgate/internal/history"
 	"github.com/latgate/latgate/internal/jsonfile"
 	"github.com/latgate/latgate/internal/publish"
@@ -312,4 +314,11 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// withOpenMetrics gives r its OpenMetrics rendering (--openmetrics): the
+// runs of sides and rep's checks (nil rep: none, as without a baseline).
+func withOpenMetrics(r publish.Report, rep *compare.Report, sides ...export.Side) publish.Report {
+	r.OpenMetrics = func(w io.Writer) error { return export.OpenMetrics(w, sides, rep) }
+	return r
 }

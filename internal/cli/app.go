@@ -227,6 +227,7 @@ Start with:  latgate check --config examples/latgate.yaml
 			measureCommand(a),
 			mergeCommand(a),
 			trendCommand(a),
+			historyCommand(a),
 			tuneCommand(a),
 			initCommand(a),
 			selftestCommand(a),

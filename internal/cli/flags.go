@@ -46,6 +46,7 @@ func gateFlagDefs() []ucli.Flag {
 		&ucli.StringFlag{Name: "junit", Usage: "write a JUnit XML report to `FILE` (one testcase per prompt × metric × statistic)", TakesFile: true},
 		&ucli.StringFlag{Name: "markdown", Usage: "write the verdicts as Markdown to `FILE` (for a PR comment)", TakesFile: true},
 		summaryFlag(),
+		&ucli.StringFlag{Name: "openmetrics", Usage: "write the run's latencies and the checks as OpenMetrics text to `FILE` (for Prometheus: the textfile collector, promtool backfill; docs/observability.md)", TakesFile: true},
 		&ucli.BoolFlag{Name: "strict", Usage: "fail (exit 1) on inconclusive checks too"},
 		&ucli.BoolFlag{Name: "strict-baseline", Usage: "refuse (exit 2) a baseline that measured another model, endpoint, parameter or prompt set, instead of gating the change and labelling it"},
 		wideFlag(),
@@ -63,7 +64,7 @@ func summaryFlag() ucli.Flag {
 }
 
 func parseGateFlags(c *ucli.Context) app.Gate {
-	return app.Gate{Reports: publish.Reports{JUnit: c.String("junit"), Markdown: c.String("markdown"), Summary: c.String("summary")},
+	return app.Gate{Reports: publish.Reports{JUnit: c.String("junit"), Markdown: c.String("markdown"), Summary: c.String("summary"), OpenMetrics: c.String("openmetrics")},
 		Strict: c.Bool("strict"), StrictBaseline: c.Bool("strict-baseline"), Wide: c.Bool("wide")}
 }
 

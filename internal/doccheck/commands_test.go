@@ -59,7 +59,13 @@ func commandsReference(t *testing.T) []byte {
 	}
 	section("latgate", top)
 	for _, c := range commands {
-		section("latgate "+c, help(t, c))
+		text := help(t, c)
+		section("latgate "+c, text)
+		if strings.Contains(text, "\nCOMMANDS:\n") { // a command of subcommands: each one's help too
+			for _, sub := range listedCommands(t, text) {
+				section("latgate "+c+" "+sub, help(t, c, sub))
+			}
+		}
 	}
 	return []byte(b.String())
 }

@@ -21,6 +21,9 @@ type Reports struct {
 	// written to a file anywhere (inside GitHub Actions it is also appended
 	// to $GITHUB_STEP_SUMMARY).
 	Summary string
+	// OpenMetrics (--openmetrics) is the run's figures and checks as
+	// OpenMetrics text (package export), for Prometheus and Grafana.
+	OpenMetrics string
 }
 
 // Sink is the outputs of one command, and the files it reads: the plan the
@@ -53,6 +56,7 @@ func (s *Streams) ReportSink(r Reports) *Sink {
 	k.Output("--markdown", r.Markdown)
 	k.Output("--html", r.HTML)
 	k.Output("--summary", r.Summary)
+	k.Output("--openmetrics", r.OpenMetrics)
 	if g := s.github; g != nil {
 		for _, f := range []File{{"$GITHUB_STEP_SUMMARY", g.summary}, {"$GITHUB_OUTPUT", g.output}} {
 			if f.Path != "" {
@@ -121,6 +125,7 @@ type Report struct {
 	HTML     func(io.Writer) error // --html
 	// Inside GitHub Actions (and Summary also to --summary anywhere):
 	Summary     func(io.Writer) error // appended to $GITHUB_STEP_SUMMARY; --summary
+	OpenMetrics func(io.Writer) error // --openmetrics
 	Annotations func(io.Writer) error // workflow commands, on stdout
 	Outputs     []Output              // appended to $GITHUB_OUTPUT
 }
@@ -143,7 +148,8 @@ func (k *Sink) Publish(r Report) error {
 		k.writeReport(File{"--junit", k.reports.JUnit}, r.JUnit),
 		k.writeReport(File{"--markdown", k.reports.Markdown}, r.Markdown),
 		k.writeReport(File{"--html", k.reports.HTML}, r.HTML),
-		k.writeReport(File{"--summary", k.reports.Summary}, r.Summary))
+		k.writeReport(File{"--summary", k.reports.Summary}, r.Summary),
+		k.writeReport(File{"--openmetrics", k.reports.OpenMetrics}, r.OpenMetrics))
 	g := k.github
 	if g == nil {
 		return errors.Join(errs...)

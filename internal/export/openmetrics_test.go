@@ -1,0 +1,41 @@
+package export
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/latgate/latgate/pkg/compare"
+	"github.com/latgate/latgate/pkg/results"
+)
+
+// TestOpenMetricsEscapesAndSkips: label values an endpoint or a config
+// could make hostile (quotes, backslashes, newlines) are escaped by the
+// format's encoder, a metric with no samples has no family, and a pooled
+// check is the prompt "all prompts".
+func TestOpenMetricsEscapesAndSkips(t *testing.T) {
+	p := results.Prompt{ID: "greeting", Requests: 3, Errors: 1,
+		Metrics: results.Metrics{TTFT: &results.Summary{N: 2, P50: 120.5, P95: 130, P99: 131, Mean: 121}}}
+	f := &results.File{Targets: []results.Target{{Name: "primary", Model: "m\"x\\y\nz", Prompts: []results.Prompt{p}}}}
+	rep := &compare.Report{Aggregates: []compare.Check{{Target: "primary", Prompts: []string{"greeting"}, Metric: "ttft", Stat: "p50", Ratio: 1.1, Verdict: compare.Regressed}}}
+	var b strings.Builder
+	if err := OpenMetrics(&b, []Side{{File: f}}, rep); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	for _, want := range []string{
+		`latgate_ttft_p50_seconds{target="primary",prompt="greeting",api="chat",model="m\"x\\y\nz"} 0.1205` + "\n",
+		`latgate_requests{target="primary",prompt="greeting",api="chat",model="m\"x\\y\nz"} 3.0` + "\n",
+		`latgate_check_regressed{target="primary",prompt="all prompts",metric="ttft",stat="p50"} 1.0` + "\n",
+		`latgate_check_ratio{target="primary",prompt="all prompts",metric="ttft",stat="p50"} 1.1` + "\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "latgate_itl_p50_seconds") || strings.Contains(got, "latgate_tokens_per_second_p50") {
+		t.Errorf("a metric with no samples has a family:\n%s", got)
+	}
+	if !strings.HasSuffix(got, "# EOF\n") {
+		t.Errorf("no # EOF at the end:\n%s", got)
+	}
+}
