@@ -234,3 +234,36 @@ func TestDocsDefaults(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamKeysDocumented: the keys of api: sse's and api: ndjson's
+// sections, which config.md leaves to endpoints.md, are each there, in the
+// section of their API (#33: the sse keys were documented nowhere that the
+// README pointed).
+func TestStreamKeysDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/endpoints.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgDoc := string(readDoc(t))
+	for _, s := range []struct {
+		api  string
+		keys []string
+	}{{"sse", sseKeys}, {"ndjson", ndjsonKeys}} {
+		_, rest, ok := strings.Cut(string(doc), "## `api: "+s.api+"`")
+		if !ok {
+			t.Errorf("docs/endpoints.md has no section ## `api: %s`", s.api)
+			continue
+		}
+		if i := strings.Index(rest, "\n## "); i >= 0 {
+			rest = rest[:i]
+		}
+		for _, k := range s.keys {
+			if !strings.Contains(rest, k+":") && !strings.Contains(rest, "`"+k+"`") {
+				t.Errorf("docs/endpoints.md's api: %s section does not show %s.%s", s.api, s.api, k)
+			}
+		}
+		if !strings.Contains(cfgDoc, s.api+": {...}") {
+			t.Errorf("docs/config.md's targets example does not point to the %s section", s.api)
+		}
+	}
+}
