@@ -49,8 +49,13 @@ type ABRequest struct {
 	// (--if-changed: the pull-request flow runs ab beside check only for a
 	// change of the config's targets or prompts).
 	IfChanged bool
+	// Schedule and BlockFlag are --schedule and --block ("" and 0: the
+	// candidate config's ab section).
+	Schedule  string
+	BlockFlag int
 	// Block, when not 0, measures in ABBA blocks of Block rounds a side
-	// (--schedule blocks) instead of interleaving request by request.
+	// instead of interleaving request by request: resolved by AB from the
+	// flags and the config.
 	Block int
 }
 
@@ -123,6 +128,9 @@ func (a *App) AB(ctx context.Context, req ABRequest) (err error) {
 		a.Out.Note("%s", n)
 	}
 	run := pl.cfg[1].Run
+	if req.Block, err = abBlock(req, pl.cfg[1]); err != nil {
+		return err
+	}
 	files, rep, merr := a.measureAB(ctx, pl, run, gate, req.Quiet, req.Block)
 	if files[0] == nil {
 		return merr
@@ -499,4 +507,27 @@ func abBill(files [2]*results.File, cfgs [2]*config.Config) cost.Bill {
 		}
 	}
 	return bill
+}
+
+// abBlock resolves the schedule: the flags over the candidate config's ab
+// section. It returns the rounds a side per block under blocks, 0 when
+// interleaved.
+func abBlock(req ABRequest, cand *config.Config) (int, error) {
+	schedule, block := cand.AB.Schedule, cand.AB.Block
+	if req.Schedule != "" {
+		schedule = req.Schedule
+	}
+	if req.BlockFlag > 0 {
+		block = req.BlockFlag
+	}
+	switch schedule {
+	case config.ScheduleBlocks:
+		return max(block, 1), nil
+	case config.ScheduleInterleave, "":
+		if req.BlockFlag > 0 {
+			return 0, UsageError(fmt.Errorf("--block sets the blocks of --schedule blocks; add --schedule blocks (or ab.schedule: blocks in %s) or remove --block", cand.Path))
+		}
+		return 0, nil
+	}
+	return 0, UsageError(fmt.Errorf("--schedule is interleave (the default) or blocks, got %q", schedule))
 }

@@ -7,6 +7,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/latgate/latgate/internal/app"
+	"github.com/latgate/latgate/pkg/config"
 )
 
 func abCommand(a *app.App) *ucli.Command {
@@ -69,8 +70,8 @@ the job summary, annotations and verdict= in $GITHUB_OUTPUT.
 			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "also write both sides' results, with the comparison, to `FILE`", TakesFile: true},
 			&ucli.BoolFlag{Name: "skip-without-key", Usage: "when a variable a target names (api_key_env, sse.headers_env) is empty, measure nothing and pass with verdict=skipped"},
 			&ucli.BoolFlag{Name: "if-changed", Usage: "measure only when the configs differ in a target (model, endpoint, parameters) or a prompt; else pass with verdict=unchanged (the pull-request flow)"},
-			&ucli.StringFlag{Name: "schedule", Value: "interleave", Usage: "`interleave` (a request of each side per block) or blocks (ABBA blocks of --block rounds a side, still paired: for a server that holds one model at a time and reloads it on every switch)"},
-			&ucli.IntFlag{Name: "block", Value: defaultBlock, Usage: "rounds a side per block under --schedule blocks"},
+			&ucli.StringFlag{Name: "schedule", Usage: "`interleave` (a request of each side per block; the default, or the candidate's ab.schedule) or blocks (ABBA blocks of --block rounds a side, still paired: for a server that holds one model at a time and reloads it on every switch)"},
+			&ucli.IntFlag{Name: "block", Usage: "rounds a side per block under --schedule blocks (default 10, or the candidate's ab.block)"},
 		),
 		Action: func(c *ucli.Context) error {
 			for _, arg := range c.Args().Slice() {
@@ -80,18 +81,17 @@ the job summary, annotations and verdict= in $GITHUB_OUTPUT.
 			}
 			req := app.ABRequest{Run: parseRunFlags(c), Gate: parseGateFlags(c), GateConfig: c.String("config"),
 				Out: c.String("out"), SkipWithoutKey: c.Bool("skip-without-key"), IfChanged: c.Bool("if-changed")}
-			switch c.String("schedule") {
-			case "interleave":
-				if c.IsSet("block") {
-					return usageErr(fmt.Errorf("--block sets the blocks of --schedule blocks; add --schedule blocks or remove --block"))
+			if c.IsSet("schedule") {
+				req.Schedule = c.String("schedule")
+				if req.Schedule != config.ScheduleInterleave && req.Schedule != config.ScheduleBlocks {
+					return usageErr(fmt.Errorf("--schedule is interleave (the default) or blocks, got %q", req.Schedule))
 				}
-			case "blocks":
-				if b := c.Int("block"); b < 1 || b > maxBlock {
-					return usageErr(fmt.Errorf("--block must be between 1 and %d rounds, got %d", maxBlock, b))
+			}
+			if c.IsSet("block") {
+				req.BlockFlag = c.Int("block")
+				if req.BlockFlag < 1 || req.BlockFlag > config.MaxBlock {
+					return usageErr(fmt.Errorf("--block must be between 1 and %d rounds, got %d", config.MaxBlock, req.BlockFlag))
 				}
-				req.Block = c.Int("block")
-			default:
-				return usageErr(fmt.Errorf("--schedule is interleave (the default) or blocks, got %q", c.String("schedule")))
 			}
 			if c.IsSet("targets") {
 				b, k, ok := strings.Cut(c.String("targets"), ",")
@@ -116,12 +116,6 @@ the job summary, annotations and verdict= in $GITHUB_OUTPUT.
 		},
 	}
 }
-
-// defaultBlock and maxBlock bound --block: rounds a side per block.
-const (
-	defaultBlock = 10
-	maxBlock     = 1000
-)
 
 // abGateFlags are the report flags of ab: check's, less --strict-baseline
 // (ab has no baseline; a flag it accepted and ignored would mislead).

@@ -60,26 +60,36 @@ gate:
 		}
 	}
 
-	code, out, errs = run(t, nil, "ab", "--quiet", "--schedule", "blocks", "--block", "10", base, cand)
+	// The candidate's ab section asks for blocks (--schedule blocks does
+	// the same: the end-to-end test on Ollama uses the flag).
+	blocked := testkit.WriteFile(t, dir, "cand-blocks.yaml", body("tiny-b")+"ab: {schedule: blocks, block: 10}\n")
+	code, out, errs = run(t, nil, "ab", "--quiet", base, blocked)
 	if code == ExitUsage || code == ExitMeasurement {
-		t.Fatalf("ab --schedule blocks exit %d\n%s\n%s", code, out, errs)
+		t.Fatalf("ab with ab.schedule: blocks exit %d\n%s\n%s", code, out, errs)
 	}
-	if strings.Contains(out, "interleaving changes latency") {
-		t.Errorf("ab in blocks still warns of interference:\n%s", out)
+	if strings.Contains(out, "interleaving changes latency") || !strings.Contains(flat(out), "in ABBA runs of 10 rounds a side") {
+		t.Errorf("ab in blocks still warns of interference, or does not say it measured in blocks:\n%s", out)
 	}
 }
 
 // TestABScheduleFlags: --schedule and --block are checked before anything
-// is measured, each error naming the fix.
+// is measured, each error naming the fix; ab.schedule in a config is
+// checked at load.
 func TestABScheduleFlags(t *testing.T) {
 	t.Parallel()
+	dir := t.TempDir()
+	const body = "targets: [{name: sim, base_url: sim, model: sim}]\nprompts: [{id: p, messages: [{role: user, content: hi}]}]\n"
+	a := testkit.WriteFile(t, dir, "a.yaml", body)
+	b := testkit.WriteFile(t, dir, "b.yaml", body)
+	bad := testkit.WriteFile(t, dir, "bad.yaml", body+"ab: {schedule: abba}\n")
 	for _, tt := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"ab", "--schedule", "abba", "a.yaml", "b.yaml"}, `--schedule is interleave (the default) or blocks, got "abba"`},
-		{[]string{"ab", "--block", "5", "a.yaml", "b.yaml"}, "--block sets the blocks of --schedule blocks; add --schedule blocks or remove --block"},
-		{[]string{"ab", "--schedule", "blocks", "--block", "0", "a.yaml", "b.yaml"}, "--block must be between 1 and 1000 rounds, got 0"},
+		{[]string{"ab", "--schedule", "abba", a, b}, `--schedule is interleave (the default) or blocks, got "abba"`},
+		{[]string{"ab", "--block", "5", a, b}, "--block sets the blocks of --schedule blocks; add --schedule blocks (or ab.schedule: blocks in " + b + ") or remove --block"},
+		{[]string{"ab", "--schedule", "blocks", "--block", "0", a, b}, "--block must be between 1 and 1000 rounds, got 0"},
+		{[]string{"ab", a, bad}, `ab.schedule: "abba" is not a schedule; use interleave (the default) or blocks`},
 	} {
 		code, _, errs := run(t, nil, tt.args...)
 		if code != ExitUsage || !strings.Contains(errs, tt.want) {

@@ -27,6 +27,8 @@ type Config struct {
 	Prompts []Prompt
 	Run     Run
 	Gate    Gate
+	// AB is how `latgate ab` schedules its sides (the candidate's applies).
+	AB AB
 	// Hash is a canonical hash of everything that shapes latency: targets'
 	// request parameters, prompt hashes and run settings.
 	Hash string

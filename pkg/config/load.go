@@ -202,7 +202,7 @@ func (p *parser) syntax(err error, data []byte) {
 
 // topKeys are the keys of latgate.yaml's top level, each a section read
 // by its own function (or a path, read here).
-var topKeys = []string{"baseline", "history", "targets", "prompts", "run", "gate"}
+var topKeys = []string{"baseline", "history", "targets", "prompts", "run", "gate", "ab"}
 
 func (p *parser) parse(data []byte) *Config {
 	var doc yaml.Node
@@ -258,6 +258,7 @@ func (p *parser) parse(data []byte) *Config {
 		p.fail(get(m, "run"), "run", "%s (run.max_requests %d and run.bless_requests %d count too; lower them)", err, cfg.Run.Cap(), cfg.Run.BlessN())
 	}
 	cfg.Gate = p.gate(get(m, "gate"), cfg.Prompts)
+	cfg.AB = p.ab(get(m, "ab"))
 	return cfg
 }
 

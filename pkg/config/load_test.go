@@ -634,6 +634,7 @@ prompts:
 		Prompts: []Prompt{{ID: "p", Messages: []Message{{Role: "user", Content: "hi"}}, Line: 8}},
 		Run:     Run{Requests: 60, Warmup: 2, Concurrency: 1, Timeout: 60 * time.Second, Order: "interleave", Seed: 1},
 		Gate:    DefaultGate(),
+		AB:      AB{Schedule: ScheduleInterleave, Block: 10},
 	}
 	ignore := cmp.Options{cmpopts.IgnoreFields(Config{}, "Hash"), cmpopts.IgnoreFields(Prompt{}, "Hash")}
 	if diff := cmp.Diff(want, cfg, ignore); diff != "" {
@@ -702,6 +703,7 @@ gate:
 				{Prompt: "p", Metric: "total", Stat: "mean", Tolerance: Tolerance{Rel: 0.3, Floor: time.Second}, Line: 30},
 				{Prompt: "p", Metric: "ttft", Stat: "p99", Tolerance: Tolerance{Rel: 0.5, Floor: 5 * time.Millisecond}, Line: 31},
 			}},
+		AB: AB{Schedule: ScheduleInterleave, Block: 10},
 	}
 	ignore := cmp.Options{cmpopts.IgnoreFields(Config{}, "Hash"), cmpopts.IgnoreFields(Prompt{}, "Hash")}
 	if diff := cmp.Diff(want, cfg, ignore); diff != "" {

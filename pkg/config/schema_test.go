@@ -45,6 +45,7 @@ func sections() []section {
 		sectionOf("targets.slo", sloFields, "targets"),
 		sectionOf("prompts.slo", sloFields, "targets"), // a prompt's slo is a target's
 		sectionOf("targets.price", priceFields, "targets"),
+		sectionOf("ab", abFields, ""),
 	}
 }
 
