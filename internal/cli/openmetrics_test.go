@@ -46,7 +46,7 @@ gate:
 		"# TYPE latgate_ttft_p50_seconds gauge\n",
 		"# UNIT latgate_ttft_p50_seconds seconds\n",
 		"# TYPE latgate_check_regressed gauge\n",
-		`latgate_check_verdict{target="sim",prompt="all prompts",metric="ttft",stat="p50",verdict="ok"} 1.0` + "\n",
+		`latgate_check_verdict{target="sim",prompt="all prompts",metric="ttft",stat="p50",kind="change",verdict="ok"} 1.0` + "\n",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("check's OpenMetrics lacks %q:\n%s", want, text)

@@ -67,8 +67,9 @@ var statistics = []struct {
 //     latgate_check_verdict (1, the verdict a label) per check.
 //
 // Labels: side (only when a side has a name), target, region, prompt, api,
-// model (the config's) and, on checks, metric and stat. A pooled check's
-// prompt is "all prompts".
+// model (the config's) and, on checks, metric, stat and kind (change, or
+// limit for a check's absolute max: both may gate one statistic). A pooled
+// check's prompt is "all prompts".
 func OpenMetrics(w io.Writer, sides []Side, rep *compare.Report) error {
 	var fams []*dto.MetricFamily
 	family := func(name, help, unit string) *dto.MetricFamily {
@@ -146,7 +147,11 @@ func OpenMetrics(w io.Writer, sides []Side, rep *compare.Report) error {
 			if len(c.Prompts) > 0 && c.Prompt == "" {
 				prompt = "all prompts"
 			}
-			l := []string{"target", c.Target, "region", c.Region, "prompt", prompt, "metric", c.Metric, "stat", c.Stat}
+			kind := "change" // against the baseline
+			if c.Max > 0 {
+				kind = "limit" // an absolute max: a check of its own beside the change
+			}
+			l := []string{"target", c.Target, "region", c.Region, "prompt", prompt, "metric", c.Metric, "stat", c.Stat, "kind", kind}
 			if c.Ratio > 0 {
 				gauge(ratio, c.Ratio, l...)
 			}

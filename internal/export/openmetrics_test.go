@@ -16,7 +16,10 @@ func TestOpenMetricsEscapesAndSkips(t *testing.T) {
 	p := results.Prompt{ID: "greeting", Requests: 3, Errors: 1,
 		Metrics: results.Metrics{TTFT: &results.Summary{N: 2, P50: 120.5, P95: 130, P99: 131, Mean: 121}}}
 	f := &results.File{Targets: []results.Target{{Name: "primary", Model: "m\"x\\y\nz", Prompts: []results.Prompt{p}}}}
-	rep := &compare.Report{Aggregates: []compare.Check{{Target: "primary", Prompts: []string{"greeting"}, Metric: "ttft", Stat: "p50", Ratio: 1.1, Verdict: compare.Regressed}}}
+	rep := &compare.Report{Aggregates: []compare.Check{{Target: "primary", Prompts: []string{"greeting"}, Metric: "ttft", Stat: "p50", Ratio: 1.1, Verdict: compare.Regressed}},
+		// A statistic with a tolerance and a max is two checks: two series.
+		Checks: []compare.Check{{Target: "primary", Prompt: "greeting", Metric: "ttft", Stat: "p50", Ratio: 1.1, Verdict: compare.OK},
+			{Target: "primary", Prompt: "greeting", Metric: "ttft", Stat: "p50", Max: 200, Verdict: compare.OK}}}
 	var b strings.Builder
 	if err := OpenMetrics(&b, []Side{{File: f}}, rep); err != nil {
 		t.Fatal(err)
@@ -25,11 +28,16 @@ func TestOpenMetricsEscapesAndSkips(t *testing.T) {
 	for _, want := range []string{
 		`latgate_ttft_p50_seconds{target="primary",prompt="greeting",api="chat",model="m\"x\\y\nz"} 0.1205` + "\n",
 		`latgate_requests{target="primary",prompt="greeting",api="chat",model="m\"x\\y\nz"} 3.0` + "\n",
-		`latgate_check_regressed{target="primary",prompt="all prompts",metric="ttft",stat="p50"} 1.0` + "\n",
-		`latgate_check_ratio{target="primary",prompt="all prompts",metric="ttft",stat="p50"} 1.1` + "\n",
+		`latgate_check_regressed{target="primary",prompt="all prompts",metric="ttft",stat="p50",kind="change"} 1.0` + "\n",
+		`latgate_check_ratio{target="primary",prompt="all prompts",metric="ttft",stat="p50",kind="change"} 1.1` + "\n",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in:\n%s", want, got)
+		}
+	}
+	for _, kind := range []string{"change", "limit"} {
+		if n := strings.Count(got, `latgate_check_verdict{target="primary",prompt="greeting",metric="ttft",stat="p50",kind="`+kind+`"`); n != 1 {
+			t.Errorf("%d verdict series of kind %s for greeting's ttft p50, want 1 (no duplicate series):\n%s", n, kind, got)
 		}
 	}
 	if strings.Contains(got, "latgate_itl_p50_seconds") || strings.Contains(got, "latgate_tokens_per_second_p50") {

@@ -114,7 +114,9 @@ func (s *Streams) Warn(format string, args ...any) {
 // message, for grep).
 func (s *Streams) Say(text string) {
 	if s.fold {
-		text = report.Wrap(text, 100, "  ")
+		// Redacted first: a wrap at a space inside a secret would leave
+		// pieces too short for the redactor to know.
+		text = report.Wrap(s.Redact(text), 100, "  ")
 	}
 	fmt.Fprintln(s.Stderr, text)
 }

@@ -202,7 +202,12 @@ func ABVerdicts(w io.Writer, rep compare.Report, ab AB, opts Options) error {
 		notes := map[int]string{}
 		if lab {
 			var moved bool
-			rows, moved = fitTable(rows, notes, len(rows[0])-1, "base → candidate: ", "", true, opts.Wide)
+			rows, moved = fitTable(rows, notes, len(rows[0])-1, "base → candidate: ", "", func(i int) string {
+				if i >= len(all) {
+					return ""
+				}
+				return labelScope(all[i])
+			}, opts.Wide)
 			lab = !moved
 		}
 		if !opts.Wide {

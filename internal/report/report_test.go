@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"github.com/google/go-cmp/cmp"
 	"io"
 	"math"
 	"os"
@@ -611,5 +612,24 @@ func TestWide(t *testing.T) {
 	}
 	if strings.Contains(wide.String(), "↳ changed since baseline: ") || !strings.Contains(wide.String(), "  changed\n") || widest <= lineWidth {
 		t.Errorf("--wide does not keep the labels column (%d columns at most):\n%s", widest, wide.String())
+	}
+}
+
+// TestFitTableScope: a moved label is said once per scope: a target's
+// model change under its first row only, a prompt's edit under each edited
+// prompt's first row, even when two edited prompts follow each other.
+func TestFitTableScope(t *testing.T) {
+	wide := strings.Repeat("x", 90)
+	rows := [][]string{{"prompt", "check", "changed"},
+		{"p1", wide, "edited"}, {"p1", wide, "edited"}, {"p2", wide, "edited"}, {"p3", wide, "model a → b"}, {"p4", wide, "model a → b"}}
+	scope := []string{"t/p1", "t/p1", "t/p2", "t", "t"}
+	notes := map[int]string{}
+	got, moved := fitTable(rows, notes, 2, "changed since baseline: ", "", func(i int) string { return scope[i] }, false)
+	if !moved || len(got[1]) != 2 {
+		t.Fatalf("the labels column was not moved: %v", got)
+	}
+	want := map[int]string{1: "  ↳ changed since baseline: edited", 3: "  ↳ changed since baseline: edited", 4: "  ↳ changed since baseline: model a → b"}
+	if diff := cmp.Diff(want, notes); diff != "" {
+		t.Errorf("notes (-want +got):\n%s", diff)
 	}
 }

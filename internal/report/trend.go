@@ -174,7 +174,7 @@ func TrendText(w io.Writer, rep trend.Report, warnings []string, opts TrendOptio
 		alignRight(rows, 3)
 		alignRight(rows, 4)
 		notes := map[int]string{}
-		rows, _ = fitTable(rows, notes, 6, "last change point: ", "none", false, opts.Wide)
+		rows, _ = fitTable(rows, notes, 6, "last change point: ", "none", nil, opts.Wide)
 		if err := tableNotes(ew, rows, notes); err != nil {
 			return err
 		}

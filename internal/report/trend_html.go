@@ -428,15 +428,24 @@ func unitOf(s trend.Series) string {
 	return " (ms)"
 }
 
-// lastChangeURL is the commit page of the run after the series' last change
-// point ("" when its record has none).
+// lastChangeURL is the commit page of the run after the change point the
+// table's cell names (newestAndLast: the last change point, or the change
+// against the target's other prompts when that one fails): the point of
+// its time and commit; "" when its record has none.
 func lastChangeURL(s trend.Series) string {
-	n := len(s.Changes)
-	if n == 0 {
+	var c trend.Change
+	switch n := len(s.Changes); {
+	case s.Relative != nil && s.Relative.Fails():
+		c = s.Relative.Change
+	case n > 0:
+		c = s.Changes[n-1]
+	default:
 		return ""
 	}
-	if i := s.Changes[n-1].Index; i >= 0 && i < len(s.Points) {
-		return history.SafeURL(s.Points[i].CommitURL)
+	for _, p := range s.Points {
+		if p.At.Equal(c.At) && p.Commit == c.Commit {
+			return history.SafeURL(p.CommitURL)
+		}
 	}
 	return ""
 }

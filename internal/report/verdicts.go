@@ -91,7 +91,13 @@ func Verdicts(w io.Writer, rep compare.Report, opts Options) error {
 		// the verdicts' details.
 		if lab {
 			var moved bool
-			rows, moved = fitTable(rows, notes, len(rows[0])-1, "changed since baseline: ", "", true, opts.Wide)
+			checks := append(slices.Clone(all), rep.New...)
+			rows, moved = fitTable(rows, notes, len(rows[0])-1, "changed since baseline: ", "", func(i int) string {
+				if i >= len(checks) {
+					return ""
+				}
+				return labelScope(checks[i])
+			}, opts.Wide)
 			lab = !moved
 		}
 		if !opts.Wide {
@@ -426,16 +432,17 @@ func tableNotes(w io.Writer, rows [][]string, notes map[int]string) error {
 // than lineWidth (and wide is not set), each of its cells then said on a
 // line under its row, after that row's other note, headed head:
 // `  ↳ changed since baseline: model a → b`. A cell that is empty or
-// none says nothing; with once, a cell the row before had too is not
-// repeated (a model change is every row's: it is said under the first). It
-// reports whether the column was moved.
-func fitTable(rows [][]string, notes map[int]string, col int, head, none string, once, wide bool) ([][]string, bool) {
+// none says nothing. With scope, a cell the row before had too, in the
+// same scope (scope(i) of data row i), is not repeated: a target's model
+// change is every row's of that target, said under the first; a prompt's
+// edit is scoped to the prompt. It reports whether the column was moved.
+func fitTable(rows [][]string, notes map[int]string, col int, head, none string, scope func(i int) string, wide bool) ([][]string, bool) {
 	if wide || col < 0 || len(rows) == 0 || tableWidth(rows) <= lineWidth {
 		return rows, false
 	}
 	arrow := strings.TrimSuffix(whyArrow, "why: ")
 	indent := strings.Repeat(" ", utf8.RuneCountInString(arrow))
-	prev := ""
+	prev, prevScope := "", ""
 	out := make([][]string, len(rows))
 	for i, r := range rows {
 		if col >= len(r) {
@@ -446,17 +453,31 @@ func fitTable(rows [][]string, notes map[int]string, col int, head, none string,
 		if i == 0 {
 			continue
 		}
-		cell := strings.TrimSpace(r[col])
-		if cell != "" && cell != none && (!once || cell != prev) {
+		cell, sc := strings.TrimSpace(r[col]), ""
+		if scope != nil {
+			sc = scope(i - 1)
+		}
+		if cell != "" && cell != none && (scope == nil || cell != prev || sc != prevScope) {
 			line := arrow + wrap(head+cell, lineWidth-utf8.RuneCountInString(arrow), indent)
 			if n, ok := notes[i]; ok {
 				line = n + "\n" + line
 			}
 			notes[i] = line
 		}
-		prev = cell
+		prev, prevScope = cell, sc
 	}
 	return out, true
+}
+
+// labelScope is the scope a check's labels hold for: its prompt when one
+// of them is the prompt's own (edited, new), else its target.
+func labelScope(c compare.Check) string {
+	for _, l := range c.Labels {
+		if l == string(compare.ChangeEdited) || l == string(compare.ChangeNew) || strings.HasPrefix(l, string(compare.ChangeEdited)+":") {
+			return targetOf(c) + "\x00" + promptOf(c) + "\x00" + strings.Join(c.Prompts, ",")
+		}
+	}
+	return targetOf(c)
 }
 
 // tableWidth is the widest line table would write of rows.
@@ -478,7 +499,7 @@ func fitVerdicts(rows [][]string, notes map[int]string, col int, word func(i int
 	_ = tableNotes(&b, rows, nil) // a strings.Builder does not fail
 	i := 0
 	for line := range strings.Lines(b.String()) {
-		if i > 0 && col < len(rows[i]) && utf8.RuneCountInString(strings.TrimRight(line, "\n")) > lineWidth {
+		if i > 0 && i < len(rows) && col < len(rows[i]) && utf8.RuneCountInString(strings.TrimRight(line, "\n")) > lineWidth {
 			if w := word(i - 1); w != "" && rows[i][col] != w {
 				full := rows[i][col]
 				rows[i][col] = w

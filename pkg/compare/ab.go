@@ -359,9 +359,10 @@ func (g abGroup) pool(conf float64, d Design) (Check, []float64, bool) {
 		w[i] = 1 / max(sd*sd, 1e-12) // a prompt without spread: as precise as any
 		wsum += w[i]
 	}
-	var theta, lb, vb, va float64
+	var theta, lb, lw, vb, va float64
 	for i, p := range g.parts {
 		w[i] /= wsum
+		lw += w[i] * math.Log(p.c.Baseline)
 		a.Prompts = append(a.Prompts, p.c.Prompt)
 		a.NBase += p.c.NBase
 		a.NCur += p.c.NCur
@@ -378,12 +379,17 @@ func (g abGroup) pool(conf float64, d Design) (Check, []float64, bool) {
 		a.Level = d.Confidence(conf, oneSample, a.Look-1)
 	}
 	zl, zh := a.ends()
-	// As the gate's pooled row: the base's level is its prompts' geometric
-	// mean, the candidate's that times the pooled change.
-	a.Baseline, a.Ratio = math.Exp(lb), math.Exp(theta)
-	a.Current = a.Baseline * a.Ratio
+	// The threshold (a floor over which level?) is decided at the level
+	// the change is weighted by, as always; the row then shows, as the
+	// gate's pooled row does, the base's level as its prompts' geometric
+	// mean and the candidate's as that times the pooled change.
+	a.Baseline, a.Ratio = math.Exp(lw), math.Exp(theta)
 	a.Lo, a.Hi = math.Exp(theta-zl*math.Sqrt(vb)), math.Exp(theta+zh*math.Sqrt(va))
 	Decide(&a)
+	if a.Max == 0 && !a.IsShare() {
+		a.Baseline = math.Exp(lb)
+		a.Current = a.Baseline * a.Ratio
+	}
 	a.More = abMore(a, len(g.parts))
 	return a, w, true
 }

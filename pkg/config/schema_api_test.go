@@ -235,6 +235,8 @@ func TestNDJSONSection(t *testing.T) {
 		{"no base_url", "api: ndjson\nmodel: m\nndjson: {preset: ollama}", "api: ndjson needs base_url, the URL of the streaming endpoint itself (POST), e.g. base_url: http://127.0.0.1:11434/api/chat"},
 		{"extra_body", "api: ndjson\nbase_url: http://h/s\nmodel: m\nextra_body: {x: 1}\nndjson: {preset: ollama}", "targets[0].extra_body: api: ndjson sends ndjson.body as it is; put the fields there"},
 		{"unknown key", "api: ndjson\nbase_url: http://h/s\nmodel: m\nndjson: {preset: ollama, token_events: [x]}", `unknown key "token_events"`},
+		{"one pointer twice", "api: ndjson\nbase_url: http://h/s\nmodel: m\nndjson: {token_pointer: /text, reasoning_pointer: /text}", "token_pointer /text and reasoning_pointer /text lead to the same value or one into the other"},
+		{"one pointer inside another", "api: ndjson\nbase_url: http://h/s\nmodel: m\nndjson: {preset: ollama, token_pointer: /message}", "token_pointer /message and reasoning_pointer /message/thinking lead to the same value or one into the other"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := parse(t, apiConfig(tt.target, ""))

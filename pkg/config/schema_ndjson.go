@@ -136,6 +136,21 @@ func (p *parser) ndjson(n *yaml.Node, path string, t *Target) *NDJSON {
 		}
 		*f.dst = ptr
 	}
+	named := []struct{ key, ptr string }{
+		{"token_pointer", s.TokenPointer}, {"reasoning_pointer", s.ReasoningPointer}, {"done_pointer", s.DonePointer},
+		{"finish_pointer", s.FinishPointer}, {"error_pointer", s.ErrorPointer}, {"prompt_tokens_pointer", s.PromptTokensPointer},
+		{"output_tokens_pointer", s.OutputTokensPointer}, {"model_pointer", s.ModelPointer},
+	}
+	for i, a := range named {
+		for _, b := range named[i+1:] {
+			if a.ptr == "" || b.ptr == "" {
+				continue
+			}
+			if a.ptr == b.ptr || strings.HasPrefix(b.ptr, a.ptr+"/") || strings.HasPrefix(a.ptr, b.ptr+"/") {
+				p.fail(n, path, "%s %s and %s %s lead to the same value or one into the other; each pointer must name a value of its own (set one of them to \"\" if a preset set it)", a.key, a.ptr, b.key, b.ptr)
+			}
+		}
+	}
 	if s.TokenPointer == "" {
 		p.fail(n, path+".token_pointer", "missing; say where each line has its answer text, e.g. token_pointer: /message/content, or start from a preset: preset: ollama")
 	}

@@ -139,7 +139,7 @@ func RunAB(ctx context.Context, opts ABOptions) (base, cand *results.File, err e
 	warm := abSchedule(pairs, prompts, opts.Run.Warmup, opts.Run, false)
 	meas := abSchedule(pairs, prompts, opts.Run.Requests, opts.Run, true)
 	if opts.Block > 0 {
-		meas = abBlocks(pairs, prompts, opts.Run.Requests, opts.Block, opts.Run)
+		meas = abBlocks(pairs, prompts, opts.Run.Requests, opts.Block, priorRounds(opts.Base.Before), opts.Run)
 	}
 	laneOf := func(side, pair int) int { return side*pairs + pair }
 	// Each lane's measured jobs, in schedule order, and each measured
@@ -282,13 +282,18 @@ func abSchedule(pairs, prompts, rounds int, run config.Run, measured bool) []abJ
 // same requests with the same seqs, so that request seq of a pair and
 // prompt still pairs with the other side's. The side that leads alternates
 // chunk by chunk (ABBA: a drift across the run favours neither side), the
-// first drawn from the seed. A server that swaps between the sides then
+// first drawn from the seed; prior is the rounds earlier looks measured,
+// so that a later look's chunks go on alternating rather than lead with
+// the first look's side again. A server that swaps between the sides then
 // swaps once a chunk, not once a request.
-func abBlocks(pairs, prompts, rounds, block int, run config.Run) []abJob {
+func abBlocks(pairs, prompts, rounds, block, prior int, run config.Run) []abJob {
 	jobs := make([]abJob, 0, 2*pairs*prompts*rounds)
 	first := sideBase
 	if rand.New(rand.NewPCG(uint64(run.Seed), abStream)).IntN(2) == 1 {
 		first = sideCandidate
+	}
+	if ((prior+block-1)/block)%2 == 1 { // the chunks measured before, the last one perhaps short
+		first = 1 - first
 	}
 	seq := make([]int, pairs)
 	units := make([]int, pairs*prompts)
@@ -318,4 +323,14 @@ func abBlocks(pairs, prompts, rounds, block int, run config.Run) []abJob {
 		first = 1 - first
 	}
 	return jobs
+}
+
+// priorRounds is how many rounds earlier looks measured of a side: the
+// requests of its first target's first prompt in before (nil: none).
+func priorRounds(before *results.File) int {
+	if before == nil || len(before.Targets) == 0 || len(before.Targets[0].Prompts) == 0 {
+		return 0
+	}
+	p := before.Targets[0].Prompts[0]
+	return len(p.Samples) + len(p.Failures)
 }

@@ -75,7 +75,7 @@ func TestABBlocks(t *testing.T) {
 		t.Run(order, func(t *testing.T) {
 			run := config.Run{Order: order, Seed: 7}
 			const pairs, prompts, rounds, block = 2, 3, 25, 10
-			jobs := abBlocks(pairs, prompts, rounds, block, run)
+			jobs := abBlocks(pairs, prompts, rounds, block, 0, run)
 			type key struct{ side, pair, prompt, seq int }
 			count := func(js []abJob) map[key]int {
 				m := map[key]int{}
@@ -102,6 +102,11 @@ func TestABBlocks(t *testing.T) {
 			}
 			if leads[0] == leads[1] || leads[1] == leads[2] {
 				t.Errorf("leading sides %v: want them to alternate (ABBA)", leads)
+			}
+			// A later look after these 25 rounds (3 chunks) leads with the side
+			// the next chunk would have: the alternation goes on.
+			if later := abBlocks(pairs, prompts, 10, block, 25, run); later[0].side != leads[1] {
+				t.Errorf("a later look leads with side %d, want %d (chunk 4 of an ABBA sequence that began with %d)", later[0].side, leads[1], leads[0])
 			}
 		})
 	}

@@ -119,3 +119,31 @@ func FuzzNDJSONLine(f *testing.F) {
 		}
 	})
 }
+
+// TestNDJSONPointerWalk: a key written with escapes is the key it spells,
+// and an array index past 100 is found without allocating.
+func TestNDJSONPointerWalk(t *testing.T) {
+	o := config.NDJSON{TokenPointer: "/c/150/t", DonePointer: "/done", ErrorPointer: "/error"}
+	w, err := ndjsonWire(Endpoint{Target: config.Target{API: config.APINDJSON, NDJSON: &o}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := []byte(`{"c":[` + strings.Repeat(`0,`, 150) + `{"t":"x"}]}`)
+	var f frame
+	if w.parse(nil, line, &f); !f.content || string(f.text) != "x" {
+		t.Errorf("index 150: content %v %q, want the token x", f.content, f.text)
+	}
+	if !raceEnabled {
+		if n := testing.AllocsPerRun(50, func() { w.parse(nil, line, &f) }); n != 0 {
+			t.Errorf("the walk of an index past 100 allocates %v times", n)
+		}
+	}
+	ollama := config.NDJSONPresets()["ollama"]
+	w, err = ndjsonWire(Endpoint{Target: config.Target{API: config.APINDJSON, NDJSON: &ollama}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.parse(nil, []byte(`{"\u006dessage":{"cont\u0065nt":"hi"},"done":false}`), &f); !f.content || string(f.text) != "hi" {
+		t.Errorf("escaped keys: content %v %q, want the token hi", f.content, f.text)
+	}
+}

@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"bytes"
 	"fmt"
 	"maps"
 	"slices"
@@ -26,6 +27,7 @@ func ndjsonWire(ep Endpoint) (wire, error) {
 		ptrFinish: segments(o.FinishPointer), ptrError: segments(o.ErrorPointer),
 		ptrPrompt: segments(o.PromptTokensPointer), ptrOutput: segments(o.OutputTokensPointer), ptrModel: segments(o.ModelPointer),
 	}}
+	p.index()
 	w := wire{
 		keyHeader:  config.KeyHeader(config.APINDJSON),
 		bearer:     true,
@@ -72,6 +74,24 @@ const (
 // the error, the usage's prompt and output token counts, and the model.
 type ndjsonLines struct {
 	ptrs [nPtrs][]string
+	// idx holds each segment as an array index (-1 when it is none),
+	// parsed once: the walk compares ints, and allocates nothing.
+	idx [nPtrs][]int
+}
+
+// index parses the pointers' segments as array indices.
+func (p *ndjsonLines) index() *ndjsonLines {
+	for k, segs := range p.ptrs {
+		p.idx[k] = make([]int, len(segs))
+		for i, s := range segs {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 0 || (len(s) > 1 && s[0] == '0') {
+				n = -1 // RFC 6901: an index is 0 or digits without a leading 0
+			}
+			p.idx[k][i] = n
+		}
+	}
+	return p
 }
 
 // all is the mask of the pointers that are set.
@@ -112,25 +132,31 @@ func (p *ndjsonLines) walk(s *scanner, mask uint8, depth int, f *frame) {
 			return
 		}
 	}
-	next := func(seg func(string) bool) uint8 {
-		var m uint8
-		for k := range nPtrs {
-			if mask&(1<<k) != 0 && seg(p.ptrs[k][depth]) {
-				m |= 1 << k
-			}
-		}
-		return m
-	}
 	switch s.peek() {
 	case '{':
 		s.object(func(key []byte) {
-			if m := next(func(seg string) bool { return seg == string(key) }); m != 0 {
+			if bytes.IndexByte(key, '\\') >= 0 {
+				key = jsonText(key) // {"\u006dessage": …} is the key message (allocates: rare)
+			}
+			var m uint8
+			for k := range nPtrs {
+				if mask&(1<<k) != 0 && p.ptrs[k][depth] == string(key) {
+					m |= 1 << k
+				}
+			}
+			if m != 0 {
 				p.walk(s, m, depth+1, f)
 			}
 		})
 	case '[':
 		s.array(func(i int) {
-			if m := next(func(seg string) bool { return seg == strconv.Itoa(i) }); m != 0 {
+			var m uint8
+			for k := range nPtrs {
+				if mask&(1<<k) != 0 && p.idx[k][depth] == i {
+					m |= 1 << k
+				}
+			}
+			if m != 0 {
 				p.walk(s, m, depth+1, f)
 			}
 		})

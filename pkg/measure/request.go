@@ -473,7 +473,11 @@ func (c *client) read(ctx context.Context, a *attempt, buf []byte) outcome {
 			break
 		}
 	}
-	if c.wire.lines && payloads == 1 && chunks == 1 && mediaType(a.contentType) == "application/json" {
+	if c.wire.lines && payloads == 1 && chunks == 1 && done && !c.wire.endsAtEOF && mediaType(a.contentType) == "application/json" {
+		// One line that is the whole answer and its end, under the type of
+		// a whole JSON answer: a server asked not to stream (Ollama's
+		// stream: false). An app that streams under application/json
+		// sends a done line of its own after its tokens.
 		return c.failf(a, results.ErrMalformed, a.status,
 			"HTTP %d with Content-Type %q answered in one JSON object, not a stream: set stream: true in ndjson.body (Ollama streams only when asked)", a.status, a.contentType)
 	}
