@@ -241,6 +241,17 @@ func HistoryOpenMetrics(w io.Writer, recs []history.Record) error {
 		slices.SortStableFunc(f.Metric, func(a, b *dto.Metric) int {
 			return cmp.Or(cmp.Compare(labelKey(a), labelKey(b)), cmp.Compare(a.GetTimestampMs(), b.GetTimestampMs()))
 		})
+		// Two runs in one second (a history of merged runners) are one
+		// sample of a series: the later record's, as a backfill takes one
+		// value per timestamp.
+		kept := f.Metric[:0]
+		for i, m := range f.Metric {
+			if i+1 < len(f.Metric) && labelKey(m) == labelKey(f.Metric[i+1]) && m.GetTimestampMs() == f.Metric[i+1].GetTimestampMs() {
+				continue // the next one is the same series at the same second, recorded later
+			}
+			kept = append(kept, m)
+		}
+		f.Metric = kept
 	}
 	enc := expfmt.NewEncoder(w, expfmt.NewFormat(expfmt.TypeOpenMetrics))
 	for _, n := range names {

@@ -3,6 +3,9 @@ package export
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/latgate/latgate/internal/history"
 
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/results"
@@ -45,5 +48,23 @@ func TestOpenMetricsEscapesAndSkips(t *testing.T) {
 	}
 	if !strings.HasSuffix(got, "# EOF\n") {
 		t.Errorf("no # EOF at the end:\n%s", got)
+	}
+}
+
+// TestHistoryOpenMetricsOneSampleASecond: two records of one second (runs
+// merged from two runners) give one sample of a series, the later one's:
+// a backfill takes one value per timestamp.
+func TestHistoryOpenMetricsOneSampleASecond(t *testing.T) {
+	at := time.Date(2026, 11, 1, 3, 0, 0, 0, time.UTC)
+	rec := func(p50 float64, ns int) history.Record {
+		return history.Record{At: at.Add(time.Duration(ns)), Targets: []history.Target{{Name: "t", Model: "m", Prompts: []history.Prompt{{ID: "p",
+			Metrics: map[string]history.Stats{"ttft": history.MakeStats(10, map[string]float64{"p50": p50})}}}}}}
+	}
+	var b strings.Builder
+	if err := HistoryOpenMetrics(&b, []history.Record{rec(100, 0), rec(200, 500)}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(b.String(), "latgate_ttft_p50_seconds{"); n != 1 || !strings.Contains(b.String(), "} 0.2 ") {
+		t.Errorf("%d samples for one second, want 1 (the later record's, 0.2 s):\n%s", n, b.String())
 	}
 }

@@ -282,9 +282,10 @@ func (g group) pool(conf float64, d Design, est estimators) (Check, bool) {
 	sl, sh := zl*day, zh*day
 	// The pooled row's reference level is the geometric mean of the
 	// baseline statistics of every prompt of the check, equally weighted:
-	// it depends on the baseline file alone, so it reads the same in every
-	// run against it, whichever prompts a run could pool (weighted by the
-	// run's variances it moved 19.2 → 24.0 → 19.3 ms, #33). Its current is
+	// it depends on the baseline file and the prompts the run measured
+	// alone, so it reads the same in every run of those prompts against
+	// it, whichever of them a run could pool (weighted by the run's
+	// variances it moved 19.2 → 24.0 → 19.3 ms, #33). Its current is
 	// that level times the pooled change: baseline × change = current.
 	var nb0 int
 	for _, j := range g.jobs {
