@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -207,6 +208,20 @@ func TestABChanges(t *testing.T) {
 		}
 		if diff := cmp.Diff(tt.want, abChanges(pl)); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
+
+// TestABGoldenWidth (#33): ab's text report keeps to 100 columns: its
+// labels and verdict details move under their rows, its outcome wraps.
+func TestABGoldenWidth(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "ab", "stdout.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range strings.Split(string(data), "\n") {
+		if n := utf8.RuneCountInString(line); n > 100 {
+			t.Errorf("ab stdout line %d: %d columns, want ≤ 100: %s", i+1, n, line)
 		}
 	}
 }
