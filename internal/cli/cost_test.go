@@ -84,8 +84,11 @@ gate:
 	res := filepath.Join(dir, "results.json")
 	code, out, errs = run(t, map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary, "GITHUB_OUTPUT": filepath.Join(dir, "out.txt")},
 		"check", "--config", cfg, "--quiet", "--markdown", md, "--out", res)
-	if code != ExitPass {
-		t.Fatalf("check exit %d, want 0\n%s\n%s", code, out, errs)
+	// The subject is the cost: a verdict either way. (On a machine busy
+	// with four spinning loops the client read all of a stream's tokens at
+	// once, and the implicit stream_integrity check rightly regressed.)
+	if code != ExitPass && code != ExitRegression {
+		t.Fatalf("check exit %d, want a verdict (0 or 1)\n%s\n%s", code, out, errs)
 	}
 	f, err := results.Read(res)
 	if err != nil {
@@ -197,7 +200,7 @@ gate:
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			code, out, errs := run(t, nil, tt.args...)
-			if code != ExitPass {
+			if code != ExitPass && code != ExitRegression { // the subject is the sent line: a verdict either way
 				t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 			}
 			m := re.FindStringSubmatch(strings.Join(strings.Fields(out), " "))
