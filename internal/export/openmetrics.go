@@ -73,10 +73,7 @@ var statistics = []struct {
 func OpenMetrics(w io.Writer, sides []Side, rep *compare.Report) error {
 	var fams []*dto.MetricFamily
 	family := func(name, help, unit string) *dto.MetricFamily {
-		f := &dto.MetricFamily{Name: proto.String(name), Help: proto.String(help), Type: dto.MetricType_GAUGE.Enum()}
-		if unit != "" {
-			f.Unit = proto.String(unit)
-		}
+		f := gaugeFamily(name, help, unit)
 		fams = append(fams, f)
 		return f
 	}
@@ -163,6 +160,12 @@ func OpenMetrics(w io.Writer, sides []Side, rep *compare.Report) error {
 			gauge(verdict, 1, append(l, "verdict", strings.ToLower(string(c.Verdict)))...)
 		}
 	}
+	return encode(w, fams)
+}
+
+// encode writes the families that have samples as OpenMetrics text, with
+// the closing # EOF.
+func encode(w io.Writer, fams []*dto.MetricFamily) error {
 	enc := expfmt.NewEncoder(w, expfmt.NewFormat(expfmt.TypeOpenMetrics))
 	for _, f := range fams {
 		if len(f.Metric) == 0 {
@@ -217,10 +220,7 @@ func HistoryOpenMetrics(w io.Writer, recs []history.Record) error {
 						}
 						f, ok := byName[name]
 						if !ok {
-							f = &dto.MetricFamily{Name: proto.String(name), Help: proto.String(help), Type: dto.MetricType_GAUGE.Enum()}
-							if unit != "" {
-								f.Unit = proto.String(unit)
-							}
+							f = gaugeFamily(name, help, unit)
 							byName[name] = f
 							names = append(names, name)
 						}
@@ -253,18 +253,20 @@ func HistoryOpenMetrics(w io.Writer, recs []history.Record) error {
 		}
 		f.Metric = kept
 	}
-	enc := expfmt.NewEncoder(w, expfmt.NewFormat(expfmt.TypeOpenMetrics))
-	for _, n := range names {
-		if err := enc.Encode(byName[n]); err != nil {
-			return fmt.Errorf("openmetrics: %w", err)
-		}
+	fams := make([]*dto.MetricFamily, len(names))
+	for i, n := range names {
+		fams[i] = byName[n]
 	}
-	if c, ok := enc.(expfmt.Closer); ok {
-		if err := c.Close(); err != nil {
-			return fmt.Errorf("openmetrics: %w", err)
-		}
+	return encode(w, fams)
+}
+
+// gaugeFamily is an empty gauge family, its unit "" for none.
+func gaugeFamily(name, help, unit string) *dto.MetricFamily {
+	f := &dto.MetricFamily{Name: proto.String(name), Help: proto.String(help), Type: dto.MetricType_GAUGE.Enum()}
+	if unit != "" {
+		f.Unit = proto.String(unit)
 	}
-	return nil
+	return f
 }
 
 // labelKey is a metric's label set as one comparable string.

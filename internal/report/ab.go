@@ -200,28 +200,7 @@ func ABVerdicts(w io.Writer, rep compare.Report, ab AB, opts Options) error {
 			rows[i] = append(append(r[:3:3], r[3]+sep+r[4]), r[5:]...)
 		}
 		notes := map[int]string{}
-		if lab {
-			var moved bool
-			rows, moved = fitTable(rows, notes, len(rows[0])-1, "base → candidate: ", "", func(i int) string {
-				if i >= len(all) {
-					return ""
-				}
-				return labelScope(all[i])
-			}, opts.Wide)
-			lab = !moved
-		}
-		if !opts.Wide {
-			col := len(rows[0]) - 1
-			if lab {
-				col--
-			}
-			fitVerdicts(rows, notes, col, func(i int) string {
-				if i >= len(all) {
-					return ""
-				}
-				return verdictWord(all[i].Verdict, opts.Strict)
-			})
-		}
+		rows = fitChecks(rows, notes, all, lab, "base → candidate: ", opts)
 		if err := tableNotes(ew, rows, notes); err != nil {
 			return err
 		}

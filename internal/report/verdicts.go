@@ -85,33 +85,7 @@ func Verdicts(w io.Writer, rep compare.Report, opts Options) error {
 				notes[i+1] = whyArrow + wrap(line, lineWidth-len([]rune(whyArrow)), strings.Repeat(" ", len([]rune(whyArrow))))
 			}
 		}
-		// A verdict whose detail would take its row past lineWidth keeps
-		// the word in the row and says it whole on a line of its own.
-		// Too wide: the labels go onto lines under their rows first, then
-		// the verdicts' details.
-		if lab {
-			var moved bool
-			checks := append(slices.Clone(all), rep.New...)
-			rows, moved = fitTable(rows, notes, len(rows[0])-1, "changed since baseline: ", "", func(i int) string {
-				if i >= len(checks) {
-					return ""
-				}
-				return labelScope(checks[i])
-			}, opts.Wide)
-			lab = !moved
-		}
-		if !opts.Wide {
-			col := len(rows[0]) - 1 // the verdict, or before the labels
-			if lab {
-				col--
-			}
-			fitVerdicts(rows, notes, col, func(i int) string {
-				if i >= len(all) {
-					return "" // a new prompt's row
-				}
-				return verdictWord(all[i].Verdict, opts.Strict)
-			})
-		}
+		rows = fitChecks(rows, notes, append(slices.Clone(all), rep.New...), lab, "changed since baseline: ", opts)
 		if err := tableNotes(ew, rows, notes); err != nil {
 			return err
 		}
@@ -489,6 +463,33 @@ func tableWidth(rows [][]string) int {
 		w = max(w, utf8.RuneCountInString(strings.TrimRight(line, "\n")))
 	}
 	return w
+}
+
+// fitChecks fits a verdict table of checks (one row each, after the
+// header; labelled: its last column the labels) to lineWidth: the labels
+// go onto lines under their rows first, headed head, then the verdicts'
+// details (a verdict whose detail would take its row past lineWidth keeps
+// the word in the row and says it whole on a line of its own).
+func fitChecks(rows [][]string, notes map[int]string, checks []compare.Check, labelled bool, head string, opts Options) [][]string {
+	if labelled {
+		var moved bool
+		rows, moved = fitTable(rows, notes, len(rows[0])-1, head, "", func(i int) string { return labelScope(checks[i]) }, opts.Wide)
+		labelled = !moved
+	}
+	if opts.Wide {
+		return rows
+	}
+	col := len(rows[0]) - 1 // the verdict, or before the labels
+	if labelled {
+		col--
+	}
+	fitVerdicts(rows, notes, col, func(i int) string {
+		if checks[i].Verdict == compare.Unbaselined {
+			return "" // a new prompt's row: its word is all it says
+		}
+		return verdictWord(checks[i].Verdict, opts.Strict)
+	})
+	return rows
 }
 
 // fitVerdicts shortens to its word (word(i) of data row i) the verdict in

@@ -161,30 +161,72 @@ func (p *parser) apiFields(n *yaml.Node, m map[string]*yaml.Node, path string, t
 	if v := get(m, "include_usage"); v != nil && t.API != APIChat {
 		p.fail(v, path+".include_usage", "applies to api: chat only (stream_options.include_usage); the %s API always reports usage: remove it", t.API)
 	}
-	if t.API == APINDJSON || get(m, "ndjson") != nil {
-		p.ndjsonFields(n, m, path, t) // schema_ndjson.go
-		if get(m, "sse") == nil {
-			return
-		}
+	if v := p.streamSection(n, m, path, t, APISSE, "which events carry tokens", sseExample, "https://app.example.com/api/chat"); v != nil {
+		t.SSE = p.sse(v, path+".sse", t)
 	}
-	v := get(m, "sse")
+	if v := p.streamSection(n, m, path, t, APINDJSON, "where each line has its tokens", ndjsonExample, "http://127.0.0.1:11434/api/chat for Ollama"); v != nil {
+		t.NDJSON = p.ndjson(v, path+".ndjson", t) // schema_ndjson.go
+	}
+}
+
+// streamSection returns the section of an app-stream api (sse, ndjson:
+// the key is the api's name) when the target speaks it, checking that a
+// target of that api has one (what it says is what the section holds),
+// that no other target has one, and that the target has the base_url and
+// no extra_body it needs; nil otherwise.
+func (p *parser) streamSection(n *yaml.Node, m map[string]*yaml.Node, path string, t *Target, api, what, example, urlExample string) *yaml.Node {
+	v := get(m, api)
 	switch {
-	case t.API == APISSE && v == nil:
-		p.fail(n, path, "api: sse needs an sse section saying what to send and which events carry tokens, e.g. %s", sseExample)
-		return
-	case t.API != APISSE && v != nil:
-		p.fail(v, path+".sse", "applies to api: sse only; remove it or set api: sse")
-		return
+	case t.API == api && v == nil:
+		p.fail(n, path, "api: %s needs an %s section saying what to send and %s, e.g. %s", api, api, what, example)
+		return nil
+	case t.API != api && v != nil:
+		p.fail(v, path+"."+api, "applies to api: %s only; remove it or set api: %s", api, api)
+		return nil
 	case v == nil:
-		return
+		return nil
 	}
 	if x := get(m, "extra_body"); x != nil {
-		p.fail(x, path+".extra_body", "api: sse sends sse.body as it is; put the fields there")
+		p.fail(x, path+".extra_body", "api: %s sends %s.body as it is; put the fields there", api, api)
 	}
 	if get(m, "base_url") == nil {
-		p.fail(n, path, "api: sse needs base_url, the URL of the streaming endpoint itself (POST), e.g. base_url: https://app.example.com/api/chat")
+		p.fail(n, path, "api: %s needs base_url, the URL of the streaming endpoint itself (POST), e.g. base_url: %s", api, urlExample)
 	}
-	t.SSE = p.sse(v, path+".sse", t)
+	return v
+}
+
+// defaultStreamBody is the body an sse or ndjson section without one sends.
+func defaultStreamBody() any {
+	return map[string]any{"model": "{{model}}", "messages": "{{messages}}", "max_tokens": "{{max_tokens}}", "stream": true}
+}
+
+// bodyTemplate reads a section's body template, its placeholders checked;
+// def when the section has none, nil when it is bad (the failure said).
+func (p *parser) bodyTemplate(m map[string]*yaml.Node, path string, def any) any {
+	v := get(m, "body")
+	if v == nil {
+		return def
+	}
+	body, ok := p.value(v, path+".body", 0)
+	if !ok {
+		return nil
+	}
+	p.placeholders(v, path+".body", body)
+	return body
+}
+
+// pointer reads a JSON pointer field: "" (which means empty) or a string
+// starting with /.
+func (p *parser) pointer(v *yaml.Node, field, example, empty string) (string, bool) {
+	ptr, ok := p.str(v, field, "/text")
+	if !ok || !p.text(v, field, ptr) {
+		return "", false
+	}
+	if ptr != "" && !strings.HasPrefix(ptr, "/") {
+		p.fail(v, field, "%q is not a JSON pointer; it starts with / (e.g. %s), or is \"\" for %s", ptr, example, empty)
+		return "", false
+	}
+	return ptr, true
 }
 
 func (p *parser) sse(n *yaml.Node, path string, t *Target) *SSE {
@@ -193,15 +235,7 @@ func (p *parser) sse(n *yaml.Node, path string, t *Target) *SSE {
 		return nil
 	}
 	s := &SSE{TokenEvents: []string{"message"}, ErrorEvents: []string{"error"}}
-	if v := get(m, "body"); v != nil {
-		body, ok := p.value(v, path+".body", 0)
-		if ok {
-			p.placeholders(v, path+".body", body)
-			s.Body = body
-		}
-	} else {
-		s.Body = map[string]any{"model": "{{model}}", "messages": "{{messages}}", "max_tokens": "{{max_tokens}}", "stream": true}
-	}
+	s.Body = p.bodyTemplate(m, path, defaultStreamBody())
 	events := func(key string, dst *[]string) {
 		v := get(m, key)
 		if v == nil {
@@ -247,10 +281,7 @@ func (p *parser) sse(n *yaml.Node, path string, t *Target) *SSE {
 		}
 	}
 	if v := get(m, "token_pointer"); v != nil {
-		if ptr, ok := p.str(v, path+".token_pointer", "/text"); ok && p.text(v, path+".token_pointer", ptr) {
-			if ptr != "" && !strings.HasPrefix(ptr, "/") {
-				p.fail(v, path+".token_pointer", "%q is not a JSON pointer; it starts with / (e.g. /text, /choices/0/delta/content), or is \"\" for the whole data", ptr)
-			}
+		if ptr, ok := p.pointer(v, path+".token_pointer", "/text, /choices/0/delta/content", "the whole data"); ok {
 			s.TokenPointer = ptr
 		}
 	}

@@ -66,27 +66,6 @@ var ndjsonKeys = []string{"preset", "body", "token_pointer", "reasoning_pointer"
 
 const ndjsonExample = `ndjson: {preset: ollama} (Ollama's /api/chat), or ndjson: {body: {question: "{{prompt}}"}, token_pointer: /text, done_pointer: /done}`
 
-// ndjsonFields checks the ndjson section against the target's api and
-// reads it.
-func (p *parser) ndjsonFields(n *yaml.Node, m map[string]*yaml.Node, path string, t *Target) {
-	v := get(m, "ndjson")
-	switch {
-	case t.API == APINDJSON && v == nil:
-		p.fail(n, path, "api: ndjson needs an ndjson section saying what to send and where each line has its tokens, e.g. %s", ndjsonExample)
-		return
-	case t.API != APINDJSON:
-		p.fail(v, path+".ndjson", "applies to api: ndjson only; remove it or set api: ndjson")
-		return
-	}
-	if x := get(m, "extra_body"); x != nil {
-		p.fail(x, path+".extra_body", "api: ndjson sends ndjson.body as it is; put the fields there")
-	}
-	if get(m, "base_url") == nil {
-		p.fail(n, path, "api: ndjson needs base_url, the URL of the streaming endpoint itself (POST), e.g. base_url: http://127.0.0.1:11434/api/chat for Ollama")
-	}
-	t.NDJSON = p.ndjson(v, path+".ndjson", t)
-}
-
 func (p *parser) ndjson(n *yaml.Node, path string, t *Target) *NDJSON {
 	m, ok := p.mapping(n, path, ndjsonKeys)
 	if !ok {
@@ -103,15 +82,10 @@ func (p *parser) ndjson(n *yaml.Node, path string, t *Target) *NDJSON {
 			}
 		}
 	}
-	if v := get(m, "body"); v != nil {
-		body, ok := p.value(v, path+".body", 0)
-		if ok {
-			p.placeholders(v, path+".body", body)
-			s.Body = body
-		}
-	} else if s.Body == nil {
-		s.Body = map[string]any{"model": "{{model}}", "messages": "{{messages}}", "max_tokens": "{{max_tokens}}", "stream": true}
+	if s.Body == nil {
+		s.Body = defaultStreamBody()
 	}
+	s.Body = p.bodyTemplate(m, path, s.Body)
 	for _, f := range []struct {
 		key string
 		dst *string
@@ -125,16 +99,9 @@ func (p *parser) ndjson(n *yaml.Node, path string, t *Target) *NDJSON {
 		if v == nil {
 			continue
 		}
-		field := path + "." + f.key
-		ptr, ok := p.str(v, field, "/text")
-		if !ok || !p.text(v, field, ptr) {
-			continue
+		if ptr, ok := p.pointer(v, path+"."+f.key, "/message/content", "none"); ok {
+			*f.dst = ptr
 		}
-		if ptr != "" && !strings.HasPrefix(ptr, "/") {
-			p.fail(v, field, "%q is not a JSON pointer; it starts with / (e.g. /message/content), or is \"\" for none", ptr)
-			continue
-		}
-		*f.dst = ptr
 	}
 	named := []struct{ key, ptr string }{
 		{"token_pointer", s.TokenPointer}, {"reasoning_pointer", s.ReasoningPointer}, {"done_pointer", s.DonePointer},

@@ -3,8 +3,6 @@ package measure
 import (
 	"bytes"
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -36,9 +34,7 @@ func ndjsonWire(ep Endpoint) (wire, error) {
 		lines:      true,
 		endsAtEOF:  p.ptrs[ptrDone] == nil,
 		finishName: "done line",
-	}
-	for _, h := range slices.Sorted(maps.Keys(ep.SecretHeaders)) {
-		w.headers = append(w.headers, header{h, strings.TrimSpace(ep.SecretHeaders[h])})
+		headers:    secretHeaders(ep), // proto_sse.go
 	}
 	return w, nil
 }

@@ -35,11 +35,7 @@ func sseWire(ep Endpoint) (wire, error) {
 	if o.DoneData != "" {
 		ev.doneData = []byte(o.DoneData)
 	}
-	if o.TokenPointer != "" {
-		for _, seg := range strings.Split(o.TokenPointer, "/")[1:] {
-			ev.pointer = append(ev.pointer, strings.NewReplacer("~1", "/", "~0", "~").Replace(seg))
-		}
-	}
+	ev.pointer = segments(o.TokenPointer) // proto_ndjson.go
 	w := wire{
 		keyHeader:  config.KeyHeader(config.APISSE),
 		bearer:     true,
@@ -48,11 +44,19 @@ func sseWire(ep Endpoint) (wire, error) {
 		eventIDs:   true,
 		endsAtEOF:  len(ev.done) == 0 && ev.doneData == nil,
 		finishName: "done event",
-	}
-	for _, h := range slices.Sorted(maps.Keys(ep.SecretHeaders)) {
-		w.headers = append(w.headers, header{h, strings.TrimSpace(ep.SecretHeaders[h])})
+		headers:    secretHeaders(ep),
 	}
 	return w, nil
+}
+
+// secretHeaders are an app stream's sse.headers_env or ndjson.headers_env
+// headers, in name order, their values trimmed.
+func secretHeaders(ep Endpoint) []header {
+	var hs []header
+	for _, h := range slices.Sorted(maps.Keys(ep.SecretHeaders)) {
+		hs = append(hs, header{h, strings.TrimSpace(ep.SecretHeaders[h])})
+	}
+	return hs
 }
 
 // sseEvents are the event names of an sse target: token_events carry
