@@ -31,8 +31,13 @@ func whyOf(t *testing.T, stdout, row string) string {
 	t.Helper()
 	lines := strings.Split(stdout, "\n")
 	re := regexp.MustCompile(row)
+	target := "" // a table too wide for its targets' column heads each target's rows with "target NAME:"
 	for i, l := range lines {
-		if !re.MatchString(l) {
+		if name, ok := strings.CutPrefix(l, "target "); ok && strings.HasSuffix(name, ":") && !strings.Contains(name, " ") {
+			target = strings.TrimSuffix(name, ":") + "  "
+			continue
+		}
+		if !re.MatchString(target + l) {
 			continue
 		}
 		if i+1 < len(lines) && strings.HasPrefix(lines[i+1], "  ↳ ") && !strings.HasPrefix(lines[i+1], "  ↳ why: ") {

@@ -55,7 +55,7 @@ func gateFlagDefs() []ucli.Flag {
 
 // wideFlag is --wide: every column of the text tables, however wide.
 func wideFlag() ucli.Flag {
-	return &ucli.BoolFlag{Name: "wide", Usage: "keep every column of the tables on stdout, however wide (by default a table fits 100 columns: its widest optional column moves onto lines under its rows)"}
+	return &ucli.BoolFlag{Name: "wide", Usage: "keep every column of the tables on stdout, however wide (by default a table fits 100 columns: its widest optional column moves onto lines under its rows, then each target heads its rows)"}
 }
 
 // summaryFlag is --summary: the job summary's Markdown, outside Actions too.

@@ -4,8 +4,10 @@ import (
 	"encoding/xml"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -100,6 +102,21 @@ func TestWhyGolden(t *testing.T) {
 	}
 	if err := xml.Unmarshal([]byte(junitXML), new(struct{})); err != nil {
 		t.Errorf("JUnit is not well-formed XML: %v", err)
+	}
+
+	// Two targets, long model names and wide ms intervals (#33 item 4):
+	// still 100 columns, each target heading its rows; --wide keeps the
+	// target column.
+	for i, l := range strings.Split(stdout, "\n") {
+		if n := utf8.RuneCountInString(l); n > 100 {
+			t.Errorf("stdout line %d: %d columns, want ≤ 100: %s", i+1, n, l)
+		}
+	}
+	if !strings.Contains(stdout, "\ntarget edge:\n") {
+		t.Errorf("the narrow table does not head target edge's rows:\n%s", stdout)
+	}
+	if _, wide, _ := run(t, nil, "compare", "--config", "latgate.yaml", "--wide", "baseline.json", "results.json"); !regexp.MustCompile(`(?m)^edge\s+faq\s+ttft p50`).MatchString(wide) || strings.Contains(wide, "\ntarget edge:\n") {
+		t.Errorf("--wide does not keep the target column:\n%s", wide)
 	}
 
 	again, stdout2, _ := run(t, nil, "compare", "--config", "latgate.yaml", "baseline.json", "results.json")

@@ -180,7 +180,7 @@ func ABVerdicts(w io.Writer, rep compare.Report, ab AB, opts Options) error {
 			}
 			r := []string{targetOf(c), prompt, checkOf(c),
 				value(c.Metric, c.Baseline, c.NBase), value(c.Metric, c.Current, c.NCur),
-				change(c), interval(c), threshold(c), abVerdictCell(c, opts.Strict)}
+				change(c), tableInterval(c), threshold(c), abVerdictCell(c, opts.Strict)}
 			if isLimit(c) {
 				r[3] = "-" // a limit holds the candidate alone
 			}

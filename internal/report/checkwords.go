@@ -398,3 +398,23 @@ func WithReasons(rep compare.Report) compare.Report {
 	}
 	return rep
 }
+
+// tableInterval is a check's interval as the text tables write it, beside
+// its change: a unit the change already says ("-3.70 ms", "-99 pts") is
+// not said again ("[-4.23, -3.51]", "[-100, -80]"); a ratio's percentages
+// and a share's keep theirs.
+func tableInterval(c compare.Check) string {
+	iv, ch := interval(c), change(c)
+	i := strings.LastIndexByte(ch, ' ')
+	if i < 0 {
+		return iv
+	}
+	unit := ch[i:]
+	if s, ok := strings.CutSuffix(iv, unit+"]"); ok {
+		return s + "]"
+	}
+	if s, ok := strings.CutSuffix(iv, "]"+unit); ok {
+		return s + "]"
+	}
+	return iv
+}

@@ -564,7 +564,7 @@ func TestDifferenceScaleRendering(t *testing.T) {
 	if err := Verdicts(&buf, newReport([]compare.Check{up, same}, nil), Options{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"+3.00 ms", "[+2.50, +3.50 ms]", "REGRESSED", "-0.07 ms", "[-0.08, -0.05 ms]", "+0.25 ms  ok"} {
+	for _, want := range []string{"+3.00 ms [+2.50, +3.50]", "REGRESSED", "-0.07 ms [-0.08, -0.05]", "+0.25 ms  ok"} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, buf.String())
 		}

@@ -55,7 +55,7 @@ func Verdicts(w io.Writer, rep compare.Report, opts Options) error {
 			}
 			r := append(lead(c, prompt), checkOf(c),
 				value(c.Metric, c.Baseline, c.NBase), value(c.Metric, c.Current, c.NCur),
-				change(c), interval(c), threshold(c), verdictCell(c, opts.Strict))
+				change(c), tableInterval(c), threshold(c), verdictCell(c, opts.Strict))
 			if lab {
 				r = append(r, labels(c))
 			}
@@ -469,7 +469,9 @@ func tableWidth(rows [][]string) int {
 // header; labelled: its last column the labels) to lineWidth: the labels
 // go onto lines under their rows first, headed head, then the verdicts'
 // details (a verdict whose detail would take its row past lineWidth keeps
-// the word in the row and says it whole on a line of its own).
+// the word in the row and says it whole on a line of its own), and last,
+// when the table is still too wide, the target column (each target then
+// heads its rows).
 func fitChecks(rows [][]string, notes map[int]string, checks []compare.Check, labelled bool, head string, opts Options) [][]string {
 	if labelled {
 		var moved bool
@@ -489,7 +491,34 @@ func fitChecks(rows [][]string, notes map[int]string, checks []compare.Check, la
 		}
 		return verdictWord(checks[i].Verdict, opts.Strict)
 	})
+	if len(rows) > 1 && rows[0][0] == "target" && tableWidth(rows) > lineWidth {
+		rows = byTarget(rows, notes)
+	}
 	return rows
+}
+
+// byTarget returns rows without their first column, the target, each
+// target said instead on a line of its own before its first row (rows
+// come grouped by target): a table of several targets too wide for
+// lineWidth gains the column's width and loses nothing.
+func byTarget(rows [][]string, notes map[int]string) [][]string {
+	out := make([][]string, len(rows))
+	prev := ""
+	for i, r := range rows {
+		out[i] = r[1:]
+		if i == 0 {
+			continue
+		}
+		if t := strings.TrimSpace(r[0]); t != prev {
+			line := "target " + t + ":"
+			if n, ok := notes[i-1]; ok {
+				line = n + "\n" + line
+			}
+			notes[i-1] = line
+			prev = t
+		}
+	}
+	return out
 }
 
 // fitVerdicts shortens to its word (word(i) of data row i) the verdict in
