@@ -103,6 +103,9 @@ type executor struct {
 	done    atomic.Int64
 	authErr atomic.Pointer[AuthError]
 	cancel  context.CancelFunc
+	// lateness is how late latgate's own runner woke during the measured
+	// requests (nil when none ran): every lane's target records it.
+	lateness *results.Lateness
 }
 
 // run runs plan's phases in order (the solo round and the measured
@@ -120,9 +123,19 @@ func (x *executor) run(ctx context.Context, plan [phases][]task) error {
 		x.exec(ctx, plan[phaseSolo], phaseSolo, x.soloWorkers())
 	}
 	if ctx.Err() == nil {
+		p := startProbe()
 		x.exec(ctx, plan[phaseMeasured], phaseMeasured, x.conc)
+		x.lateness = p.stop()
 	}
 	return ctx.Err()
+}
+
+// result is what lane l measured, as a results target, with the runner's
+// lateness while it did.
+func (x *executor) result(l *lane) results.Target {
+	t := l.result()
+	t.Lateness = x.lateness
+	return t
 }
 
 // soloWorkers is how many workers send the solo round: one, unless every

@@ -213,7 +213,7 @@ func RunAB(ctx context.Context, opts ABOptions) (base, cand *results.File, err e
 	for s := range sides {
 		for pair, ep := range sides[s].Endpoints {
 			l := lanes[laneOf(s, pair)]
-			files[s].Targets = append(files[s].Targets, l.result())
+			files[s].Targets = append(files[s].Targets, x.result(l))
 			if err := l.gu.err(ep.Name); err != nil {
 				errs = append(errs, fmt.Errorf("%s side: %w", sideNames[s], err))
 			}

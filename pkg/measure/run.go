@@ -167,7 +167,7 @@ func runTarget(ctx context.Context, ep Endpoint, opts Options, runStart time.Tim
 	plan[phaseMeasured] = tasks(0, meas, true)
 	x := &executor{lanes: []*lane{l}, conc: conc, start: runStart, observe: observe}
 	stopped := x.run(ctx, plan)
-	t := l.result()
+	t := x.result(l)
 	if e := x.authErr.Load(); e != nil {
 		return t, e
 	}

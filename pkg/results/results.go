@@ -133,6 +133,9 @@ type Target struct {
 	// the first (nil when there were none).
 	Usage       *Usage `json:"usage,omitempty"`
 	RoundsUsage *Usage `json:"rounds_usage,omitempty"`
+	// Lateness is how late latgate's own runner woke while measuring the
+	// target (nil in files from before it): see Lateness.
+	Lateness *Lateness `json:"runner_lateness,omitempty"`
 }
 
 // Params are the request parameters that shape latency.

@@ -49,6 +49,7 @@ func AppendRound(f, round *File) {
 		t.WallMS = round3(t.WallMS + rt.WallMS) // time spent measuring, rounds added
 		t.Retries += rt.Retries
 		t.Usage = t.Usage.Plus(rt.Usage)
+		t.Lateness = t.Lateness.Plus(rt.Lateness)
 		if rt.Usage != nil {
 			t.RoundsUsage = t.RoundsUsage.Plus(rt.Usage)
 		}

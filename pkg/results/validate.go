@@ -134,6 +134,9 @@ func (v *validator) target(path string, t Target, needSamples bool) {
 	}
 	v.usage(path+".usage", t.Usage)
 	v.usage(path+".rounds_usage", t.RoundsUsage)
+	if !validLateness(t.Lateness) {
+		v.fail(path+".runner_lateness", "probe lateness out of range: probes ≥ 0, 0 ≤ late_p50_ms ≤ late_p95_ms ≤ late_p99_ms ≤ late_max_ms ≤ %d", MaxTimeoutMS)
+	}
 	if t.Requests != requests {
 		v.fail(path+".requests", "%d, but its prompts count %d requests", t.Requests, requests)
 	}
