@@ -56,6 +56,7 @@ func (a *App) Bless(ctx context.Context, req BlessRequest) error {
 		return err
 	}
 	a.warnQueueing(f)
+	a.warnBusyRunner(f)
 	prev, prevErr := baseline.Load(path)
 	b := baseline.FromResults(f, a.Now(), a.commit(ctx, cfg.Dir))
 	if req.From == "" { // a results file does not say where it was measured

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latgate/latgate/internal/numfmt"
 	"github.com/latgate/latgate/internal/publish"
 	"github.com/latgate/latgate/internal/report"
 	"github.com/latgate/latgate/pkg/compare"
@@ -38,6 +39,20 @@ func queueWarnings(f *results.File) []string {
 func (a *App) warnQueueing(f *results.File) {
 	for _, w := range queueWarnings(f) {
 		a.Out.Warn("%s", w)
+	}
+}
+
+// warnBusyRunner warns when a run about to become the baseline was
+// measured on a runner too busy to measure precisely (compare.BusyLagMS):
+// its delay is in every baseline value, so later checks on a quieter runner
+// read faster than the endpoint became, and hide a regression of its size.
+func (a *App) warnBusyRunner(f *results.File) {
+	for _, t := range f.Targets {
+		if lag := t.Lateness.Lag(); lag >= compare.BusyLagMS {
+			a.Out.Warn("target %s: latgate's own runner was busy while the baseline was measured (its timers woke up to %s late, p99 of %d probes): "+
+				"the baseline carries that delay, so checks on a quieter runner read faster than the endpoint is; bless again on a quieter runner",
+				t.Label(), numfmt.Millis(t.Lateness.P99MS), t.Lateness.Probes)
+		}
 	}
 }
 

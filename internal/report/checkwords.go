@@ -130,6 +130,8 @@ func Decider(c compare.Check) string {
 	switch {
 	case c.More < 0 && (c.Max > 0 || c.Min > 0):
 		return "the statistic sits on the limit: more requests may not decide it"
+	case c.Stuck == compare.StuckRunner:
+		return fmt.Sprintf("latgate's own runner was busy (its reads lagged by up to about %s): a change of this size may be its delay, not the endpoint's; re-run on a quieter runner", numfmt.Millis(c.RunnerLag))
 	case c.More < 0 && c.Stuck == compare.StuckDayToDay:
 		return fmt.Sprintf("the day-to-day noise (±%s per run) keeps it undecided however many requests: compare both in one run (latgate ab) or watch the nightly trend", pctNum(c.DayNoise))
 	case c.More < 0:

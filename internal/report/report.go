@@ -560,9 +560,11 @@ func nextStep(rep compare.Report, opts Options) string {
 // most more requests per prompt one of them needs, and what more requests
 // cannot fix.
 func undecidedTake(cs []compare.Check) string {
-	most, day, base := 0, false, false
+	most, day, base, runner := 0, false, false, false
 	for _, c := range cs {
 		switch {
+		case c.Stuck == compare.StuckRunner:
+			runner = true
 		case c.Stuck == compare.StuckDayToDay:
 			day = true
 		case c.More < 0:
@@ -581,6 +583,9 @@ func undecidedTake(cs []compare.Check) string {
 	if day {
 		out = append(out, "for the day-to-day noise, no number of requests: compare both sides in one run (latgate ab) or watch the nightly trend")
 	}
+	if runner {
+		out = append(out, "for a busy runner, a run on a quieter one (latgate's own delay, not the endpoint's)")
+	}
 	if len(out) == 0 {
 		out = append(out, "more requests may decide them (raise run.max_requests)")
 	}
@@ -592,10 +597,12 @@ func undecidedTake(cs []compare.Check) string {
 // tolerance, lack data, or are unbounded.
 func inconclusiveWhy(cs []compare.Check) []string {
 	var needs []string
-	var straddle, nodata, unbounded int
+	var straddle, nodata, unbounded, runner int
 	for _, c := range cs {
 		_, need, unit, short := c.Shortfall()
 		switch {
+		case c.Stuck == compare.StuckRunner:
+			runner++
 		case (isLimit(c) || c.IsShare()) && hasData(c) && !short && (c.Lo != 0 || c.Hi != 0):
 			straddle++
 		case !hasData(c) && !(isLimit(c) && c.NCur > 0):
@@ -612,6 +619,9 @@ func inconclusiveWhy(cs []compare.Check) []string {
 		}
 	}
 	out := needs
+	if runner > 0 {
+		out = append(out, fmt.Sprintf("%d within the busy runner's delay", runner))
+	}
 	if straddle > 0 {
 		out = append(out, plural(straddle, "straddles", "straddle")+" the tolerance")
 	}

@@ -148,6 +148,8 @@ func verdictCell(c compare.Check, strict bool) string {
 		switch {
 		case c.Diagnostic:
 			return w + " (pooled)"
+		case c.Stuck == compare.StuckRunner:
+			return w + ": runner busy"
 		case c.Stuck == compare.StuckDayToDay:
 			return w + ": day-to-day noise"
 		case c.More < 0:

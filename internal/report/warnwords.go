@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/latgate/latgate/internal/numfmt"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/results"
 )
@@ -63,6 +64,14 @@ func WarningText(w compare.Warning) string {
 	case compare.WarnLost:
 		return fmt.Sprintf("%s %s for prompt %s of %s: %d baseline requests had values, this run has none: the endpoint's answers changed shape (one chunk? no content token?), check them",
 			w.Metric, w.Stat, first(w.Prompts), tgt, w.Count)
+	case compare.WarnRunnerBusy:
+		l := w.Lateness
+		what := "no regression was within that delay"
+		if w.Count > 0 {
+			what = fmt.Sprintf("%s within that delay %s undecided, not blamed on the endpoint", plural(w.Count, "regression", "regressions"), map[bool]string{true: "is", false: "are"}[w.Count == 1])
+		}
+		return fmt.Sprintf("%s%s: latgate's own runner was too busy to measure precisely: its timers woke up to %s late (p99 of %d probes; p95 %s, max %s; a quiet runner: about %s), and stream reads waited as long: %s; run on a quieter runner (fewer parallel jobs, a dedicated runner)",
+			side, tgt, numfmt.Millis(l.P99MS), l.Probes, numfmt.Millis(l.P95MS), numfmt.Millis(l.MaxMS), numfmt.Millis(results.TimerGranularityMS+0.1), what)
 	case compare.WarnNothingCompared:
 		if w.Side == "both" {
 			return "nothing was compared: no check applies to a target and prompt measured on both sides"

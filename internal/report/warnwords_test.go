@@ -34,6 +34,10 @@ func TestWarningText(t *testing.T) {
 			"itl p50 for prompt p of target t: 20 baseline requests had values, this run has none: the endpoint's answers changed shape (one chunk? no content token?), check them"},
 		{compare.Warning{Kind: compare.WarnNoCacheUsage, Target: "t", Prompts: []string{"warm"}},
 			"cache_hit_rate of warm prompt warm of target t not checked: the endpoint reports no prompt tokens in its usage"},
+		{compare.Warning{Kind: compare.WarnRunnerBusy, Target: "t", Count: 2, Lateness: results.Lateness{Probes: 2549, P50MS: 0.54, P95MS: 2.06, P99MS: 4, MaxMS: 9.5}},
+			"target t: latgate's own runner was too busy to measure precisely: its timers woke up to 4.00 ms late (p99 of 2549 probes; p95 2.06 ms, max 9.50 ms; a quiet runner: about 1.10 ms), and stream reads waited as long: 2 regressions within that delay are undecided, not blamed on the endpoint; run on a quieter runner (fewer parallel jobs, a dedicated runner)"},
+		{compare.Warning{Kind: compare.WarnRunnerBusy, Target: "t", Lateness: results.Lateness{Probes: 10, P50MS: 0.5, P95MS: 3, P99MS: 3, MaxMS: 3}},
+			"target t: latgate's own runner was too busy to measure precisely: its timers woke up to 3.00 ms late (p99 of 10 probes; p95 3.00 ms, max 3.00 ms; a quiet runner: about 1.10 ms), and stream reads waited as long: no regression was within that delay; run on a quieter runner (fewer parallel jobs, a dedicated runner)"},
 		{compare.Warning{Kind: compare.WarnNoSLO}, "slo_attainment check skipped: no prompt of this run has an slo: (set one on a target or a prompt, e.g. slo: {ttft: 500ms, itl: 50ms})"},
 	}
 	for _, tt := range tests {

@@ -151,9 +151,13 @@ type Check struct {
 	// More estimates, for an inconclusive check, how many more current
 	// requests would decide it (-1: none would; Stuck says why: "baseline",
 	// its own noise or size, or "day-to-day" noise).
-	More    int     `json:"more_requests,omitempty"`
-	Stuck   string  `json:"stuck,omitempty"`
-	Verdict Verdict `json:"verdict"`
+	More  int    `json:"more_requests,omitempty"`
+	Stuck string `json:"stuck,omitempty"`
+	// RunnerLag is, for a check Stuck on the runner, how late latgate's
+	// runner woke (results.Lateness.Lag, ms): a regression of that order
+	// may be latgate's own delay.
+	RunnerLag float64 `json:"runner_lag_ms,omitempty"`
+	Verdict   Verdict `json:"verdict"`
 	// Reason is Summary(): the verdict as one human sentence.
 	Reason string `json:"reason"`
 	// Labels name what changed since the baseline for this check (see
@@ -365,6 +369,7 @@ func CompareWith(base, cur Side, gate config.Gate, s Setup) Report {
 	rep.Found = append(rep.Found, runWarnings(cur.Targets)...)
 	rep.Found = append(rep.Found, lostWarnings(rep.Checks)...)
 
+	busyRunner(&rep, base, cur)
 	Pair(base, cur).label(&rep, cur, checks)
 	sortChecks(rep.Checks)
 	sortChecks(rep.Aggregates)
@@ -790,6 +795,9 @@ func (c *Check) moreRequests() int {
 const (
 	StuckBaseline = "baseline"   // the baseline's noise or size
 	StuckDayToDay = "day-to-day" // the day-to-day noise
+	// StuckRunner: latgate's own runner was too busy to measure the change
+	// (RunnerLag), see busyRunner.
+	StuckRunner = "runner"
 )
 
 // moreForGaps is how many more current requests bring an itl check's

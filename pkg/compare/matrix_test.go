@@ -56,6 +56,12 @@ type noiseClass struct {
 	// Remote: the endpoint is a hosted API (its base URL is not local), so
 	// without a history the gate assumes the remote day-to-day noise.
 	Remote bool
+	// Busy is the mean (ms) of the exponential delay with which a busy
+	// runner reads each token of the current run (#29): a token is read at
+	// its arrival plus its delay, never before the token before it, so
+	// tokens bunch; the current side records the lateness such delays give.
+	// The baseline was blessed on a quiet runner.
+	Busy float64
 }
 
 // change is what the current run changed.
@@ -107,7 +113,24 @@ func matrixClasses() []noiseClass {
 	day.Bounded, day.Day = 0, 0.10
 	learned := day
 	learned.Name, learned.History = "σ 0.3 + 2%×4, day-to-day σ 0.10, 24-run history", 24
-	return []noiseClass{lognormal(0.3), lognormal(0.6), lognormal(0.8), spikes(0.02, 4), spikes(0.05, 3), cold, slow, day, learned, hosted()}
+	return []noiseClass{lognormal(0.3), lognormal(0.6), lognormal(0.8), spikes(0.02, 4), spikes(0.05, 3), cold, slow, day, learned, hosted(), busy()}
+}
+
+// busy is the reference endpoint read by a busy runner (#29): every token
+// read a mean 5 ms late (the probe's lag about 23 ms: a runner that holds
+// latgate off the CPU for tens of milliseconds at a time), against gaps of
+// 8 ms; the baseline read on a quiet runner.
+func busy() noiseClass {
+	c := base("σ 0.3 + 2%×4, busy runner (reads 5 ms late on average)")
+	c.Busy = 5
+	return c
+}
+
+// lateness is what the probe records on a runner whose reads wait an
+// exponential delay of mean ms: its quantiles, plus the timer granularity.
+func lateness(mean float64) *results.Lateness {
+	q := func(p float64) float64 { return results.TimerGranularityMS/2 + mean*-math.Log(1-p) }
+	return &results.Lateness{Probes: 2000, P50MS: q(0.5), P95MS: q(0.95), P99MS: results.TimerGranularityMS + mean*-math.Log(0.01), MaxMS: results.TimerGranularityMS + mean*-math.Log(0.0005)}
 }
 
 // hosted is a hosted API without a history (#29): its level moves about 20%
@@ -165,6 +188,9 @@ func matrixPlan() []matrixRow {
 			matrixRow{hosted(), change{Name: "TTFT +30%", TTFT: 1.3, All: 1}, p},
 			matrixRow{hosted(), change{Name: "uniform +30%", TTFT: 1, All: 1.3}, p})
 	}
+	for _, p := range []int{2, 10} {
+		rows = append(rows, matrixRow{busy(), change{Name: "TTFT +30%", TTFT: 1.3, All: 1}, p})
+	}
 	rows = append(rows,
 		matrixRow{ref, change{Name: "one prompt TTFT +30% (twice its tolerance)", TTFT: 1.3, All: 1, One: true}, 10},
 		matrixRow{ref, change{Name: "one prompt TTFT +50%", TTFT: 1.5, All: 1, One: true}, 10},
@@ -179,12 +205,17 @@ type simTarget struct {
 	profiles []sim.Profile
 	seq      int
 	tokens   int
+	busy     float64    // mean read delay, ms (noiseClass.Busy), on the current side
+	rng      *rand.Rand // the read delays'
 }
 
 // newSimTarget builds the endpoint of one side: level multiplies every delay
 // (the day's level), and the row's change applies when changed is set.
 func newSimTarget(r matrixRow, seed uint64, level float64, changed bool) *simTarget {
 	e := &simTarget{tokens: 32}
+	if changed && r.Noise.Busy > 0 {
+		e.busy, e.rng = r.Noise.Busy, rand.New(rand.NewPCG(seed, 29))
+	}
 	for j := range r.Prompts {
 		// Prompt medians spread over ×0.5–×2 (fixed per prompt index).
 		f := math.Exp(math.Log(2) * (2*float64(j)/float64(max(r.Prompts-1, 1)) - 1))
@@ -212,6 +243,9 @@ func (e *simTarget) measure(prompts []results.Prompt, n []int) {
 			any = true
 			e.seq++
 			pl := e.profiles[j].Plan(e.seq, e.tokens)
+			if e.busy > 0 {
+				pl = e.readLate(pl)
+			}
 			prompts[j].Samples = append(prompts[j].Samples, sampleOf(len(prompts[j].Samples)+1, pl))
 			prompts[j].Requests = len(prompts[j].Samples)
 		}
@@ -219,6 +253,20 @@ func (e *simTarget) measure(prompts []results.Prompt, n []int) {
 			return
 		}
 	}
+}
+
+// readLate is pl as a busy runner reads it: each token at its arrival
+// plus an exponential delay, never before the token before it.
+func (e *simTarget) readLate(pl sim.Plan) sim.Plan {
+	out := pl
+	out.Tokens = make([]time.Duration, len(pl.Tokens))
+	prev := time.Duration(0)
+	for k, at := range pl.Tokens {
+		r := max(prev, at+time.Duration(e.busy*e.rng.ExpFloat64()*float64(time.Millisecond)))
+		out.Tokens[k], prev = r, r
+	}
+	out.Finish = max(pl.Finish, prev)
+	return out
 }
 
 func sampleOf(seq int, pl sim.Plan) results.Sample {
@@ -399,6 +447,9 @@ type matrixSetup struct {
 	Design Design
 	Bless  int
 	est    estimators
+	// runnerOff: the busy rows' current side records no lateness, as a
+	// results file from before the probe (the gate as it was).
+	runnerOff bool
 }
 
 func defaultMatrixSetup() matrixSetup {
@@ -422,6 +473,8 @@ func defaultMatrixSetup() matrixSetup {
 			ms.est.ratioP50 = true
 		case e == "equal-weights":
 			ms.est.equalWeights = true
+		case e == "runner=off":
+			ms.runnerOff = true
 		case e == "spend=linear":
 			ms.Design.spend = func(t float64) float64 { return min(max(t, 0), 1) }
 		case e == "spend=quadratic":
@@ -490,6 +543,9 @@ func (ms matrixSetup) simulate(r matrixRow, run int) matrixOutcome {
 	id := TargetID{Name: "t"}
 	for {
 		bs, cs := side(bp...), side(cp...)
+		if r.Noise.Busy > 0 && !ms.runnerOff {
+			cs.Targets[0].Lateness = lateness(r.Noise.Busy)
+		}
 		if r.Noise.Remote {
 			bs.Targets[0].BaseURL, cs.Targets[0].BaseURL = "https://api.example.com/v1", "https://api.example.com/v1"
 		}
@@ -645,6 +701,10 @@ func (r matrixRow) targets(s matrixStats) []matrixTarget {
 	var out []matrixTarget
 	day := r.Noise.Day > 0
 	switch {
+	case r.Noise.Busy > 0 && r.Change.unchanged():
+		out = append(out, pct("false regressed (a busy runner blamed on the endpoint)", s.pct(s.Regressed), 1, true))
+	case r.Noise.Busy > 0:
+		out = append(out, pct("caught (a change far beyond the runner's delay)", s.pct(s.Regressed), 90, false))
 	case r.Noise.Remote && r.Change.unchanged():
 		out = append(out, pct("false regressed", s.pct(s.Regressed), 2, true))
 	case r.Noise.Remote:

@@ -387,6 +387,9 @@ func NextRound(rep Report, d Design) (Round, bool) {
 	}
 	curN := promptRequests(rep)
 	for _, c := range slices.Concat(Undecided(rep), Suspects(rep)) {
+		if c.Stuck == StuckRunner {
+			continue // more requests on the same busy runner read as late
+		}
 		if c.Stuck == StuckDayToDay && !c.Apart {
 			// More requests cannot narrow the day-to-day noise; a prompt
 			// apart from its pool is compared with the others of its run,

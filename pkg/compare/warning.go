@@ -1,5 +1,7 @@
 package compare
 
+import "github.com/latgate/latgate/pkg/results"
+
 // WarningKind says what a Warning is about; the fields a warning sets are
 // its kind's (each kind's comment names them).
 type WarningKind string
@@ -28,6 +30,10 @@ const (
 	// WarnLost: Metric Stat of prompt Prompts[0] of Target had values in
 	// Count baseline requests and has none in this run.
 	WarnLost WarningKind = "lost_values"
+	// WarnRunnerBusy: latgate's own runner woke Lateness late while it
+	// measured Target (beyond BusyLagMS); Count of its regressions were
+	// within what that delay explains and are undecided (StuckRunner).
+	WarnRunnerBusy WarningKind = "runner_busy"
 	// WarnNothingCompared: no check applies to a target and prompt both
 	// sides have (Side "both" in an A/B comparison).
 	WarnNothingCompared WarningKind = "nothing_compared"
@@ -55,4 +61,6 @@ type Warning struct {
 	Count, Requests int
 	ByClass         map[string]int
 	Said            string
+	// Lateness is the busy runner's (WarnRunnerBusy).
+	Lateness results.Lateness
 }

@@ -1,0 +1,89 @@
+package compare
+
+import (
+	"slices"
+
+	"github.com/latgate/latgate/pkg/results"
+)
+
+// A busy runner (#29): when latgate's own process waits for the CPU, it
+// reads the stream late — every time it measures carries the delay, and
+// tokens that arrived apart are read together. The current run's targets
+// record how late latgate's lateness probe woke (results.Lateness); a
+// regression that lateness could have caused is not blamed on the
+// endpoint.
+const (
+	// BusyLagMS is the lag (results.Lateness.Lag: the probe's p99 beyond
+	// the timer granularity) from which the runner counts as busy. A quiet
+	// 2-core machine reads about 0.1 ms; two CPU hogs on it 2–3 ms, four
+	// about 3.5 ms.
+	BusyLagMS = 1.5
+	// lagFactor: a change of at most lagFactor × the lag (ms) is one the
+	// runner's delay could have made (a read delayed by up to the lag, on
+	// either side of the comparison).
+	lagFactor = 2
+)
+
+// busyRunner turns each regression of rep the current run's busy runner
+// could explain into an undecided check (Stuck StuckRunner, gated: it holds
+// the run undecided, and more requests on the same runner cannot help),
+// and warns of every busy target, whether or not it changed a verdict.
+func busyRunner(rep *Report, base, cur Side) {
+	for _, t := range cur.Targets {
+		lag := t.Lateness.Lag()
+		if lag < BusyLagMS {
+			continue
+		}
+		n := 0
+		for _, cs := range []*[]Check{&rep.Checks, &rep.Aggregates} {
+			for i := range *cs {
+				c := &(*cs)[i]
+				if c.Target != t.Name || c.Region != t.Region || c.Verdict != Regressed || !explains(*c, lag, base) {
+					continue
+				}
+				c.Verdict, c.Stuck, c.More, c.Diagnostic, c.RunnerLag = Inconclusive, StuckRunner, -1, false, lag
+				n++
+			}
+		}
+		rep.Found = append(rep.Found, Warning{Kind: WarnRunnerBusy, Target: t.Name, Region: t.Region,
+			NameTarget: len(cur.Targets) > 1, Count: n, Lateness: *t.Lateness})
+	}
+}
+
+// explains reports whether a runner lag of lag ms could have made c's
+// regression: a duration that moved by at most lagFactor × lag (a limit
+// passed by that much), or a stream whose requests read as bursts when the
+// lag reaches half of the baseline's streaming span (TTFT to the end). A
+// cache's hit rate is the endpoint's whatever the runner, and an SLO's
+// share is left to its limits, which are far above a runner's delay.
+func explains(c Check, lag float64, base Side) bool {
+	switch {
+	case c.Metric == results.StreamIntegrity:
+		return lag >= streamSpan(base, c)/2
+	case c.IsShare():
+		return false
+	case c.Max > 0:
+		return c.Current-c.Max <= lagFactor*lag
+	}
+	d := c.Current - c.Baseline
+	return d <= lagFactor*lag
+}
+
+// streamSpan is the baseline's median time from the first token to the
+// end of c's prompt (all prompts of its target for a pooled check), in
+// ms; 0 when the baseline does not say.
+func streamSpan(base Side, c Check) float64 {
+	i := slices.IndexFunc(base.Targets, func(t results.Target) bool { return t.Name == c.Target && t.Region == c.Region })
+	if i < 0 {
+		return 0
+	}
+	t := base.Targets[i]
+	m := t.Overall.Metrics
+	if j := slices.IndexFunc(t.Prompts, func(p results.Prompt) bool { return p.ID == c.Prompt }); c.Prompt != "" && j >= 0 {
+		m = t.Prompts[j].Metrics
+	}
+	if m.Total == nil || m.TTFT == nil {
+		return 0
+	}
+	return max(0, m.Total.P50-m.TTFT.P50)
+}

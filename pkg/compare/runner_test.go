@@ -1,0 +1,75 @@
+package compare
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/latgate/latgate/pkg/results"
+)
+
+// TestBusyRunner (#29): a regression within what latgate's own runner delay
+// explains is undecided (runner), not blamed on the endpoint; one far
+// beyond it still fails; a quiet runner changes nothing; a busy runner is
+// said whatever the verdicts.
+func TestBusyRunner(t *testing.T) {
+	busy := &results.Lateness{Probes: 2000, P50MS: 0.6, P95MS: 3, P99MS: 4, MaxMS: 9} // lag 3 ms
+	quiet := &results.Lateness{Probes: 2000, P50MS: 0.55, P95MS: 1.03, P99MS: 1.1, MaxMS: 2}
+	tests := []struct {
+		name        string
+		itl, ttft   float64 // factors on the current run's ITL and TTFT medians
+		late        *results.Lateness
+		want        Verdict
+		runnerStuck bool // some ITL check is undecided on the runner
+		warned      bool
+	}{
+		{"ITL +50%, quiet runner", 1.5, 1, quiet, Regressed, false, false},
+		{"ITL +50%, no probe (an older file)", 1.5, 1, nil, Regressed, false, false},
+		{"ITL +50% (4 ms), busy runner (3 ms lag)", 1.5, 1, busy, Inconclusive, true, true},
+		{"TTFT +50% (100 ms), busy runner", 1, 1.5, busy, Regressed, false, true},
+		{"unchanged, busy runner", 1, 1, busy, OK, false, true},
+	}
+	ms := defaultMatrixSetup()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := matrixRow{Noise: lognormal(0.1), Change: change{Name: "none", TTFT: 1, All: 1}, Prompts: 2}
+			r.Noise.Bounded = 0
+			cr := r
+			cr.Noise.ITL.Median = time.Duration(float64(r.Noise.ITL.Median) * tt.itl)
+			cr.Noise.TTFT.Median = time.Duration(float64(r.Noise.TTFT.Median) * tt.ttft)
+			rng := rand.New(rand.NewPCG(1, 2))
+			bp, cp := newPrompts(2), newPrompts(2)
+			newSimTarget(r, rng.Uint64(), 1, false).measure(bp, fill(2, 150))
+			newSimTarget(cr, rng.Uint64(), 1, false).measure(cp, fill(2, 150))
+			bs, cs := side(bp...), side(cp...)
+			cs.Targets[0].Lateness = tt.late
+			rep := CompareWith(bs, cs, ms.Gate, Setup{Design: ms.Design})
+			if rep.Verdict != tt.want {
+				t.Errorf("verdict %s, want %s", rep.Verdict, tt.want)
+			}
+			all := slices.Concat(rep.Checks, rep.Aggregates)
+			stuck := slices.ContainsFunc(all, func(c Check) bool {
+				return c.Stuck == StuckRunner && c.Metric == results.ITL && c.Verdict == Inconclusive && !c.Diagnostic && c.RunnerLag == 3
+			})
+			if stuck != tt.runnerStuck {
+				t.Errorf("an ITL check undecided on the runner: %v, want %v", stuck, tt.runnerStuck)
+			}
+			if tt.runnerStuck {
+				if slices.ContainsFunc(all, func(c Check) bool { return c.Metric == results.ITL && c.Verdict == Regressed }) {
+					t.Errorf("an ITL check within the runner's delay still regressed")
+				}
+				if rd, more := NextRound(rep, ms.Design); more && slices.ContainsFunc(rd.Why, func(c Check) bool { return c.Stuck == StuckRunner }) {
+					t.Errorf("a round was asked for a check stuck on the runner: %+v", rd.Why)
+				}
+			}
+			i := slices.IndexFunc(rep.Found, func(w Warning) bool { return w.Kind == WarnRunnerBusy })
+			if (i >= 0) != tt.warned {
+				t.Fatalf("runner warning %v, want %v: %+v", i >= 0, tt.warned, rep.Found)
+			}
+			if i >= 0 && (rep.Found[i].Lateness != *busy || (rep.Found[i].Count > 0) != tt.runnerStuck) {
+				t.Errorf("warning %+v: want the probe's figures and a count of the undecided", rep.Found[i])
+			}
+		})
+	}
+}
