@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/latgate/latgate/pkg/results"
+	"github.com/latgate/latgate/pkg/stats"
 )
 
 // A busy runner (#29): when latgate's own process waits for the CPU, it
@@ -18,9 +19,9 @@ const (
 	// 2-core machine reads about 0.1 ms; two CPU hogs on it 2–3 ms, four
 	// about 3.5 ms.
 	BusyLagMS = 1.5
-	// lagFactor: a change of at most lagFactor × the lag (ms) is one the
-	// runner's delay could have made (a read delayed by up to the lag, on
-	// either side of the comparison).
+	// lagFactor: a change of at most lagFactor × the runner's lateness at
+	// the check's quantile (ms) is one its delay could have made (each read
+	// delayed about that much; a gap between two reads by up to twice).
 	lagFactor = 2
 )
 
@@ -38,7 +39,7 @@ func busyRunner(rep *Report, base, cur Side) {
 		for _, cs := range []*[]Check{&rep.Checks, &rep.Aggregates} {
 			for i := range *cs {
 				c := &(*cs)[i]
-				if c.Target != t.Name || c.Region != t.Region || c.Verdict != Regressed || !explains(*c, lag, base) {
+				if c.Target != t.Name || c.Region != t.Region || c.Verdict != Regressed || !explains(*c, t.Lateness, base) {
 					continue
 				}
 				c.Verdict, c.Stuck, c.More, c.Diagnostic, c.RunnerLag = Inconclusive, StuckRunner, -1, false, lag
@@ -50,23 +51,35 @@ func busyRunner(rep *Report, base, cur Side) {
 	}
 }
 
-// explains reports whether a runner lag of lag ms could have made c's
-// regression: a duration that moved by at most lagFactor × lag (a limit
-// passed by that much), or a stream whose requests read as bursts when the
-// lag reaches half of the baseline's streaming span (TTFT to the end). A
-// cache's hit rate is the endpoint's whatever the runner, and an SLO's
-// share is left to its limits, which are far above a runner's delay.
-func explains(c Check, lag float64, base Side) bool {
+// explains reports whether a runner late by l could have made c's
+// regression: a duration whose statistic moved by at most lagFactor × the
+// lateness at that statistic's quantile (a limit passed by that much), or
+// a stream whose requests read as bursts when the lag (p99) reaches half
+// of the baseline's streaming span (TTFT to the end). A cache's hit rate
+// is the endpoint's whatever the runner, an SLO's share is left to its
+// limits (far above a runner's delay), and tokens_per_s, a rate, to the
+// ITL checks it follows.
+func explains(c Check, l *results.Lateness, base Side) bool {
 	switch {
 	case c.Metric == results.StreamIntegrity:
-		return lag >= streamSpan(base, c)/2
-	case c.IsShare():
+		return l.Lag() >= streamSpan(base, c)/2
+	case c.IsShare() || results.HigherIsBetter(c.Metric):
 		return false
-	case c.Max > 0:
-		return c.Current-c.Max <= lagFactor*lag
 	}
-	d := c.Current - c.Baseline
-	return d <= lagFactor*lag
+	late := lagFactor * l.At(quantileOf(c.Stat))
+	if c.Max > 0 {
+		return c.Current-c.Max <= late
+	}
+	return c.Current-c.Baseline <= late
+}
+
+// quantileOf is the quantile a statistic reads ("p95" → 0.95); a mean
+// reads about the middle.
+func quantileOf(stat string) float64 {
+	if sp, err := stats.ParseStat(stat); err == nil && !sp.Mean {
+		return sp.P
+	}
+	return 0.5
 }
 
 // streamSpan is the baseline's median time from the first token to the

@@ -34,6 +34,25 @@ func (r *Lateness) Lag() float64 {
 	return max(0, r.P99MS-TimerGranularityMS)
 }
 
+// At is how late, beyond the timer granularity, the runner woke at the
+// probes' quantile q (0.5, 0.95 or 0.99; another q takes the next one up):
+// about how much that quantile of a measured time could owe to latgate's
+// own runner. A quiet runner's timer fires up to a millisecond late,
+// evenly, so its quantile q is about q ms: that much is not the runner's.
+func (r *Lateness) At(q float64) float64 {
+	if r == nil || r.Probes == 0 {
+		return 0
+	}
+	v, at := r.P99MS, 0.99
+	switch {
+	case q <= 0.5:
+		v, at = r.P50MS, 0.5
+	case q <= 0.95:
+		v, at = r.P95MS, 0.95
+	}
+	return max(0, v-at*TimerGranularityMS)
+}
+
 // Plus is r and o merged, as check's rounds append: the probes added and,
 // of each quantile, the worse (a round on a busy runner stays in the
 // samples whatever the rounds after it read). Nil when both are.
