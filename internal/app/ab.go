@@ -135,6 +135,7 @@ func (a *App) AB(ctx context.Context, req ABRequest) (err error) {
 	if files[0] == nil {
 		return merr
 	}
+	a.exportOTLP(ctx, req.Run, export.Side{Name: "base", File: files[0]}, export.Side{Name: "candidate", File: files[1]})
 	for k, f := range files {
 		if k > 0 {
 			fmt.Fprintln(a.Out.Stdout)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/latgate/latgate/internal/cost"
+	"github.com/latgate/latgate/internal/export"
 	"github.com/latgate/latgate/internal/report"
 	"github.com/latgate/latgate/internal/trend"
 	"github.com/latgate/latgate/pkg/baseline"
@@ -128,6 +129,7 @@ func (a *App) blessResults(ctx context.Context, cfg *config.Config, req BlessReq
 		run.Requests, why, run.Requests*len(cfg.Prompts)*len(cfg.Targets))
 	f, merr := a.measureRun(ctx, cfg, run, req.Quiet)
 	if f != nil {
+		a.exportOTLP(ctx, req.Run, export.Side{File: f})
 		if err := report.Measure(a.Out.Stdout, f); err != nil {
 			return nil, nil, err
 		}

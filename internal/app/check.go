@@ -92,6 +92,7 @@ func (a *App) Check(ctx context.Context, req CheckRequest) (err error) {
 	if f == nil {
 		return merr
 	}
+	a.exportOTLP(ctx, req.Run, export.Side{File: f})
 	if msg, ok := slowed(merr, f, baseSide, cfg.Run.Timeout); ok {
 		return a.checkSlowed(sink, cfg, req.Baseline, f, out, msg)
 	}
@@ -132,6 +133,7 @@ func (a *App) checkUngated(ctx context.Context, sink *publish.Sink, cfg *config.
 	if f == nil {
 		return merr
 	}
+	a.exportOTLP(ctx, req.Run, export.Side{File: f})
 	if err := a.reportMeasured(f, merr, out); err != nil {
 		return err
 	}
@@ -159,6 +161,7 @@ func (a *App) checkLimitsOnly(ctx context.Context, sink *publish.Sink, cfg *conf
 	if f == nil {
 		return merr
 	}
+	a.exportOTLP(ctx, req.Run, export.Side{File: f})
 	if err := a.reportMeasured(f, merr, out); err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"time"
 
+	"github.com/latgate/latgate/internal/export"
 	"github.com/latgate/latgate/internal/sanitize"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/measure"
@@ -32,6 +33,10 @@ type Run struct {
 	// TrustedConfig, when set, is a config whose endpoints alone may get
 	// the key (--trusted-config; see refuseUntrusted).
 	TrustedConfig string
+	// OTLP is the OTLP/HTTP collector the measured requests are exported
+	// to (--otlp; "": the OTEL_EXPORTER_OTLP_* environment's, if any; see
+	// exportOTLP).
+	OTLP string
 }
 
 // apply validates the run overrides against the bounds the config has and
@@ -52,6 +57,11 @@ func (r Run) apply(cfg *config.Config) error {
 	}
 	if r.Timeout != nil && (*r.Timeout <= 0 || *r.Timeout > config.MaxTimeout) {
 		return UsageError(fmt.Errorf("--timeout must be above 0 and at most %s, got %v", config.MaxTimeout, *r.Timeout))
+	}
+	if r.OTLP != "" { // before measuring: a typo must not cost a run
+		if _, err := export.ResolveOTLP(r.OTLP, otlpFlag, func(string) string { return "" }); err != nil {
+			return UsageError(err)
+		}
 	}
 	if r.BaseURL != "" {
 		// Checked here, so that a bad value blames the flag, not the

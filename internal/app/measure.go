@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/latgate/latgate/internal/cost"
+	"github.com/latgate/latgate/internal/export"
 	"github.com/latgate/latgate/internal/report"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
@@ -45,6 +46,7 @@ func (a *App) Measure(ctx context.Context, req MeasureRequest) error {
 	if f == nil {
 		return merr
 	}
+	a.exportOTLP(ctx, req.Run, export.Side{File: f})
 	if err := report.Measure(a.Out.Stdout, f); err != nil {
 		return err
 	}

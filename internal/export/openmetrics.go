@@ -1,9 +1,17 @@
 // Package export writes a run's figures in the formats observability
 // systems read: the OpenMetrics text exposition (Prometheus, Grafana, any
-// collector that scrapes or backfills it). It is pure: results and a
-// comparison in, bytes out, encoded by the Prometheus project's own library
-// (prometheus/common's expfmt over client_model), so names, label values
-// and escaping are the format's, not hand-written.
+// collector that scrapes or backfills it), and every measured request as
+// OTLP metrics to an OpenTelemetry collector (otlp.go).
+//
+// The OpenMetrics writers are pure: results and a comparison in, bytes
+// out, encoded by the Prometheus project's own library (prometheus/common's
+// expfmt over client_model), so names, label values and escaping are the
+// format's, not hand-written. The OTLP export takes results and a
+// collector's URL and posts them through the official OpenTelemetry Go SDK
+// (OTLP/HTTP protobuf, the GenAI semantic conventions' names); it is the
+// one part that waits on the network, bounded by its context, and it
+// decides which collector from the standard OTEL_EXPORTER_OTLP_* variables
+// (ResolveOTLP).
 package export
 
 import (

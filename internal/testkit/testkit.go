@@ -1,7 +1,8 @@
 // Package testkit holds the helpers latgate's tests share, instead of a copy
 // in every package: files written and read in one line, the repository's
 // root, the check that no atomic write left a temporary file, a snapshot of
-// a directory, and the latgate binary built once per test binary.
+// a directory, the latgate binary built once per test binary, and an
+// OTLP/HTTP collector on loopback that decodes what it is sent.
 //
 // Every helper takes a testing.TB, calls t.Helper, and fails the test on an
 // error it cannot recover from.
