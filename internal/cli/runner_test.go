@@ -85,3 +85,32 @@ func read(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// TestColdStart (#29): a server that starts cold on every run (its first
+// 16 requests from ×4 down to ×1, two of them the warmup) is compared on
+// its steady part, in the baseline and in the run, and the report says
+// what it left out.
+func TestColdStart(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("measures the simulator")
+	}
+	const body = `targets:
+  - {name: sim, base_url: "sim:fast?ttft=20ms&tokens=8&cold=16&cold_x=4", model: sim, max_tokens: 8}
+prompts:
+  - {id: greeting, messages: [{role: user, content: "Say hello."}]}
+  - {id: summarize, messages: [{role: user, content: "Summarize."}]}
+run: {requests: 30, warmup: 1, concurrency: 1}
+`
+	cfg := blessed(t, body)
+	code, stdout, stderr := run(t, nil, "check", "--config", cfg, "--quiet")
+	flat := strings.Join(strings.Fields(stdout+stderr), " ")
+	for _, want := range []string{"target sim started cold in this run: its first", "target sim started cold in the baseline: its first", "raise run.warmup"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("the report lacks %q\nstdout:\n%s\nstderr:\n%s", want, stdout, stderr)
+		}
+	}
+	if code == ExitRegression {
+		t.Errorf("an unchanged server that starts cold regressed\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+}

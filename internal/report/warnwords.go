@@ -64,6 +64,13 @@ func WarningText(w compare.Warning) string {
 	case compare.WarnLost:
 		return fmt.Sprintf("%s %s for prompt %s of %s: %d baseline requests had values, this run has none: the endpoint's answers changed shape (one chunk? no content token?), check them",
 			w.Metric, w.Stat, first(w.Prompts), tgt, w.Count)
+	case compare.WarnColdStart:
+		of := "this run"
+		if w.Side == "baseline" {
+			of, side = "the baseline", ""
+		}
+		return fmt.Sprintf("%s%s started cold in %s: its first %d measured requests were ×%.2g slower in median TTFT than the rest and are not compared (the steady latency is); raise run.warmup to send them unmeasured",
+			side, tgt, of, w.Count, w.Ratio)
 	case compare.WarnRunnerBusy:
 		l := w.Lateness
 		what := "no regression was within that delay"

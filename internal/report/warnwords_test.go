@@ -38,6 +38,10 @@ func TestWarningText(t *testing.T) {
 			"target t: latgate's own runner was too busy to measure precisely: its timers woke up to 4.00 ms late (p99 of 2549 probes; p95 2.06 ms, max 9.50 ms; a quiet runner: about 1.10 ms), and stream reads waited as long: 2 regressions within that delay are undecided, not blamed on the endpoint; run on a quieter runner (fewer parallel jobs, a dedicated runner)"},
 		{compare.Warning{Kind: compare.WarnRunnerBusy, Target: "t", Lateness: results.Lateness{Probes: 10, P50MS: 0.5, P95MS: 3, P99MS: 3, MaxMS: 3}},
 			"target t: latgate's own runner was too busy to measure precisely: its timers woke up to 3.00 ms late (p99 of 10 probes; p95 3.00 ms, max 3.00 ms; a quiet runner: about 1.10 ms), and stream reads waited as long: no regression was within that delay; run on a quieter runner (fewer parallel jobs, a dedicated runner)"},
+		{compare.Warning{Kind: compare.WarnColdStart, Target: "t", Count: 16, Ratio: 2.31},
+			"target t started cold in this run: its first 16 measured requests were ×2.3 slower in median TTFT than the rest and are not compared (the steady latency is); raise run.warmup to send them unmeasured"},
+		{compare.Warning{Kind: compare.WarnColdStart, Side: "baseline", Target: "t", Count: 24, Ratio: 1.5},
+			"target t started cold in the baseline: its first 24 measured requests were ×1.5 slower in median TTFT than the rest and are not compared (the steady latency is); raise run.warmup to send them unmeasured"},
 		{compare.Warning{Kind: compare.WarnNoSLO}, "slo_attainment check skipped: no prompt of this run has an slo: (set one on a target or a prompt, e.g. slo: {ttft: 500ms, itl: 50ms})"},
 	}
 	for _, tt := range tests {

@@ -273,6 +273,9 @@ type estimators struct {
 	// equalWeights pools prompts with equal weights (a geometric mean)
 	// instead of inverse-variance weights.
 	equalWeights bool
+	// keepColdHeads compares every request, a cold start's too (the gate
+	// before #29's cold-start rule).
+	keepColdHeads bool
 }
 
 // CompareWith is CompareSequential with the day-to-day noise of s.
@@ -285,6 +288,12 @@ func CompareWith(base, cur Side, gate config.Gate, s Setup) Report {
 		rep.Resamples = DefaultResamples
 	}
 	conf, d := rep.Confidence, s.Design
+	if !s.est.keepColdHeads {
+		var baseCold, curCold []Warning
+		base, baseCold = withoutColdHeads(base, "baseline")
+		cur, curCold = withoutColdHeads(cur, "")
+		rep.Found = append(append(rep.Found, baseCold...), curCold...)
+	}
 
 	var checks []parsedCheck
 	for _, c := range gate.Checks {

@@ -34,7 +34,7 @@ var (
 	matrixRuns = flag.Int("matrix-runs", 0, "runs per unchanged row of TestGateMatrix (changed rows get 40%; default 1000 with -calibrate, else 100)")
 	matrixRows = flag.String("matrix-rows", "", "only the TestGateMatrix rows whose name contains this")
 	matrixTol  = flag.String("matrix-tol", "", "experiment: tolerances other than the defaults, as \"ttft p50=15,ttft p90=50\" (percent)")
-	matrixEst  = flag.String("matrix-est", "", "experiment: estimator choices, comma-separated: ratio-p50, equal-weights, day=N (percent), ok=N (ok_confidence, percent; 0: symmetric), bless=N, spend=linear|quadratic|obf, looks=STEP")
+	matrixEst  = flag.String("matrix-est", "", "experiment: estimator choices, comma-separated: ratio-p50, equal-weights, cold=keep, runner=off, day=N (percent), ok=N (ok_confidence, percent; 0: symmetric), bless=N, spend=linear|quadratic|obf, looks=STEP")
 )
 
 // noiseClass is one endpoint noise model of the matrix.
@@ -62,6 +62,13 @@ type noiseClass struct {
 	// tokens bunch; the current side records the lateness such delays give.
 	// The baseline was blessed on a quiet runner.
 	Busy float64
+	// Cold is a cold start (#29): the first Cold.N requests of each run, in
+	// arrival order across its prompts and counting the warmup, are slower
+	// by a factor falling from Cold.X at the first to 1 at the Nth.
+	Cold struct {
+		N int
+		X float64
+	}
 }
 
 // change is what the current run changed.
@@ -113,8 +120,21 @@ func matrixClasses() []noiseClass {
 	day.Bounded, day.Day = 0, 0.10
 	learned := day
 	learned.Name, learned.History = "σ 0.3 + 2%×4, day-to-day σ 0.10, 24-run history", 24
-	return []noiseClass{lognormal(0.3), lognormal(0.6), lognormal(0.8), spikes(0.02, 4), spikes(0.05, 3), cold, slow, day, learned, hosted(), busy()}
+	return []noiseClass{lognormal(0.3), lognormal(0.6), lognormal(0.8), spikes(0.02, 4), spikes(0.05, 3), cold, slow, day, learned, hosted(), busy(), coldStart()}
 }
+
+// coldStart is the reference endpoint starting cold on every run (#29):
+// its first 24 requests (the default warmup, 2 a prompt, among them) from
+// ×3 down to ×1.
+func coldStart() noiseClass {
+	c := base("σ 0.3 + 2%×4, cold start (first 24 requests ×3 → ×1)")
+	c.Cold.N, c.Cold.X = 24, 3
+	return c
+}
+
+// warmupRequests is what the default run sends before its measured
+// requests: run.warmup (2) per prompt.
+const warmupRequests = 2
 
 // busy is the reference endpoint read by a busy runner (#29): every token
 // read a mean 5 ms late (the probe's lag about 23 ms: a runner that holds
@@ -191,6 +211,7 @@ func matrixPlan() []matrixRow {
 	for _, p := range []int{2, 10} {
 		rows = append(rows, matrixRow{busy(), change{Name: "TTFT +30%", TTFT: 1.3, All: 1}, p})
 	}
+	rows = append(rows, matrixRow{coldStart(), change{Name: "TTFT +30%", TTFT: 1.3, All: 1}, 2})
 	rows = append(rows,
 		matrixRow{ref, change{Name: "one prompt TTFT +30% (twice its tolerance)", TTFT: 1.3, All: 1, One: true}, 10},
 		matrixRow{ref, change{Name: "one prompt TTFT +50%", TTFT: 1.5, All: 1, One: true}, 10},
@@ -207,12 +228,18 @@ type simTarget struct {
 	tokens   int
 	busy     float64    // mean read delay, ms (noiseClass.Busy), on the current side
 	rng      *rand.Rand // the read delays'
+	coldN    int        // noiseClass.Cold
+	coldX    float64
+	measured int // requests measured so far, the next one's Seq less one
 }
 
 // newSimTarget builds the endpoint of one side: level multiplies every delay
 // (the day's level), and the row's change applies when changed is set.
 func newSimTarget(r matrixRow, seed uint64, level float64, changed bool) *simTarget {
-	e := &simTarget{tokens: 32}
+	e := &simTarget{tokens: 32, coldN: r.Noise.Cold.N, coldX: r.Noise.Cold.X}
+	if r.Noise.Cold.N > 0 {
+		e.seq = warmupRequests * r.Prompts // the warmup went first, and took the coldest
+	}
 	if changed && r.Noise.Busy > 0 {
 		e.busy, e.rng = r.Noise.Busy, rand.New(rand.NewPCG(seed, 29))
 	}
@@ -242,11 +269,16 @@ func (e *simTarget) measure(prompts []results.Prompt, n []int) {
 			}
 			any = true
 			e.seq++
-			pl := e.profiles[j].Plan(e.seq, e.tokens)
+			pr := e.profiles[j]
+			if e.seq <= e.coldN {
+				pr.Slowdown *= 1 + (e.coldX-1)*float64(e.coldN-e.seq)/float64(max(e.coldN-1, 1))
+			}
+			pl := pr.Plan(e.seq, e.tokens)
 			if e.busy > 0 {
 				pl = e.readLate(pl)
 			}
-			prompts[j].Samples = append(prompts[j].Samples, sampleOf(len(prompts[j].Samples)+1, pl))
+			e.measured++ // Seq numbers the target's requests in arrival order, as measure does
+			prompts[j].Samples = append(prompts[j].Samples, sampleOf(e.measured, pl))
 			prompts[j].Requests = len(prompts[j].Samples)
 		}
 		if !any {
@@ -473,6 +505,8 @@ func defaultMatrixSetup() matrixSetup {
 			ms.est.ratioP50 = true
 		case e == "equal-weights":
 			ms.est.equalWeights = true
+		case e == "cold=keep":
+			ms.est.keepColdHeads = true
 		case e == "runner=off":
 			ms.runnerOff = true
 		case e == "spend=linear":

@@ -34,6 +34,10 @@ const (
 	// measured Target (beyond BusyLagMS); Count of its regressions were
 	// within what that delay explains and are undecided (StuckRunner).
 	WarnRunnerBusy WarningKind = "runner_busy"
+	// WarnColdStart: Target's first Count requests (of the baseline when
+	// Side is "baseline") ran slower than the rest, Ratio × in median TTFT:
+	// a cold start, left out of the comparison (see coldHead).
+	WarnColdStart WarningKind = "cold_start"
 	// WarnNothingCompared: no check applies to a target and prompt both
 	// sides have (Side "both" in an A/B comparison).
 	WarnNothingCompared WarningKind = "nothing_compared"
@@ -45,7 +49,8 @@ const (
 type Warning struct {
 	Kind WarningKind
 	// Side is the A/B side a target's warning is of ("base",
-	// "candidate"), or "both" for WarnNothingCompared; "" outside ab.
+	// "candidate"), or "both" for WarnNothingCompared; "" outside ab, or
+	// "baseline" for a WarnColdStart of the baseline's run.
 	Side           string
 	Target, Region string
 	// NameTarget: the words name the target (a run of several targets).
@@ -63,4 +68,6 @@ type Warning struct {
 	Said            string
 	// Lateness is the busy runner's (WarnRunnerBusy).
 	Lateness results.Lateness
+	// Ratio is a cold start's median TTFT over the steady part's.
+	Ratio float64
 }

@@ -147,6 +147,12 @@ type Profile struct {
 	// during which every delay is multiplied (a noisy neighbour, a
 	// rebalancing cluster): latency correlated in time, across prompts.
 	Slow SlowPeriods
+	// Cold is a cold start: the first Cold requests the server serves, by
+	// arrival, are slower, every delay multiplied by a factor falling
+	// evenly from ColdX (default 3) at the first to 1 at the Coldth (a cold
+	// process, weights still paging in); 0: none.
+	Cold  int
+	ColdX float64
 	// Level makes the endpoint's level jump with wall time (a provider's
 	// load shifting under a run): every delay of a request is multiplied
 	// by the level at its arrival (PlanAt).
@@ -338,6 +344,8 @@ func (p Profile) Validate() error {
 	check(p.ChainStepDelay >= 0 && p.ChainStepDelay <= time.Minute, "chain_step_delay: %v outside [0, 1m]", p.ChainStepDelay)
 	check(p.Swap >= 0 && p.Swap <= time.Minute, "swap: %v outside [0, 1m]", p.Swap)
 	check(p.Slowdown >= 0 && !math.IsInf(p.Slowdown, 0), "slowdown: %v is not a finite factor ≥ 0", p.Slowdown)
+	check(p.Cold >= 0 && p.Cold <= 1_000_000, "cold: %v is not a request count from 0 to 1000000", p.Cold)
+	check(p.ColdX == 0 || p.ColdX >= 1 && p.ColdX <= 100, "cold_x: %v is not a factor from 1 to 100", p.ColdX)
 	check(p.TTFTFactor >= 0 && !math.IsInf(p.TTFTFactor, 0), "ttft_factor: %v is not a finite factor ≥ 0", p.TTFTFactor)
 	check(p.Spin >= 0, "spin: negative %v", p.Spin)
 	check(p.Fault == "" || slices.Contains(Faults(), p.Fault),
@@ -375,9 +383,22 @@ func (p Profile) PlanAt(seq, tokens int, at time.Time) Plan {
 	return p.plan(seq, tokens, p.Level.At(at))
 }
 
+// coldFactor is the cold start's factor on request seq (1-based by
+// arrival): ColdX at the first, falling evenly to 1 at the Coldth.
+func (p Profile) coldFactor(seq int) float64 {
+	if p.Cold <= 0 || seq > p.Cold || seq < 1 {
+		return 1
+	}
+	x := p.ColdX
+	if x == 0 {
+		x = 3
+	}
+	return 1 + (x-1)*float64(p.Cold-seq)/float64(max(p.Cold-1, 1))
+}
+
 func (p Profile) plan(seq, tokens int, level float64) Plan {
 	r := rand.New(rand.NewPCG(p.Seed, uint64(seq)))
-	slow := level * factor(p.Slowdown) * p.Slow.factor(p.Seed, seq)
+	slow := level * factor(p.Slowdown) * p.Slow.factor(p.Seed, seq) * p.coldFactor(seq)
 	scale := func(d time.Duration, f float64) time.Duration { return time.Duration(float64(d) * f) }
 	hd := scale(p.HeaderDelay.Draw(r), slow)
 	first := max(hd, scale(p.TTFT.Draw(r), slow*factor(p.TTFTFactor)))

@@ -115,6 +115,8 @@ func keys() []key {
 		{"chain_step_delay", "TTFT added to step chain_step of every agent chain (duration)", durArg(func(p *Profile) *time.Duration { return &p.ChainStepDelay })},
 		{"swap", "TTFT added to a request for another model than the one served last: a server that holds one model at a time (duration)", durArg(func(p *Profile) *time.Duration { return &p.Swap })},
 		{"slowdown", "multiplies every delay (> 0)", factorArg(func(p *Profile) *float64 { return &p.Slowdown })},
+		{"cold", "a cold start: the first this many requests served are slower, from cold_x down to ×1", intArg(func(p *Profile) *int { return &p.Cold }, 1_000_000)},
+		{"cold_x", "the cold start's factor on the first request's delays (default 3)", factorArg(func(p *Profile) *float64 { return &p.ColdX })},
 		{"ttft_factor", "multiplies the TTFT only (> 0)", factorArg(func(p *Profile) *float64 { return &p.TTFTFactor })},
 		{"seed", "seed of the drawn delays (uint64)", func(p *Profile, v string) error {
 			n, err := strconv.ParseUint(v, 10, 64)

@@ -1,0 +1,117 @@
+package compare
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/latgate/latgate/pkg/results"
+	"github.com/latgate/latgate/pkg/stats"
+)
+
+// A cold start (#29): the first requests of a run slower than the rest (a
+// cold process, a cold connection pool, weights paged in) measure the
+// start, not the endpoint's steady latency, and per-prompt warmup leaves
+// some of them measured. The gate leaves such a head out of the
+// comparison, on either side, and says so.
+const (
+	// coldBlock is the least number of requests a block of the head holds:
+	// the head is tested a block at a time.
+	coldBlock = 8
+	// coldAlpha is the one-sided level of each block's test: a run without
+	// a cold start loses its first block in at most 0.5% of runs.
+	coldAlpha = 0.005
+	// coldMinRequests is the least a target must have measured for its
+	// head to be tested (a block, and enough after it to be the steady part).
+	coldMinRequests = 40
+)
+
+// coldHead returns how many of t's first requests (in arrival order, Seq,
+// across its prompts) ran slower than its steady part, and the median
+// ratio of their TTFT to it: blocks of max(coldBlock, n/20) requests,
+// each tested against the run's second half (TTFT relative to its
+// prompt's median, Hodges–Lehmann shift, one-sided at coldAlpha) in turn
+// while they are slower, the head being every block up to the first that
+// is not, and at most a third of the run (a slowdown longer than that is
+// a drift, not a start). 0 when the first block is not slower.
+func coldHead(t results.Target) (n int, ratio float64) {
+	type req struct {
+		seq int
+		rel float64
+	}
+	var reqs []req
+	for _, p := range t.Prompts {
+		logs := make([]float64, 0, len(p.Samples))
+		for _, s := range p.Samples {
+			if s.TTFT > 0 {
+				logs = append(logs, math.Log(s.TTFT))
+			}
+		}
+		slices.Sort(logs)
+		mid := stats.Median(logs)
+		for _, s := range p.Samples {
+			if s.TTFT > 0 {
+				reqs = append(reqs, req{s.Seq, math.Log(s.TTFT) - mid})
+			}
+		}
+	}
+	if len(reqs) < coldMinRequests {
+		return 0, 0
+	}
+	slices.SortStableFunc(reqs, func(a, b req) int { return cmp.Compare(a.seq, b.seq) })
+	rels := func(rs []req) []float64 {
+		out := make([]float64, len(rs))
+		for i, r := range rs {
+			out[i] = r.rel
+		}
+		slices.Sort(out)
+		return out
+	}
+	steady := rels(reqs[len(reqs)/2:])
+	block := max(coldBlock, len(reqs)/20)
+	z := stats.NormalQuantile(1 - coldAlpha)
+	head := 0
+	for head+block <= len(reqs)/3 {
+		_, lo, _, ok := stats.HodgesLehmann(rels(reqs[head:head+block]), steady, z, z)
+		if !ok || lo <= 0 {
+			break
+		}
+		head += block
+	}
+	if head == 0 {
+		return 0, 0
+	}
+	shift, _, _, _ := stats.HodgesLehmann(rels(reqs[:head]), steady, z, z)
+	return reqs[head-1].seq, math.Exp(shift)
+}
+
+// withoutColdHeads returns s with each target's cold head (coldHead) left
+// out of its prompts' samples, and a warning per target that had one,
+// naming side ("baseline" or "" for the run). s is not modified.
+func withoutColdHeads(s Side, side string) (Side, []Warning) {
+	var warns []Warning
+	out := s
+	out.Targets = slices.Clone(s.Targets)
+	for i, t := range out.Targets {
+		last, ratio := coldHead(t)
+		if last == 0 {
+			continue
+		}
+		n := 0
+		t.Prompts = slices.Clone(t.Prompts)
+		for j, p := range t.Prompts {
+			kept := make([]results.Sample, 0, len(p.Samples))
+			for _, x := range p.Samples {
+				if x.Seq > last {
+					kept = append(kept, x)
+				}
+			}
+			n += len(p.Samples) - len(kept)
+			t.Prompts[j].Samples = kept
+		}
+		out.Targets[i] = t
+		warns = append(warns, Warning{Kind: WarnColdStart, Side: side, Target: t.Name, Region: t.Region,
+			NameTarget: len(s.Targets) > 1, Count: n, Ratio: ratio})
+	}
+	return out, warns
+}
