@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -56,12 +54,8 @@ run: {requests: 30, warmup: 2, concurrency: 2, max_requests: 30}
 		t.Fatalf("exit %d, want a verdict (0, or 1 for a change beyond the runner's delay)\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 
-	data, err := os.ReadFile(out)
+	f, err := results.Decode([]byte(readFile(t, out)), out)
 	if err != nil {
-		t.Fatal(err)
-	}
-	var f results.File
-	if err := json.Unmarshal(data, &f); err != nil {
 		t.Fatal(err)
 	}
 	late := f.Targets[0].Lateness
@@ -70,20 +64,11 @@ run: {requests: 30, warmup: 2, concurrency: 2, max_requests: 30}
 	}
 	t.Logf("starved: exit %d, lateness %+v (lag %.2f ms)", code, *late, late.Lag())
 	const said = "latgate's own runner was too busy"
-	for name, text := range map[string]string{"stdout and stderr": stdout + stderr, "JUnit": read(t, junit), "Markdown": read(t, md)} {
+	for name, text := range map[string]string{"stdout and stderr": stdout + stderr, "JUnit": readFile(t, junit), "Markdown": readFile(t, md)} {
 		if !strings.Contains(strings.Join(strings.Fields(text), " "), said) {
 			t.Errorf("%s does not say the runner was busy:\n%s", name, text)
 		}
 	}
-}
-
-func read(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // TestColdStart (#29): a server that starts cold on every run (its first

@@ -41,19 +41,7 @@ func coldHead(t results.Target) (n int, ratio float64) {
 	}
 	var reqs []req
 	for _, p := range t.Prompts {
-		logs := make([]float64, 0, len(p.Samples))
-		for _, s := range p.Samples {
-			if s.TTFT > 0 {
-				logs = append(logs, math.Log(s.TTFT))
-			}
-		}
-		slices.Sort(logs)
-		mid := stats.Median(logs)
-		for _, s := range p.Samples {
-			if s.TTFT > 0 {
-				reqs = append(reqs, req{s.Seq, math.Log(s.TTFT) - mid})
-			}
-		}
+		relLogTTFT(p, func(s results.Sample, rel float64) { reqs = append(reqs, req{s.Seq, rel}) })
 	}
 	if len(reqs) < coldMinRequests {
 		return 0, 0
@@ -114,4 +102,23 @@ func withoutColdHeads(s Side, side string) (Side, []Warning) {
 			NameTarget: len(s.Targets) > 1, Count: n, Ratio: ratio})
 	}
 	return out, warns
+}
+
+// relLogTTFT calls f with each sample of p that has a TTFT and its log
+// TTFT less the prompt's median log TTFT: prompts of different lengths on
+// one scale, for tests across a target's requests in arrival order.
+func relLogTTFT(p results.Prompt, f func(s results.Sample, rel float64)) {
+	logs := make([]float64, 0, len(p.Samples))
+	for _, s := range p.Samples {
+		if s.TTFT > 0 {
+			logs = append(logs, math.Log(s.TTFT))
+		}
+	}
+	slices.Sort(logs)
+	mid := stats.Median(logs)
+	for _, s := range p.Samples {
+		if s.TTFT > 0 {
+			f(s, math.Log(s.TTFT)-mid)
+		}
+	}
 }

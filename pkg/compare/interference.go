@@ -75,19 +75,9 @@ func Interference(base, cand *results.File) []Interfered {
 		var reqs []req
 		for s, t := range sides {
 			for _, p := range t.Prompts {
-				logs := make([]float64, 0, len(p.Samples))
-				for _, x := range p.Samples {
-					if x.TTFT > 0 {
-						logs = append(logs, math.Log(x.TTFT))
-					}
-				}
-				slices.Sort(logs)
-				mid := stats.Median(logs)
-				for _, x := range p.Samples {
-					if x.TTFT > 0 {
-						reqs = append(reqs, req{at: x.AtMS, side: s, ttft: x.TTFT, rel: math.Log(x.TTFT) - mid, ok: true})
-					}
-				}
+				relLogTTFT(p, func(x results.Sample, rel float64) {
+					reqs = append(reqs, req{at: x.AtMS, side: s, ttft: x.TTFT, rel: rel, ok: true})
+				})
 				for _, f := range p.Failures {
 					reqs = append(reqs, req{at: f.AtMS, side: s})
 				}
