@@ -69,6 +69,10 @@ type noiseClass struct {
 		N int
 		X float64
 	}
+	// AR is a level that wanders within a run (#29: correlated requests): a
+	// log-level per request in arrival order, AR(1) with correlation Rho
+	// from one request to the next and stationary σ Sigma, on every delay.
+	AR struct{ Rho, Sigma float64 }
 }
 
 // change is what the current run changed.
@@ -120,7 +124,15 @@ func matrixClasses() []noiseClass {
 	day.Bounded, day.Day = 0, 0.10
 	learned := day
 	learned.Name, learned.History = "σ 0.3 + 2%×4, day-to-day σ 0.10, 24-run history", 24
-	return []noiseClass{lognormal(0.3), lognormal(0.6), lognormal(0.8), spikes(0.02, 4), spikes(0.05, 3), cold, slow, day, learned, hosted(), busy(), coldStart()}
+	return []noiseClass{lognormal(0.3), lognormal(0.6), lognormal(0.8), spikes(0.02, 4), spikes(0.05, 3), cold, slow, day, learned, hosted(), busy(), coldStart(), wandering()}
+}
+
+// wandering is the reference endpoint whose level wanders within each run
+// (#29): AR(1) from request to request, ρ 0.95, stationary σ 0.15.
+func wandering() noiseClass {
+	c := base("σ 0.3 + 2%×4, correlated requests (AR(1) level, ρ 0.95, σ 0.15)")
+	c.AR.Rho, c.AR.Sigma = 0.95, 0.15
+	return c
 }
 
 // coldStart is the reference endpoint starting cold on every run (#29):
@@ -211,7 +223,8 @@ func matrixPlan() []matrixRow {
 	for _, p := range []int{2, 10} {
 		rows = append(rows, matrixRow{busy(), change{Name: "TTFT +30%", TTFT: 1.3, All: 1}, p})
 	}
-	rows = append(rows, matrixRow{coldStart(), change{Name: "TTFT +30%", TTFT: 1.3, All: 1}, 2})
+	rows = append(rows, matrixRow{coldStart(), change{Name: "TTFT +30%", TTFT: 1.3, All: 1}, 2},
+		matrixRow{wandering(), change{Name: "TTFT +30%", TTFT: 1.3, All: 1}, 2})
 	rows = append(rows,
 		matrixRow{ref, change{Name: "one prompt TTFT +30% (twice its tolerance)", TTFT: 1.3, All: 1, One: true}, 10},
 		matrixRow{ref, change{Name: "one prompt TTFT +50%", TTFT: 1.5, All: 1, One: true}, 10},
@@ -230,6 +243,9 @@ type simTarget struct {
 	rng      *rand.Rand // the read delays'
 	coldN    int        // noiseClass.Cold
 	coldX    float64
+	ar       struct{ Rho, Sigma float64 } // noiseClass.AR
+	arLevel  float64                      // its log-level now
+	arRng    *rand.Rand
 	measured int // requests measured so far, the next one's Seq less one
 }
 
@@ -239,6 +255,10 @@ func newSimTarget(r matrixRow, seed uint64, level float64, changed bool) *simTar
 	e := &simTarget{tokens: 32, coldN: r.Noise.Cold.N, coldX: r.Noise.Cold.X}
 	if r.Noise.Cold.N > 0 {
 		e.seq = warmupRequests * r.Prompts // the warmup went first, and took the coldest
+	}
+	if r.Noise.AR.Sigma > 0 {
+		e.ar, e.arRng = r.Noise.AR, rand.New(rand.NewPCG(seed, 95))
+		e.arLevel = r.Noise.AR.Sigma * e.arRng.NormFloat64() // stationary from the start
 	}
 	if changed && r.Noise.Busy > 0 {
 		e.busy, e.rng = r.Noise.Busy, rand.New(rand.NewPCG(seed, 29))
@@ -272,6 +292,10 @@ func (e *simTarget) measure(prompts []results.Prompt, n []int) {
 			pr := e.profiles[j]
 			if e.seq <= e.coldN {
 				pr.Slowdown *= 1 + (e.coldX-1)*float64(e.coldN-e.seq)/float64(max(e.coldN-1, 1))
+			}
+			if e.ar.Sigma > 0 {
+				e.arLevel = e.ar.Rho*e.arLevel + e.ar.Sigma*math.Sqrt(1-e.ar.Rho*e.ar.Rho)*e.arRng.NormFloat64()
+				pr.Slowdown *= math.Exp(e.arLevel)
 			}
 			pl := pr.Plan(e.seq, e.tokens)
 			if e.busy > 0 {
@@ -735,6 +759,11 @@ func (r matrixRow) targets(s matrixStats) []matrixTarget {
 	var out []matrixTarget
 	day := r.Noise.Day > 0
 	switch {
+	case r.Noise.AR.Sigma > 0:
+		// Correlated requests (#29, open): a level that wanders within a
+		// run is a run-level noise the intervals, which take requests as
+		// independent, do not carry. The rates are printed, not yet a
+		// target.
 	case r.Noise.Busy > 0 && r.Change.unchanged():
 		out = append(out, pct("false regressed (a busy runner blamed on the endpoint)", s.pct(s.Regressed), 1, true))
 	case r.Noise.Busy > 0:
