@@ -69,6 +69,9 @@ type Target struct {
 	SLO *SLO
 	// Price is what the target's tokens cost (nil: no price, no cost).
 	Price *Price
+	// Serve is the server latgate starts for the target and stops after
+	// measuring it (nil: the endpoint is already running).
+	Serve *Serve
 }
 
 // IsSim reports whether the target is the built-in simulator.

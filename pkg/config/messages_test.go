@@ -623,7 +623,47 @@ prompts: [{id: p, messages: [{role: user, content: hi}]}]
 			`targets: [{name: a, base_url: sim, zzzzzzzzzz: 1}]
 prompts: [{id: p, messages: [{role: user, content: hi}]}]
 `,
-			`latgate.yaml:1: targets[0].zzzzzzzzzz: unknown key "zzzzzzzzzz"; valid keys here: name, region, api, base_url, model, api_key_env, max_tokens, temperature, headers, extra_body, include_usage, max_error_rate, sse, ndjson, slo, price`},
+			`latgate.yaml:1: targets[0].zzzzzzzzzz: unknown key "zzzzzzzzzz"; valid keys here: name, region, api, base_url, model, api_key_env, max_tokens, temperature, headers, extra_body, include_usage, max_error_rate, sse, ndjson, slo, price, serve`},
+		{"serve on the simulator",
+			`targets: [{name: a, base_url: sim, serve: {command: [./app]}}]
+prompts: [{id: p, messages: [{role: user, content: hi}]}]
+`,
+			`latgate.yaml:1: targets[0].serve: base_url sim is latgate's built-in simulator, which needs no server; serve: starts your own, so set base_url to where it listens (e.g. http://127.0.0.1:8081/v1)`},
+		{"serve without command",
+			`targets: [{name: a, base_url: "http://127.0.0.1:8081/v1", model: m, serve: {ready: "port:8081"}}]
+prompts: [{id: p, messages: [{role: user, content: hi}]}]
+`,
+			`latgate.yaml:1: targets[0].serve: missing command; name the program and its arguments as a list, e.g. serve: {command: [./bin/app, --port, "8081"], ready: "port:8081"}`},
+		{"serve command as one string with spaces",
+			`targets: [{name: a, base_url: "http://127.0.0.1:8081/v1", model: m, serve: {command: ["app --port 8081"]}}]
+prompts: [{id: p, messages: [{role: user, content: hi}]}]
+`,
+			`latgate.yaml:1: targets[0].serve.command[0]: "app --port 8081" holds spaces: the command runs without a shell, one list item per argument; write e.g. command: [./bin/app, --port, "8081"] (or [sh, -c, "..."] for a shell)`},
+		{"serve ready neither port nor URL",
+			`targets: [{name: a, base_url: "http://127.0.0.1:8081/v1", model: m, serve: {command: [./app], ready: "8081"}}]
+prompts: [{id: p, messages: [{role: user, content: hi}]}]
+`,
+			`latgate.yaml:1: targets[0].serve.ready: "8081" is neither port:N nor an http(s) URL; write ready: port:8081 (ready when 127.0.0.1:8081 accepts a connection) or ready: http://127.0.0.1:8081/healthz (ready when it answers 2xx)`},
+		{"serve port out of range",
+			`targets: [{name: a, base_url: "http://127.0.0.1:8081/v1", model: m, serve: {command: [./app], ready: "port:70000"}}]
+prompts: [{id: p, messages: [{role: user, content: hi}]}]
+`,
+			`latgate.yaml:1: targets[0].serve.ready: "port:70000" is not port:N with N from 1 to 65535; e.g. ready: port:8081`},
+		{"serve env with a secret",
+			`targets: [{name: a, base_url: "http://127.0.0.1:8081/v1", model: m, serve: {command: [./app], env: {OPENAI_API_KEY: sk-123, TOKENIZERS_PARALLELISM: "false"}}}]
+prompts: [{id: p, messages: [{role: user, content: hi}]}]
+`,
+			`latgate.yaml:1: targets[0].serve.env.OPENAI_API_KEY: looks like a credential, and serve.env is committed with the config; remove it: the server inherits latgate's environment, so export OPENAI_API_KEY in the job (a secret) instead`},
+		{"serve env number unquoted",
+			`targets: [{name: a, base_url: "http://127.0.0.1:8081/v1", model: m, serve: {command: [./app], env: {PORT: [1]}}}]
+prompts: [{id: p, messages: [{role: user, content: hi}]}]
+`,
+			`latgate.yaml:1: targets[0].serve.env.PORT: want a string value, got a list; quote numbers, e.g. PORT: "8081"`},
+		{"serve ready timeout without unit",
+			`targets: [{name: a, base_url: "http://127.0.0.1:8081/v1", model: m, serve: {command: [./app], ready_timeout: 30}}]
+prompts: [{id: p, messages: [{role: user, content: hi}]}]
+`,
+			`latgate.yaml:1: targets[0].serve.ready_timeout: 30 has no unit; add a unit, e.g. 30s`},
 		{"target missing name and model",
 			`targets: [{base_url: http://x/v1, max_tokens: 0}]
 prompts: [{id: p, messages: [{role: user, content: hi}]}]

@@ -41,7 +41,7 @@ var (
 
 var targetFields = []field[Target]{hand[Target]("name"), targetRegion, hand[Target]("api"), hand[Target]("base_url"), hand[Target]("model"),
 	hand[Target]("api_key_env"), targetMaxTokens, targetTemperature, hand[Target]("headers"), hand[Target]("extra_body"),
-	targetIncludeUsage, targetMaxErrorRate, hand[Target]("sse"), hand[Target]("ndjson"), hand[Target]("slo"), hand[Target]("price")}
+	targetIncludeUsage, targetMaxErrorRate, hand[Target]("sse"), hand[Target]("ndjson"), hand[Target]("slo"), hand[Target]("price"), hand[Target]("serve")}
 
 const targetExample = "targets: [{name: primary, base_url: https://api.openai.com/v1, model: gpt-4o-mini}]"
 
@@ -177,8 +177,9 @@ func (p *parser) target(n *yaml.Node, path string) (Target, bool) {
 	readFields(p, m, path, &t, targetIncludeUsage)
 	p.apiFields(n, m, path, &t)
 	readFields(p, m, path, &t, targetMaxErrorRate)
-	t.SLO = p.slo(m, path)     // schema_slo.go
-	t.Price = p.price(m, path) // schema_price.go
+	t.SLO = p.slo(m, path)         // schema_slo.go
+	t.Price = p.price(m, path)     // schema_price.go
+	t.Serve = p.serve(m, path, &t) // schema_serve.go
 	return t, true
 }
 

@@ -45,6 +45,7 @@ func sections() []section {
 		sectionOf("targets.slo", sloFields, "targets"),
 		sectionOf("prompts.slo", sloFields, "targets"), // a prompt's slo is a target's
 		sectionOf("targets.price", priceFields, "targets"),
+		sectionOf("targets.serve", serveFields, ""),
 		sectionOf("ab", abFields, ""),
 	}
 }
@@ -108,6 +109,9 @@ func TestEveryKeyIsRead(t *testing.T) {
 		{"targets[0]", keysOf(targetFields), func(k string) string { return target(k, "[[]]") }},
 		{"targets[0].slo", keysOf(sloFields), func(k string) string { return target("slo", "{"+k+": [[]]}") }},
 		{"targets[0].price", keysOf(priceFields), func(k string) string { return target("price", "{"+k+": [[]]}") }},
+		{"targets[0].serve", keysOf(serveFields), func(k string) string {
+			return strings.Replace(target("serve", "{"+k+": [[]]}"), "base_url: sim", "base_url: http://127.0.0.1:8081/v1, model: m", 1)
+		}},
 	}
 	for _, tt := range tests {
 		for _, k := range tt.keys {

