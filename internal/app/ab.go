@@ -316,13 +316,12 @@ func runDiffers(base, cand config.Run) string {
 // The decision is compare's; the loop is check's (rounds), with ab's
 // round: both sides' blocks of the round's prompts. It returns both sides' results (nil when nothing was
 // measured) and the last comparison.
-func (a *App) measureAB(ctx context.Context, pl abPlan, run config.Run, gate config.Gate, quiet bool, block int) ([2]*results.File, compare.Report, error) {
-	var files [2]*results.File
+func (a *App) measureAB(ctx context.Context, pl abPlan, run config.Run, gate config.Gate, quiet bool, block int) (files [2]*results.File, rep compare.Report, err error) {
 	eps, stop, err := a.startAB(ctx, pl)
 	if err != nil {
 		return files, compare.Report{}, err
 	}
-	defer stop()
+	defer stopped(stop, &err)
 	opts := func(pairs []int, prompts [2][]config.Prompt, run config.Run) measure.ABOptions {
 		o := measure.ABOptions{Run: run, Version: a.Version, Block: block}
 		sides := [2]*measure.ABSide{&o.Base, &o.Candidate}
@@ -347,7 +346,7 @@ func (a *App) measureAB(ctx context.Context, pl abPlan, run config.Run, gate con
 		return files, compare.Report{}, err
 	}
 	design := designOf(run, b, c)
-	rep, err := a.rounds(design, quiet, func() compare.Report {
+	rep, err = a.rounds(design, quiet, func() compare.Report {
 		return compare.CompareAB(side(b.Run, b.Targets), side(c.Run, c.Targets), gate, design)
 	}, func(r compare.Round) error {
 		for i, t := range pl.targets[1] {
@@ -402,7 +401,7 @@ func (a *App) runAB(ctx context.Context, o measure.ABOptions, quiet bool) (*resu
 // simulators with one seed draw the same delays for the same request
 // number, which would pair the sides' noise perfectly, an artefact no real
 // endpoint has. The endpoints keep their targets' base_url as configured.
-func (a *App) startAB(ctx context.Context, pl abPlan) (eps [2][]measure.Endpoint, stop func(), err error) {
+func (a *App) startAB(ctx context.Context, pl abPlan) (eps [2][]measure.Endpoint, stop func() error, err error) {
 	merged := *pl.cfg[1]
 	merged.Targets = nil
 	baseSpecs := map[string]bool{}
@@ -418,7 +417,7 @@ func (a *App) startAB(ctx context.Context, pl abPlan) (eps [2][]measure.Endpoint
 		}
 		merged.Targets = append(merged.Targets, t)
 	}
-	all, stop, err := a.Start(ctx, &merged, a.Getenv)
+	all, stop, err := a.endpoints(ctx, &merged)
 	if err != nil {
 		return eps, stop, err
 	}

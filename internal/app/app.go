@@ -31,6 +31,9 @@ type Deps struct {
 	// Getenv reads the environment: API keys, the runner's identity,
 	// $GITHUB_SHA.
 	Getenv func(string) string
+	// Environ is the whole environment, which the process of a target's
+	// serve: inherits (default: none).
+	Environ func() []string
 	// Now is the clock of provenance, staleness and progress.
 	Now func() time.Time
 	// Commit returns the git commit checked out in dir, "" when unknown
@@ -56,6 +59,9 @@ type App struct {
 func New(d Deps) *App {
 	if d.Getenv == nil {
 		d.Getenv = func(string) string { return "" }
+	}
+	if d.Environ == nil {
+		d.Environ = func() []string { return nil }
 	}
 	if d.Now == nil {
 		d.Now = time.Now

@@ -74,7 +74,9 @@ func (r Run) apply(cfg *config.Config) error {
 			return UsageError(fmt.Errorf("--base-url %q is not an http(s) URL (e.g. http://127.0.0.1:8000/v1), nor sim or sim:PROFILE", sanitize.URL(r.BaseURL)))
 		}
 		for i := range cfg.Targets {
-			cfg.Targets[i].BaseURL = r.BaseURL
+			// Another endpoint is measured: a serve: server would listen
+			// where nothing is sent (and the simulator needs none).
+			cfg.Targets[i].BaseURL, cfg.Targets[i].Serve = r.BaseURL, nil
 		}
 	}
 	if r.Requests != nil {

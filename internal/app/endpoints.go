@@ -2,11 +2,14 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/latgate/latgate/internal/sanitize"
+	"github.com/latgate/latgate/internal/serve"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/measure"
 	"github.com/latgate/latgate/pkg/sim"
@@ -77,4 +80,65 @@ func hosted(base string) bool {
 	}
 	h := u.Hostname()
 	return strings.HasSuffix(h, "openai.com") || strings.HasSuffix(h, "anthropic.com") || h == "generativelanguage.googleapis.com"
+}
+
+// endpoints resolves cfg's targets (Start) and starts the servers of
+// those with serve:, one per distinct serve: (targets with the same one
+// share it), each ready before any is measured. stop stops the servers,
+// then what Start started; its error is a server that exited while it was
+// measured, with the last lines of its output. On an error nothing is left
+// running.
+func (a *App) endpoints(ctx context.Context, cfg *config.Config) (eps []measure.Endpoint, stop func() error, err error) {
+	eps, stopStart, err := a.Start(ctx, cfg, a.Getenv)
+	if err != nil {
+		return nil, func() error { return nil }, err
+	}
+	var procs []*serve.Process
+	stop = func() error {
+		var errs []error
+		for i := len(procs) - 1; i >= 0; i-- {
+			errs = append(errs, procs[i].Stop())
+		}
+		stopStart()
+		if err := errors.Join(errs...); err != nil {
+			return MeasurementError(err)
+		}
+		return nil
+	}
+	started := map[string]bool{}
+	for _, t := range cfg.Targets {
+		if t.Serve == nil || started[t.Serve.Key()] {
+			continue
+		}
+		if len(started) == 0 {
+			a.learnEnvironSecrets()
+		}
+		started[t.Serve.Key()] = true
+		begin := time.Now()
+		// The server is the endpoint: like the simulator it must outlive an
+		// interrupted run's last requests; stop ends it.
+		p, err := serve.Start(ctx, *t.Serve, serve.Options{Target: t.Name, BaseURL: t.BaseURL, Environ: a.Environ(), Redact: a.Out.Redact})
+		if err != nil {
+			stop()
+			if ctx.Err() != nil {
+				return nil, func() error { return nil }, MeasurementError(fmt.Errorf("interrupted: %w", err))
+			}
+			return nil, func() error { return nil }, MeasurementError(fmt.Errorf("%s:%d: %w", cfg.Path, t.Serve.Line, err))
+		}
+		procs = append(procs, p)
+		a.Out.Note("target %s: its server is ready (serve: %s, pid %d, %s)", t.Name, t.Serve.Command[0], p.Pid(), time.Since(begin).Round(time.Millisecond))
+	}
+	return eps, stop, nil
+}
+
+// learnEnvironSecrets adds to what every output redacts the values of the
+// environment's variables whose names say they hold a credential: a
+// serve: process inherits the environment, and its output's tail goes
+// into the report.
+func (a *App) learnEnvironSecrets() {
+	for _, kv := range a.Environ() {
+		if name, v, ok := strings.Cut(kv, "="); ok && config.SecretName(name) {
+			a.Out.Learn(sanitize.Credentials(v, "")...)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -74,17 +75,25 @@ func (a *App) Measure(ctx context.Context, req MeasureRequest) error {
 // bless, check without a baseline) and holds the run to its error budget.
 // The file is non-nil whenever anything was measured, also with an error
 // (partial results).
-func (a *App) measureRun(ctx context.Context, cfg *config.Config, run config.Run, quiet bool) (*results.File, error) {
-	eps, stop, err := a.Start(ctx, cfg, a.Getenv)
+func (a *App) measureRun(ctx context.Context, cfg *config.Config, run config.Run, quiet bool) (f *results.File, err error) {
+	eps, stop, err := a.endpoints(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	defer stop()
-	f, err := a.measureOn(ctx, cfg, eps, cfg.Prompts, run, quiet, nil)
+	defer stopped(stop, &err)
+	f, err = a.measureOn(ctx, cfg, eps, cfg.Prompts, run, quiet, nil)
 	if err == nil {
 		err = budget(f)
 	}
 	return f, err
+}
+
+// stopped stops what endpoints started; a server that exited while it was
+// measured is an error, put before err (its cause).
+func stopped(stop func() error, err *error) {
+	if e := stop(); e != nil {
+		*err = errors.Join(e, *err)
+	}
 }
 
 // measureOn measures prompts on running endpoints with run's settings. The

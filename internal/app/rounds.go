@@ -20,14 +20,14 @@ import (
 // returns the results of every round together and the last comparison
 // (empty when the measurement failed). noise is the day-to-day noise
 // learned from the history (nil: the gate's day_to_day).
-func (a *App) measureSequential(ctx context.Context, cfg *config.Config, base compare.Side, noise compare.Noise, quiet bool) (*results.File, compare.Report, error) {
-	eps, stop, err := a.Start(ctx, cfg, a.Getenv)
+func (a *App) measureSequential(ctx context.Context, cfg *config.Config, base compare.Side, noise compare.Noise, quiet bool) (f *results.File, rep compare.Report, err error) {
+	eps, stop, err := a.endpoints(ctx, cfg)
 	if err != nil {
 		return nil, compare.Report{}, err
 	}
-	defer stop() // one simulator for every round: its schedule runs on
+	defer stopped(stop, &err) // one simulator (and server) for every round: its schedule runs on
 	withLimits(eps, base, cfg.Run.Timeout)
-	f, err := a.measureOn(ctx, cfg, eps, cfg.Prompts, cfg.Run, quiet, nil)
+	f, err = a.measureOn(ctx, cfg, eps, cfg.Prompts, cfg.Run, quiet, nil)
 	if err == nil {
 		err = budget(f)
 	}
@@ -35,7 +35,7 @@ func (a *App) measureSequential(ctx context.Context, cfg *config.Config, base co
 		return f, compare.Report{}, err
 	}
 	design := designOf(cfg.Run, f)
-	rep, err := a.rounds(design, quiet, func() compare.Report {
+	rep, err = a.rounds(design, quiet, func() compare.Report {
 		return compare.CompareWith(base, side(f.Run, f.Targets), cfg.Gate, compare.Setup{Design: design, Noise: noise})
 	}, func(r compare.Round) error {
 		for _, ep := range eps {

@@ -24,9 +24,12 @@ import (
 // value from the environment (its api_key_env's key, or an sse.headers_env
 // header's) to an endpoint the config at trustedPath does not send that
 // variable to; nothing has been sent yet. A trustedPath that does not exist
-// (the default branch has no config yet) trusts no endpoint.
+// (the default branch has no config yet) trusts no endpoint. A serve:
+// command the trusted config does not run (config.UnreviewedServes) is
+// refused the same way.
 func (a *App) refuseUntrusted(cfg *config.Config, trustedPath string) error {
 	var trusted []config.Endpoint
+	var targets []config.Target
 	data, err := inputfile.Read(trustedPath, inputfile.MaxConfig)
 	why := ""
 	switch {
@@ -35,10 +38,19 @@ func (a *App) refuseUntrusted(cfg *config.Config, trustedPath string) error {
 	case err != nil:
 		return UsageError(fmt.Errorf("--trusted-config %s: %w", trustedPath, err))
 	default:
-		trusted, err = config.TrustedEndpoints(data, trustedPath, ConfigOptions(a.Getenv))
+		targets, err = config.TrustedTargets(data, trustedPath, ConfigOptions(a.Getenv))
 		if err != nil {
 			return UsageError(fmt.Errorf("--trusted-config %s: its targets do not parse, so no endpoint can be trusted: %w", trustedPath, err))
 		}
+		trusted = (&config.Config{Targets: targets}).Endpoints()
+	}
+	if bad := config.UnreviewedServes(cfg.Targets, targets); len(bad) > 0 {
+		var b strings.Builder
+		for _, t := range bad {
+			fmt.Fprintf(&b, "\n  %s:%d: target %q would run %s", cfg.Path, t.Serve.Line, t.Name, sanitize.Line(strings.Join(t.Serve.Command, " "), 200))
+		}
+		return UsageError(fmt.Errorf("refusing to run a serve: command the trusted config %s does not run; nothing was started:%s\n"+
+			"a pull request cannot add a command to the runner's job by editing the config: land the serve: (same command, dir and env under the same target name) on the default branch first", trustedPath, b.String()))
 	}
 	var sending []config.Endpoint
 	for _, e := range cfg.Endpoints() {

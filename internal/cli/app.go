@@ -42,6 +42,9 @@ var Version = ""
 type Env struct {
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
+	// Environ is the whole environment, which a target's serve: process
+	// inherits (default os.Environ).
+	Environ func() []string
 	// StderrIsTerminal turns on the progress bar (plain lines otherwise).
 	StderrIsTerminal bool
 }
@@ -70,6 +73,9 @@ func Main(ctx context.Context, args []string, env Env) (code int) {
 	if env.Getenv == nil {
 		env.Getenv = os.Getenv
 	}
+	if env.Environ == nil {
+		env.Environ = os.Environ
+	}
 	seen := &secrets{getenv: env.Getenv}
 	env.Getenv = seen.get
 	// Every byte printed passes through publish's writers: the credentials
@@ -82,7 +88,7 @@ func Main(ctx context.Context, args []string, env Env) (code int) {
 			code = crashed(out.Stderr, r, debug.Stack(), seen)
 		}
 	}()
-	cmd := newApp(out, env.Getenv)
+	cmd := newApp(out, env.Getenv, env.Environ)
 	err := cmd.RunContext(ctx, args)
 	code = exitCode(err)
 	if err != nil && !errors.Is(err, app.ErrRegression) {
@@ -191,10 +197,10 @@ const mergeExitHelp = `EXIT CODES:
    3  the merged file could not be written`
 
 // newApp wires the commands to the application on out and the
-// environment getenv.
-func newApp(out *publish.Streams, getenv func(string) string) *ucli.App {
+// environment (getenv, environ).
+func newApp(out *publish.Streams, getenv func(string) string, environ func() []string) *ucli.App {
 	build := readBuild()
-	a := app.New(app.Deps{Out: out, Getenv: getenv, Commit: gitHead, Version: build.Version})
+	a := app.New(app.Deps{Out: out, Getenv: getenv, Environ: environ, Commit: gitHead, Version: build.Version})
 	cmd := &ucli.App{
 		Name:    "latgate",
 		Usage:   "a CI latency regression gate for streaming LLM APIs",

@@ -13,6 +13,7 @@ import (
 	"flag"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -120,36 +121,63 @@ func Changed(before, after map[string][]byte) []string {
 	return out
 }
 
-var latgate struct {
-	once sync.Once
+// built are the binaries Build built, by package, in one temporary
+// directory that Main removes.
+var built struct {
+	mu   sync.Mutex
 	dir  string
-	bin  string
+	bins map[string]*binary
+}
+
+type binary struct {
+	once sync.Once
+	path string
 	err  error
 	out  []byte
 }
 
 // Latgate builds cmd/latgate once per test binary (the first test that asks
 // waits for it; the others share it) and returns its path. It skips the
-// test when there is no go command. Call Cleanup from TestMain to remove it.
+// test when there is no go command.
 func Latgate(t testing.TB) string {
+	t.Helper()
+	return Build(t, "github.com/latgate/latgate/cmd/latgate")
+}
+
+// Build builds the main package pkg (an import path) once per test binary
+// and returns the binary's path; it skips the test when there is no go
+// command. Main removes what it built.
+func Build(t testing.TB, pkg string) string {
 	t.Helper()
 	gobin, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("no go command to build latgate with")
+		t.Skip("no go command to build " + pkg + " with")
 	}
-	latgate.once.Do(func() {
-		if latgate.dir, latgate.err = os.MkdirTemp("", "latgate-testkit-"); latgate.err != nil {
-			return
+	built.mu.Lock()
+	if built.bins == nil {
+		built.bins = map[string]*binary{}
+	}
+	if built.dir == "" {
+		if built.dir, err = os.MkdirTemp("", "latgate-testkit-"); err != nil {
+			built.mu.Unlock()
+			t.Fatal(err)
 		}
-		latgate.bin = filepath.Join(latgate.dir, "latgate")
-		cmd := exec.Command(gobin, "build", "-o", latgate.bin, "github.com/latgate/latgate/cmd/latgate")
-		cmd.Dir = RepoRoot(t)
-		latgate.out, latgate.err = cmd.CombinedOutput()
-	})
-	if latgate.err != nil {
-		t.Fatalf("go build: %v\n%s", latgate.err, latgate.out)
 	}
-	return latgate.bin
+	b := built.bins[pkg]
+	if b == nil {
+		b = &binary{path: filepath.Join(built.dir, path.Base(pkg)+strconv.Itoa(len(built.bins)))}
+		built.bins[pkg] = b
+	}
+	built.mu.Unlock()
+	b.once.Do(func() {
+		cmd := exec.Command(gobin, "build", "-o", b.path, pkg)
+		cmd.Dir = RepoRoot(t)
+		b.out, b.err = cmd.CombinedOutput()
+	})
+	if b.err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, b.err, b.out)
+	}
+	return b.path
 }
 
 // TimingEnv names the environment variable that runs the timing tests
@@ -203,8 +231,8 @@ func Main(m *testing.M) {
 		flag.Set("test.parallel", strconv.Itoa(max(Parallel, runtime.GOMAXPROCS(0))))
 	}
 	code := m.Run()
-	if latgate.dir != "" {
-		os.RemoveAll(latgate.dir)
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
 	}
 	os.Exit(code)
 }
