@@ -12,7 +12,8 @@
 #    copied into a scratch .github/workflows beside a copy of action.yml, with
 #    latgate/latgate@v1 pointed at that copy, so the example's inputs are
 #    checked against this action.yml too.
-# 3. shellcheck on every run: script of action.yml (extracted by the Go test
+# 3. actionlint on examples/app/github-workflow.yml (docs/your-app.md).
+# 4. shellcheck on every run: script of action.yml (extracted by the Go test
 #    TestRunScriptsShellcheck). actionlint also runs shellcheck on the
 #    workflows' run: scripts when shellcheck is on PATH, which this script
 #    makes sure of.
@@ -67,6 +68,10 @@ if ! grep -q 'uses: \./$' "$scratch/.github/workflows/latgate.yml"; then
 	exit 1
 fi
 (cd "$scratch" && "$actionlint" -shellcheck shellcheck .github/workflows/latgate.yml)
+
+echo "actionlint: examples/app/github-workflow.yml (your own app's recipe)"
+cp examples/app/github-workflow.yml "$scratch/.github/workflows/app-latency.yml"
+(cd "$scratch" && "$actionlint" -shellcheck shellcheck .github/workflows/app-latency.yml)
 
 echo "shellcheck: the run: scripts of action.yml"
 LATGATE_REQUIRE_SHELLCHECK=1 go test -count=1 -run 'TestRunScriptsShellcheck' ./test/action/
