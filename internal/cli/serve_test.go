@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"html"
-	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -55,6 +54,23 @@ gate:
 `, app, port, upstream, delay, pids, extra)
 }
 
+// appAndUpstream builds testdata/appserver and starts the simulator of
+// spec for it to forward to: the binary and the simulator's chat URL.
+func appAndUpstream(t *testing.T, spec string) (app, upstream string) {
+	t.Helper()
+	app = testkit.Build(t, "github.com/latgate/latgate/internal/cli/testdata/appserver")
+	p, err := sim.ParseSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	up, err := sim.Start(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { up.Close() })
+	return app, up.URLFor("chat")
+}
+
 // runWithEnviron is run with the environment a serve: process inherits.
 func runWithEnviron(t *testing.T, environ []string, args ...string) (int, string, string) {
 	t.Helper()
@@ -79,18 +95,7 @@ func TestServeAB(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs an app server")
 	}
-	app := testkit.Build(t, "github.com/latgate/latgate/internal/cli/testdata/appserver")
-	p, err := sim.ParseSpec("default?tokens=4&itl=5ms")
-	if err != nil {
-		t.Fatal(err)
-	}
-	up, err := sim.Start(context.Background(), p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { up.Close() })
-	upstream := up.URLFor("chat")
-	upstream = strings.TrimSuffix(upstream, "/chat/completions")
+	app, upstream := appAndUpstream(t, "default?tokens=4&itl=5ms")
 	dir := t.TempDir()
 	const secret = "sk-Zq81vXk3Lp0Rt7WmYc4"
 	environ := []string{"PATH=" + os.Getenv("PATH"), "APP_UPSTREAM_KEY=" + secret}
@@ -98,7 +103,7 @@ func TestServeAB(t *testing.T) {
 	build := func(delay, extra string) (cfg, pids string) {
 		n++
 		pids = filepath.Join(dir, fmt.Sprintf("pids%d", n))
-		cfg = testkit.WriteFile(t, dir, fmt.Sprintf("app%d.yaml", n), appConfig(app, upstream, freePort(t), delay, pids, extra))
+		cfg = testkit.WriteFile(t, dir, fmt.Sprintf("app%d.yaml", n), appConfig(app, upstream, testkit.FreePort(t), delay, pids, extra))
 		return cfg, pids
 	}
 	base, basePIDs := build("0s", "")
@@ -148,18 +153,6 @@ func TestServeAB(t *testing.T) {
 		}
 	}
 	gone(t, basePIDs, mutePIDs)
-}
-
-// freePort returns a loopback port nothing listens on now.
-func freePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	_, port, _ := net.SplitHostPort(l.Addr().String())
-	return port
 }
 
 // gone checks that the app servers whose pid files are given, and the
@@ -214,7 +207,7 @@ func TestServeTrusted(t *testing.T) {
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "started")
 	body := func(command string) string {
-		return "targets: [{name: app, base_url: \"http://127.0.0.1:" + freePort(t) + "/v1\", model: m, serve: {command: " + command + ", ready_timeout: 5s}}]\n" +
+		return "targets: [{name: app, base_url: \"http://127.0.0.1:" + testkit.FreePort(t) + "/v1\", model: m, serve: {command: " + command + ", ready_timeout: 5s}}]\n" +
 			"prompts: [{id: p, messages: [{role: user, content: hi}]}]\nrun: {requests: 2, warmup: 0}\n"
 	}
 	touch := `[sh, -c, "touch ` + marker + `"]`
@@ -284,22 +277,13 @@ func TestServeEndsWithTheRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs an app server")
 	}
-	app := testkit.Build(t, "github.com/latgate/latgate/internal/cli/testdata/appserver")
-	p, err := sim.ParseSpec("fast?tokens=4")
-	if err != nil {
-		t.Fatal(err)
-	}
-	up, err := sim.Start(context.Background(), p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { up.Close() })
+	app, upstream := appAndUpstream(t, "fast?tokens=4")
 	dir := t.TempDir()
 
 	t.Run("crash", func(t *testing.T) {
 		t.Parallel()
 		pids := filepath.Join(dir, "crash.pids")
-		cfg := testkit.WriteFile(t, dir, "crash.yaml", appConfig(app, up.URLFor("chat"), freePort(t), "0s", pids, ", -exit-after, \"5\""))
+		cfg := testkit.WriteFile(t, dir, "crash.yaml", appConfig(app, upstream, testkit.FreePort(t), "0s", pids, ", -exit-after, \"5\""))
 		base := filepath.Join(dir, "crash.baseline.json")
 		code, stdout, stderr := run(t, nil, "bless", "--quiet", "--config", cfg, "--baseline", base)
 		if code != ExitMeasurement {
@@ -318,7 +302,7 @@ func TestServeEndsWithTheRun(t *testing.T) {
 	t.Run("interrupt", func(t *testing.T) {
 		t.Parallel()
 		pids := filepath.Join(dir, "interrupt.pids")
-		cfg := testkit.WriteFile(t, dir, "interrupt.yaml", appConfig(app, up.URLFor("chat"), freePort(t), "0s", pids, ""))
+		cfg := testkit.WriteFile(t, dir, "interrupt.yaml", appConfig(app, upstream, testkit.FreePort(t), "0s", pids, ""))
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		go func() {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/latgate/latgate/internal/testkit"
 	"github.com/latgate/latgate/pkg/config"
 )
 
@@ -77,18 +78,6 @@ func spawn(name string, args ...string) int {
 	return p.Pid
 }
 
-// freePort returns a loopback port nothing listens on.
-func freePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	_, port, _ := net.SplitHostPort(l.Addr().String())
-	return port
-}
-
 type run struct {
 	port, pids string
 	spec       config.Serve
@@ -101,7 +90,7 @@ func newRun(t *testing.T, mode string) *run {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &run{port: freePort(t), pids: filepath.Join(t.TempDir(), "pids")}
+	r := &run{port: testkit.FreePort(t), pids: filepath.Join(t.TempDir(), "pids")}
 	r.spec = config.Serve{Command: []string{self, "-test.run=^$"}, Dir: t.TempDir(),
 		Env:          map[string]string{"LATGATE_SERVE_HELPER": mode, "HELPER_PIDS": r.pids, "HELPER_SECRET": "sk-serve-secret-1234"},
 		ReadyTimeout: 20 * time.Second, StopGrace: 2 * time.Second}

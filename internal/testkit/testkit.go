@@ -11,6 +11,7 @@ package testkit
 import (
 	"bytes"
 	"flag"
+	"net"
 	"os"
 	"os/exec"
 	"path"
@@ -119,6 +120,19 @@ func Changed(before, after map[string][]byte) []string {
 		}
 	}
 	return out
+}
+
+// FreePort returns a loopback port nothing listens on now (for a server a
+// test starts; another process may take it meanwhile, rarely).
+func FreePort(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	return port
 }
 
 // built are the binaries Build built, by package, in one temporary
