@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -110,35 +111,63 @@ func (a *App) endpoints(ctx context.Context, cfg *config.Config) (eps []measure.
 		if t.Serve == nil || started[t.Serve.Key()] {
 			continue
 		}
-		if len(started) == 0 {
-			a.learnEnvironSecrets()
-		}
 		started[t.Serve.Key()] = true
 		begin := time.Now()
+		environ, withheld, redactor := serveEnviron(a.Environ(), cfg, t.Serve.PassEnv)
 		// The server is the endpoint: like the simulator it must outlive an
 		// interrupted run's last requests; stop ends it.
-		p, err := serve.Start(ctx, *t.Serve, serve.Options{Target: t.Name, BaseURL: t.BaseURL, Environ: a.Environ(), Redact: a.Out.Redact})
+		p, err := serve.Start(ctx, *t.Serve, serve.Options{Target: t.Name, BaseURL: t.BaseURL, Environ: environ,
+			Redact: func(s string) string { return redactor.Redact(a.Out.Redact(s)) }})
 		if err != nil {
 			stop()
 			if ctx.Err() != nil {
 				return nil, func() error { return nil }, MeasurementError(fmt.Errorf("interrupted: %w", err))
 			}
-			return nil, func() error { return nil }, MeasurementError(fmt.Errorf("%s:%d: %w", cfg.Path, t.Serve.Line, err))
+			return nil, func() error { return nil }, MeasurementError(fmt.Errorf("%s:%d: %w", t.Serve.Path, t.Serve.Line, err))
 		}
 		procs = append(procs, p)
-		a.Out.Note("target %s: its server is ready (serve: %s, pid %d, %s)", t.Name, t.Serve.Command[0], p.Pid(), time.Since(begin).Round(time.Millisecond))
+		held := ""
+		if len(withheld) > 0 {
+			held = fmt.Sprintf("; withheld from it: %s (serve.pass_env passes what it needs)", strings.Join(withheld, ", "))
+		}
+		a.Out.Note("target %s: its server is ready (serve: %s, pid %d, %s%s)", t.Name, t.Serve.Command[0], p.Pid(), time.Since(begin).Round(time.Millisecond), held)
 	}
 	return eps, stop, nil
 }
 
-// learnEnvironSecrets adds to what every output redacts the values of the
-// environment's variables whose names say they hold a credential: a
-// serve: process inherits the environment, and its output's tail goes
-// into the report.
-func (a *App) learnEnvironSecrets() {
-	for _, kv := range a.Environ() {
-		if name, v, ok := strings.Cut(kv, "="); ok && config.SecretName(name) {
-			a.Out.Learn(sanitize.Credentials(v, "")...)
+// serveEnviron is the environment a serve: process gets: latgate's,
+// without the variables cfg's targets send as credentials and those whose
+// names say they hold one (withheld: their names), but for pass
+// (serve.pass_env); and a redactor
+// for its output: pass's values and the password of every URL in what it
+// gets. The values stay out of the run's other outputs' redactor, so
+// that a passed path or "true" does not blank file names everywhere.
+func serveEnviron(environ []string, cfg *config.Config, pass []string) (out, withheld []string, r *sanitize.Redactor) {
+	sent := map[string]bool{}
+	for _, t := range cfg.Targets {
+		for _, name := range measure.SecretEnv(t) {
+			sent[name] = true
 		}
 	}
+	r = sanitize.NewRedactor()
+	for _, kv := range environ {
+		name, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		switch passed := slices.Contains(pass, name); {
+		case passed:
+			r.Add(sanitize.Credentials(v, "")...)
+		case sent[name] || config.SecretName(name):
+			withheld = append(withheld, name)
+			continue
+		}
+		if u, err := url.Parse(v); err == nil && u.User != nil {
+			if pw, ok := u.User.Password(); ok {
+				r.Add(pw, url.QueryEscape(pw))
+			}
+		}
+		out = append(out, kv)
+	}
+	return out, withheld, r
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/latgate/latgate/pkg/config"
 )
 
@@ -38,5 +40,32 @@ prompts: [{id: p, messages: [{role: user, content: hi}]}]
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("the simulator answers %s after the run's context ended, want 200 OK", resp.Status)
+	}
+}
+
+// TestServeEnviron: a serve: process gets latgate's environment without
+// the targets' credentials and credential-named variables, but for
+// pass_env; its output's redactor knows the passed values and URL
+// passwords, and nothing else.
+func TestServeEnviron(t *testing.T) {
+	cfg := &config.Config{Targets: []config.Target{{Name: "app", APIKeyEnv: "APP_GATEWAY_SECRET_HEADER"}}}
+	environ := []string{
+		"PATH=/usr/bin", "PWD=/repo", "TOKENIZERS_PARALLELISM=false", "AUTH_ENABLED=true",
+		"APP_GATEWAY_SECRET_HEADER=gw-0123456789", "OPENAI_API_KEY=sk-Pass3dKey0123", "GITHUB_TOKEN=ghs_NotForTheApp01",
+		"PGPASSWORD=pgpw-0123456789", "MYSQL_PWD=mysqlpw-01234", "SENTRY_DSN=https://k@sentry.example/1",
+		"DATABASE_URL=postgres://app:Db-Pw-0123456@db:5432/app", "GOOGLE_APPLICATION_CREDENTIALS=/home/runner/creds.json",
+	}
+	got, withheld, r := serveEnviron(environ, cfg, []string{"OPENAI_API_KEY"})
+	if d := cmp.Diff([]string{"APP_GATEWAY_SECRET_HEADER", "GITHUB_TOKEN", "PGPASSWORD", "MYSQL_PWD", "SENTRY_DSN", "GOOGLE_APPLICATION_CREDENTIALS"}, withheld); d != "" {
+		t.Errorf("withheld (-want +got):\n%s", d)
+	}
+	want := []string{"PATH=/usr/bin", "PWD=/repo", "TOKENIZERS_PARALLELISM=false", "AUTH_ENABLED=true", "OPENAI_API_KEY=sk-Pass3dKey0123",
+		"DATABASE_URL=postgres://app:Db-Pw-0123456@db:5432/app"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("environment (-want +got):\n%s", d)
+	}
+	line := "key sk-Pass3dKey0123 db postgres://app:Db-Pw-0123456@db in /home/runner/work/app/latgate.yaml auth true"
+	if got, want := r.Redact(line), "key [REDACTED] db postgres://app:[REDACTED]@db in /home/runner/work/app/latgate.yaml auth true"; got != want {
+		t.Errorf("redacted\n %q, want\n %q", got, want)
 	}
 }

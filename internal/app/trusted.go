@@ -79,8 +79,8 @@ func (a *App) refuseUntrusted(cfg *config.Config, trustedPath string) error {
 const SkippedVerdict = "skipped"
 
 // skipWithoutKey reports whether cfg has a target that is not the simulator
-// and names a variable it sends (api_key_env, sse.headers_env) that is
-// empty; a target that names none sends nothing secret and is measured. If
+// and names a variable it sends (api_key_env, sse.headers_env) or passes
+// to its server (serve.pass_env) that is empty; a target that names none sends nothing secret and is measured. If
 // so it publishes that nothing was
 // measured (stdout; in Actions a ::notice, the job summary and
 // verdict=skipped; no JUnit or Markdown report, so nothing is published as
@@ -90,6 +90,15 @@ func (a *App) skipWithoutKey(sink *publish.Sink, cfg *config.Config) (bool, erro
 	for _, e := range cfg.Endpoints() {
 		if a.Getenv(e.KeyEnv) == "" {
 			empty = append(empty, "$"+e.KeyEnv+" (target "+e.Target+")")
+		}
+	}
+	for _, t := range cfg.Targets { // the secrets a serve: process gets are the run's too
+		if t.Serve != nil {
+			for _, name := range t.Serve.PassEnv {
+				if a.Getenv(name) == "" {
+					empty = append(empty, "$"+name+" (target "+t.Name+"'s serve.pass_env)")
+				}
+			}
 		}
 	}
 	if len(empty) == 0 {

@@ -35,6 +35,7 @@ func appConfig(app, upstream, port, delay, pids, extra string) string {
     serve:
       command: [%[1]q, -listen, "127.0.0.1:%[2]s", -upstream, %[3]q, -delay, %[4]q, -pids, %[5]q%[6]s]
       ready: "http://127.0.0.1:%[2]s/healthz"
+      pass_env: [APP_UPSTREAM_KEY]
       stop_grace: 2s
 prompts:
   - id: greeting
@@ -98,7 +99,7 @@ func TestServeAB(t *testing.T) {
 	app, upstream := appAndUpstream(t, "default?tokens=4&itl=5ms")
 	dir := t.TempDir()
 	const secret = "sk-Zq81vXk3Lp0Rt7WmYc4"
-	environ := []string{"PATH=" + os.Getenv("PATH"), "APP_UPSTREAM_KEY=" + secret}
+	environ := []string{"PATH=" + os.Getenv("PATH"), "APP_UPSTREAM_KEY=" + secret, "OTHER_SERVICE_TOKEN=sk-Other9Token7Value5"}
 	n := 0
 	build := func(delay, extra string) (cfg, pids string) {
 		n++
@@ -140,7 +141,8 @@ func TestServeAB(t *testing.T) {
 		t.Errorf("gave up after %s, before ready_timeout 1s", took)
 	}
 	report := html.UnescapeString(testkit.ReadFile(t, junit))
-	for _, w := range []string{`target "app": its server (serve: ` + app, "was not ready after 1s", "waiting for a database that never comes", "raise serve.ready_timeout"} {
+	for _, w := range []string{`target "app": its server (serve: ` + app, "was not ready after 1s", "waiting for a database that never comes", "raise serve.ready_timeout",
+		"other token inherited: false)", "key [REDACTED]"} {
 		for what, text := range map[string]string{"stderr": stderr, "the JUnit report": report} {
 			if !strings.Contains(text, w) {
 				t.Errorf("%s lacks %q:\n%s", what, w, text)
@@ -228,8 +230,18 @@ func TestServeTrusted(t *testing.T) {
 			t.Fatalf("the command ran before the refusal")
 		}
 	}
+	// A fork's pull request has no secret: a pass_env that is empty skips
+	// the run (--skip-without-key) before anything starts.
+	skip := testkit.WriteFile(t, dir, "skip.yaml", strings.Replace(body(touch), "ready_timeout: 5s", "ready_timeout: 5s, pass_env: [APP_KEY]", 1))
+	code, stdout, stderr := run(t, nil, "check", "--quiet", "--config", skip, "--skip-without-key", "--baseline", filepath.Join(dir, "none.json"))
+	if code != ExitPass || !strings.Contains(stdout+stderr, "$APP_KEY (target app's serve.pass_env)") {
+		t.Fatalf("--skip-without-key with an empty pass_env: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatalf("the command ran in a skipped run")
+	}
 	// Reviewed: it starts (and, as it exits at once, fails the run, exit 3).
-	code, stdout, stderr := run(t, nil, "measure", "--quiet", "--config", cfg, "--trusted-config", same)
+	code, stdout, stderr = run(t, nil, "measure", "--quiet", "--config", cfg, "--trusted-config", same)
 	if code != ExitMeasurement || !strings.Contains(stderr, "exited before it was ready (exit status 0)") {
 		t.Fatalf("the trusted serve: exit %d, want 3 (started, exited)\n%s\n%s", code, stdout, stderr)
 	}

@@ -57,6 +57,9 @@ const TailLines = 20
 // Start starts the server and waits until it is ready (spec.Ready), at
 // most spec.ReadyTimeout. On any error the process group has been stopped.
 func Start(ctx context.Context, spec config.Serve, o Options) (*Process, error) {
+	if addr := readyAddr(spec.Ready, o.BaseURL); addr != "" && dialer(addr)(ctx) {
+		return nil, fmt.Errorf("target %q: serve: %s already accepts connections before %s starts: a leftover server (or another target's) would be measured in its place; stop it, or give this server a port of its own", o.Target, addr, spec.Command[0])
+	}
 	cmd := exec.Command(spec.Command[0], spec.Command[1:]...)
 	cmd.Dir = spec.Dir
 	cmd.Env = append(append([]string(nil), o.Environ...), envList(spec.Env)...)
@@ -93,6 +96,17 @@ func Start(ctx context.Context, spec config.Serve, o Options) (*Process, error) 
 	return p, nil
 }
 
+// readyAddr is the host:port the ready condition probes.
+func readyAddr(ready, baseURL string) string {
+	if port, ok := strings.CutPrefix(ready, "port:"); ok {
+		return net.JoinHostPort("127.0.0.1", port)
+	}
+	if ready != "" {
+		return hostPort(ready)
+	}
+	return hostPort(baseURL)
+}
+
 // Pid is the process's id (its process group's, where groups exist).
 func (p *Process) Pid() int { return p.cmd.Process.Pid }
 
@@ -124,22 +138,31 @@ func (p *Process) awaitReady(ctx context.Context) error {
 	deadline := time.NewTimer(p.spec.ReadyTimeout)
 	defer deadline.Stop()
 	wait := 20 * time.Millisecond
+	last := ""
 	for {
 		pctx, cancel := context.WithTimeout(ctx, time.Second)
-		ok := probe(pctx)
+		last = probe(pctx)
 		cancel()
-		if ok {
-			return nil
+		if last == "" {
+			select {
+			case <-p.done: // ready, but not ours: something else answers there
+				return p.failure(fmt.Sprintf("exited (%s) while %s answered", exitOf(p.waitErr), what), "something else serves that port: stop it, or give this server a port of its own")
+			default:
+				return nil
+			}
 		}
 		t := time.NewTimer(wait)
 		select {
 		case <-p.done:
 			t.Stop()
-			return p.failure(fmt.Sprintf("exited before it was ready (%s)", exitOf(p.waitErr)),
-				"the command must stay in the foreground while latgate measures (no daemon mode, no trailing &)")
+			fix := "its output below says why"
+			if p.waitErr == nil {
+				fix = "the command must stay in the foreground while latgate measures (no daemon mode, no trailing &)"
+			}
+			return p.failure(fmt.Sprintf("exited before it was ready (%s)", exitOf(p.waitErr)), fix)
 		case <-deadline.C:
 			t.Stop()
-			return p.failure(fmt.Sprintf("was not ready after %s (waiting for %s)", p.spec.ReadyTimeout, what),
+			return p.failure(fmt.Sprintf("was not ready after %s (waiting for %s; the last try: %s)", p.spec.ReadyTimeout, what, last),
 				"check that it listens where ready: (or base_url) says, or raise serve.ready_timeout")
 		case <-ctx.Done():
 			t.Stop()
@@ -150,42 +173,64 @@ func (p *Process) awaitReady(ctx context.Context) error {
 	}
 }
 
-// readiness returns the probe of spec.Ready and what it waits for.
-func (p *Process) readiness() (func(context.Context) bool, string) {
+// readiness returns the probe of spec.Ready, which says "" when the
+// server is ready and else what it found, and what it waits for.
+func (p *Process) readiness() (func(context.Context) string, string) {
 	ready := p.spec.Ready
 	if port, ok := strings.CutPrefix(ready, "port:"); ok {
 		addr := net.JoinHostPort("127.0.0.1", port)
-		return dialer(addr), "a connection to " + addr
+		return connect(addr), "a connection to " + addr
 	}
 	if ready != "" {
 		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-		return func(ctx context.Context) bool {
+		return func(ctx context.Context) string {
 			req, err := http.NewRequestWithContext(ctx, http.MethodGet, ready, nil)
 			if err != nil {
-				return false
+				return err.Error()
 			}
 			resp, err := client.Do(req)
 			if err != nil {
-				return false
+				return probeError(err)
 			}
 			resp.Body.Close()
-			return resp.StatusCode >= 200 && resp.StatusCode < 300
+			if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+				return ""
+			}
+			if loc := resp.Header.Get("Location"); loc != "" {
+				return fmt.Sprintf("HTTP %d to %s (not followed)", resp.StatusCode, sanitize.Line(loc, 120))
+			}
+			return "HTTP " + resp.Status
 		}, "a 2xx answer from " + ready
 	}
 	addr := hostPort(p.opts.BaseURL)
-	return dialer(addr), "a connection to " + addr + " (base_url's host and port)"
+	return connect(addr), "a connection to " + addr + " (base_url's host and port)"
 }
 
-func dialer(addr string) func(context.Context) bool {
-	return func(ctx context.Context) bool {
+// connect is a probe that connects to addr.
+func connect(addr string) func(context.Context) string {
+	return func(ctx context.Context) string {
 		var d net.Dialer
 		c, err := d.DialContext(ctx, "tcp", addr)
 		if err != nil {
-			return false
+			return probeError(err)
 		}
 		c.Close()
-		return true
+		return ""
 	}
+}
+
+// dialer reports whether addr accepts a connection.
+func dialer(addr string) func(context.Context) bool {
+	return func(ctx context.Context) bool { return connect(addr)(ctx) == "" }
+}
+
+// probeError is a failed probe's cause, without the Go call's wording.
+func probeError(err error) string {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		return sanitize.Line(op.Err.Error(), 160)
+	}
+	return sanitize.Line(err.Error(), 160)
 }
 
 // hostPort is base's host:port, the scheme's port when it names none.
@@ -210,7 +255,7 @@ func (p *Process) Exited() error {
 	select {
 	case <-p.done:
 		return p.failure(fmt.Sprintf("exited while latgate measured it (%s, %s after it was ready)", exitOf(p.waitErr), p.exitAt.Sub(p.readyAt).Round(time.Millisecond)),
-			"the requests after it failed; its output above says why")
+			"a run whose server died measures nothing trustworthy; its output below says why")
 	default:
 		return nil
 	}

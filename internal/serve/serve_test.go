@@ -179,9 +179,9 @@ func TestFailures(t *testing.T) {
 		timeout     time.Duration
 		want        []string
 	}{
-		{"exit", "", 20 * time.Second, []string{`target "app": its server (serve: `, "exited before it was ready (exit status 3)", "no daemon mode"}},
-		{"mute", "", 400 * time.Millisecond, []string{"was not ready after 400ms (waiting for a connection to 127.0.0.1:", "(base_url's host and port)", "raise serve.ready_timeout"}},
-		{"listen", "http://127.0.0.1:PORT/healthz", 400 * time.Millisecond, []string{"was not ready after 400ms (waiting for a 2xx answer from http://127.0.0.1:"}},
+		{"exit", "", 20 * time.Second, []string{`target "app": its server (serve: `, "exited before it was ready (exit status 3)", "its output below says why"}},
+		{"mute", "", 400 * time.Millisecond, []string{"was not ready after 400ms (waiting for a connection to 127.0.0.1:", "(base_url's host and port); the last try: connect: connection refused)", "raise serve.ready_timeout"}},
+		{"listen", "http://127.0.0.1:PORT/healthz", 400 * time.Millisecond, []string{"was not ready after 400ms (waiting for a 2xx answer from http://127.0.0.1:", "/healthz; the last try: HTTP 503 Service Unavailable)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
@@ -278,6 +278,35 @@ func TestCancelledWhileWaiting(t *testing.T) {
 	r.gone(t)
 }
 
+// TestPortTaken: a port that answers before the server starts is refused,
+// and the command never runs: a leftover server would be measured.
+func TestPortTaken(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	r := newRun(t, "listen")
+	r.opts.BaseURL = "http://" + l.Addr().String() + "/v1"
+	_, err = Start(context.Background(), r.spec, r.opts)
+	if err == nil || !strings.Contains(err.Error(), l.Addr().String()+" already accepts connections before ") {
+		t.Fatalf("error %v", err)
+	}
+	if _, err := os.Stat(r.pids); err == nil {
+		t.Error("the command ran")
+	}
+}
+
 func TestStartMissingProgram(t *testing.T) {
 	t.Parallel()
 	_, err := Start(context.Background(), config.Serve{Command: []string{"./no-such-app", "--port", "1"}, Dir: t.TempDir(), ReadyTimeout: time.Second, StopGrace: time.Second},
@@ -301,6 +330,9 @@ func TestTail(t *testing.T) {
 		{[]string{"a\nb\nc\nd"}, []string{"b", "c", "d"}, 1},
 		{[]string{"a\nb\nc\nd\ne"}, []string{"c", "d", "e"}, 2},
 		{[]string{"abcdefgh", "ij\nk\n"}, []string{"abcde", "k"}, 0},
+		{[]string{"a\r\nb\r", "\nc"}, []string{"a", "b", "c"}, 0},
+		{[]string{"10%\r50%\r", "90%\rdone\n"}, []string{"done"}, 0},
+		{[]string{"10%\r50%"}, []string{"50%"}, 0},
 	}
 	for i, tt := range tests {
 		tail := NewTail(3, 5)

@@ -13,6 +13,7 @@ type Tail struct {
 	next    int      // where the next complete line goes in lines
 	full    bool     // lines has wrapped
 	cur     []byte   // the line being written (at most width bytes)
+	cr      bool     // the last byte was a CR
 	dropped int64    // complete lines no longer kept
 }
 
@@ -26,9 +27,16 @@ func (t *Tail) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, c := range p {
-		if c == '\n' {
+		switch {
+		case c == '\n':
 			t.push()
+			t.cr = false
 			continue
+		case c == '\r':
+			t.cr = true // CRLF ends a line; a lone CR redraws it (a progress bar)
+			continue
+		case t.cr:
+			t.cur, t.cr = t.cur[:0], false
 		}
 		if len(t.cur) < t.width {
 			t.cur = append(t.cur, c)

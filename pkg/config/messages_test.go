@@ -653,7 +653,12 @@ prompts: [{id: p, messages: [{role: user, content: hi}]}]
 			`targets: [{name: a, base_url: "http://127.0.0.1:8081/v1", model: m, serve: {command: [./app], env: {OPENAI_API_KEY: sk-123, TOKENIZERS_PARALLELISM: "false"}}}]
 prompts: [{id: p, messages: [{role: user, content: hi}]}]
 `,
-			`latgate.yaml:1: targets[0].serve.env.OPENAI_API_KEY: looks like a credential, and serve.env is committed with the config; remove it: the server inherits latgate's environment, so export OPENAI_API_KEY in the job (a secret) instead`},
+			`latgate.yaml:1: targets[0].serve.env.OPENAI_API_KEY: looks like a credential, and serve.env is committed with the config; remove it, export OPENAI_API_KEY in the job (a secret) and list it in serve.pass_env: [OPENAI_API_KEY]`},
+		{"serve pass_env with a value",
+			`targets: [{name: a, base_url: "http://127.0.0.1:8081/v1", model: m, serve: {command: [./app], pass_env: [sk-proj-abcdef123456]}}]
+prompts: [{id: p, messages: [{role: user, content: hi}]}]
+`,
+			`latgate.yaml:1: targets[0].serve.pass_env[0]: "sk-p…" is not an environment variable name (letters, digits, _); name the variable, never its value, e.g. pass_env: [OPENAI_API_KEY]`},
 		{"serve env number unquoted",
 			`targets: [{name: a, base_url: "http://127.0.0.1:8081/v1", model: m, serve: {command: [./app], env: {PORT: [1]}}}]
 prompts: [{id: p, messages: [{role: user, content: hi}]}]

@@ -30,6 +30,11 @@ type Serve struct {
 	Dir string
 	// Env is added to the environment the process inherits from latgate.
 	Env map[string]string
+	// PassEnv names the secrets the process inherits: latgate's
+	// environment reaches it without the variables its targets send as
+	// credentials and those whose names say they hold one (SecretName),
+	// but for these.
+	PassEnv []string
 	// Ready is when the server is ready: "" for when base_url's host and
 	// port accept a connection, "port:N" for when 127.0.0.1:N does, or an
 	// http(s) URL that answers 2xx.
@@ -40,15 +45,16 @@ type Serve struct {
 	// SIGKILL (default 5s).
 	StopGrace time.Duration
 	Line      int    // line of serve: in the config file
+	Path      string // the config file, for errors (ab starts both sides' servers)
 	dir       string // dir as written ("" for none), for UnreviewedServes
 }
 
 // Key identifies the process: two targets whose serve: are equal share
 // one process (the same build on the same port, as both sides of an ab
-// run of one config).
+// run of one config). Two that differ in anything start two.
 func (s Serve) Key() string {
 	var b strings.Builder
-	for _, part := range [][]string{s.Command, {s.Dir, s.Ready}, sortedPairs(s.Env)} {
+	for _, part := range [][]string{s.Command, {s.Dir, s.Ready, s.ReadyTimeout.String(), s.StopGrace.String()}, sortedPairs(s.Env), s.PassEnv} {
 		for _, x := range part {
 			b.WriteString(strconv.Quote(x))
 		}
@@ -76,7 +82,7 @@ const (
 	defaultReadyTO = "30s"
 )
 
-var serveFields = []field[Serve]{hand[Serve]("command"), hand[Serve]("dir"), hand[Serve]("env"),
+var serveFields = []field[Serve]{hand[Serve]("command"), hand[Serve]("dir"), hand[Serve]("env"), hand[Serve]("pass_env"),
 	strField("ready", "", "port:8081", readyProblem, func(s *Serve, v string) { s.Ready = v }),
 	durField("ready_timeout", defaultReadyTO, maxReadyWait, "30s", func(s *Serve, d time.Duration) { s.ReadyTimeout = d }),
 	durField("stop_grace", "5s", maxStopGrace, "5s", func(s *Serve, d time.Duration) { s.StopGrace = d }),
@@ -159,8 +165,43 @@ func (p *parser) serve(m map[string]*yaml.Node, path string, t *Target) *Serve {
 	if v := get(sm, "env"); v != nil {
 		s.Env = p.serveEnv(v, path+".env")
 	}
-	readFields(p, sm, path, &s, serveFields[3:]...)
+	if v := get(sm, "pass_env"); v != nil {
+		s.PassEnv = p.passEnv(v, path+".pass_env")
+	}
+	s.Path = p.path
+	readFields(p, sm, path, &s, serveFields[4:]...)
 	return &s
+}
+
+// passEnv reads serve.pass_env: names of environment variables.
+func (p *parser) passEnv(n *yaml.Node, field string) []string {
+	items, ok := p.list(n, field, "pass_env: [OPENAI_API_KEY]")
+	if !ok {
+		return nil
+	}
+	var names []string
+	for i, it := range items {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		name, ok := p.str(it, f, "OPENAI_API_KEY")
+		switch {
+		case !ok:
+		case !envPattern.MatchString(name):
+			p.fail(it, f, "%q is not an environment variable name (letters, digits, _); name the variable, never its value, e.g. pass_env: [OPENAI_API_KEY]", sanitizeName(name))
+		case slices.Contains(names, name):
+			p.fail(it, f, "%s is listed twice; keep one", name)
+		default:
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// sanitizeName shows at most the start of what may be a pasted secret.
+func sanitizeName(s string) string {
+	if len(s) > 12 {
+		return s[:4] + "…"
+	}
+	return s
 }
 
 // serveEnv reads serve.env: names to literal values, added to the
@@ -190,7 +231,7 @@ func (p *parser) serveEnv(n *yaml.Node, field string) map[string]string {
 			continue
 		}
 		if SecretName(k.Value) {
-			p.fail(k, f, "looks like a credential, and serve.env is committed with the config; remove it: the server inherits latgate's environment, so export %s in the job (a secret) instead", k.Value)
+			p.fail(k, f, "looks like a credential, and serve.env is committed with the config; remove it, export %s in the job (a secret) and list it in serve.pass_env: [%s]", k.Value, k.Value)
 			continue
 		}
 		if v.Kind != yaml.ScalarNode || isNull(v) {
@@ -206,12 +247,23 @@ func (p *parser) serveEnv(n *yaml.Node, field string) map[string]string {
 }
 
 // SecretName reports whether an environment variable's name says it holds
-// a credential: one of its _-separated words is KEY, TOKEN, SECRET… (so
-// OPENAI_API_KEY is one, TOKENIZERS_PARALLELISM is not).
+// a credential: a _-separated word such as KEY, TOKEN, SECRET, PASSWORD,
+// DSN or PWD, or PASSWORD, PASSWD or SECRET anywhere in it (so
+// OPENAI_API_KEY, PGPASSWORD, MYSQL_PWD and SENTRY_DSN are; PWD, the working
+// directory, and TOKENIZERS_PARALLELISM are not).
 func SecretName(name string) bool {
-	for w := range strings.SplitSeq(strings.ToUpper(name), "_") {
+	up := strings.ToUpper(name)
+	if up == "PWD" || up == "OLDPWD" {
+		return false
+	}
+	for _, w := range []string{"PASSWORD", "PASSWD", "SECRET", "APIKEY"} {
+		if strings.Contains(up, w) {
+			return true
+		}
+	}
+	for w := range strings.SplitSeq(up, "_") {
 		switch w {
-		case "KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "CREDENTIALS", "CREDENTIAL", "AUTH", "BEARER", "COOKIE":
+		case "KEY", "TOKEN", "PASS", "CREDENTIALS", "CREDENTIAL", "CREDS", "BEARER", "COOKIE", "DSN", "PWD", "PAT":
 			return true
 		}
 	}

@@ -13,7 +13,7 @@ import (
 func TestServeParsed(t *testing.T) {
 	src := `targets:
   - {name: a, base_url: "http://127.0.0.1:8081/v1", model: m, serve: {command: [./bin/app, "--port", "8081"]}}
-  - {name: b, base_url: "http://127.0.0.1:8081/v1", model: m, serve: {command: [./bin/app, "--port", "8081"], dir: srv, env: {MODE: ci}, ready: "http://127.0.0.1:8081/healthz", ready_timeout: 2m, stop_grace: 1s}}
+  - {name: b, base_url: "http://127.0.0.1:8081/v1", model: m, serve: {command: [./bin/app, "--port", "8081"], dir: srv, env: {MODE: ci}, pass_env: [APP_KEY], ready: "http://127.0.0.1:8081/healthz", ready_timeout: 2m, stop_grace: 1s}}
   - {name: c, base_url: "http://127.0.0.1:8081/v1", model: m, serve: {command: [./bin/app, "--port", "8081"]}}
 prompts: [{id: p, messages: [{role: user, content: hi}]}]
 `
@@ -22,10 +22,10 @@ prompts: [{id: p, messages: [{role: user, content: hi}]}]
 		t.Fatal(err)
 	}
 	want := []*Serve{
-		{Command: []string{"./bin/app", "--port", "8081"}, Dir: "/repo", ReadyTimeout: 30 * time.Second, StopGrace: 5 * time.Second, Line: 2},
-		{Command: []string{"./bin/app", "--port", "8081"}, Dir: "/repo/srv", Env: map[string]string{"MODE": "ci"}, Ready: "http://127.0.0.1:8081/healthz",
-			ReadyTimeout: 2 * time.Minute, StopGrace: time.Second, Line: 3},
-		{Command: []string{"./bin/app", "--port", "8081"}, Dir: "/repo", ReadyTimeout: 30 * time.Second, StopGrace: 5 * time.Second, Line: 4},
+		{Command: []string{"./bin/app", "--port", "8081"}, Dir: "/repo", ReadyTimeout: 30 * time.Second, StopGrace: 5 * time.Second, Line: 2, Path: "/repo/latgate.yaml"},
+		{Command: []string{"./bin/app", "--port", "8081"}, Dir: "/repo/srv", Env: map[string]string{"MODE": "ci"}, PassEnv: []string{"APP_KEY"}, Ready: "http://127.0.0.1:8081/healthz",
+			ReadyTimeout: 2 * time.Minute, StopGrace: time.Second, Line: 3, Path: "/repo/latgate.yaml"},
+		{Command: []string{"./bin/app", "--port", "8081"}, Dir: "/repo", ReadyTimeout: 30 * time.Second, StopGrace: 5 * time.Second, Line: 4, Path: "/repo/latgate.yaml"},
 	}
 	var got []*Serve
 	for _, tg := range cfg.Targets {

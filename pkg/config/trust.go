@@ -149,7 +149,8 @@ func Untrusted(candidate, trusted []Endpoint) []Endpoint {
 
 // UnreviewedServes returns the targets of candidate whose serve: the
 // trusted targets do not have: no trusted target of the same name starts
-// the same command, in the same directory (as written) with the same env.
+// the same command, in the same directory (as written) with the same env
+// and pass_env (the secrets it gets).
 // A pull request that edits the config must not add a command to the
 // runner's job; the trusted config's commands were reviewed when they
 // landed.
@@ -161,7 +162,7 @@ func UnreviewedServes(candidate, trusted []Target) []Target {
 		}
 		if !slices.ContainsFunc(trusted, func(u Target) bool {
 			return u.Name == t.Name && u.Serve != nil && slices.Equal(u.Serve.Command, t.Serve.Command) &&
-				u.Serve.dir == t.Serve.dir && maps.Equal(u.Serve.Env, t.Serve.Env)
+				u.Serve.dir == t.Serve.dir && maps.Equal(u.Serve.Env, t.Serve.Env) && slices.Equal(u.Serve.PassEnv, t.Serve.PassEnv)
 		}) {
 			out = append(out, t)
 		}

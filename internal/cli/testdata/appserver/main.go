@@ -44,7 +44,8 @@ func main() {
 			log.Fatalf("appserver: %v", err)
 		}
 	}
-	log.Printf("appserver: config loaded (upstream %s, delay %s, key %s)", *upstream, *delay, os.Getenv("APP_UPSTREAM_KEY"))
+	_, other := os.LookupEnv("OTHER_SERVICE_TOKEN")
+	log.Printf("appserver: config loaded (upstream %s, delay %s, key %s, other token inherited: %v)", *upstream, *delay, os.Getenv("APP_UPSTREAM_KEY"), other)
 	if *mute {
 		log.Printf("appserver: waiting for a database that never comes")
 		select {}
