@@ -70,7 +70,7 @@ fi
 (cd "$scratch" && "$actionlint" -shellcheck shellcheck .github/workflows/latgate.yml)
 
 echo "actionlint: examples/app/github-workflow.yml (your own app's recipe)"
-cp examples/app/github-workflow.yml "$scratch/.github/workflows/app-latency.yml"
+cp examples/app/github-workflow.yml "$scratch/.github/workflows/app-latency.yml"   # = internal/workflow/app-workflow.yml (TestAppExampleInSync)
 (cd "$scratch" && "$actionlint" -shellcheck shellcheck .github/workflows/app-latency.yml)
 
 echo "shellcheck: the run: scripts of action.yml"

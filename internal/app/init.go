@@ -12,15 +12,24 @@ import (
 )
 
 // Init writes, at the root of the repository dir, a commented latgate.yaml
-// and the GitHub Actions workflow, never over an existing file, and prints
-// the next steps.
-func (a *App) Init(dir string) error {
+// and the GitHub Actions workflow (with appRecipe, the recipe for the
+// team's own app instead: latgate.app.yaml and its workflow), never over an
+// existing file, and prints the next steps.
+func (a *App) Init(dir string, appRecipe bool) error {
 	if !publish.IsDir(dir) {
 		return UsageError(fmt.Errorf("--dir %s: not a directory", dir))
 	}
 	files := []publish.NewFile{
 		{Path: filepath.Join(dir, "latgate.yaml"), Data: config.Example()},
 		{Path: filepath.Join(dir, filepath.FromSlash(workflow.Path)), Data: workflow.Example()},
+	}
+	next := nextSteps
+	if appRecipe {
+		files = []publish.NewFile{
+			{Path: filepath.Join(dir, workflow.AppConfigPath), Data: workflow.AppConfig()},
+			{Path: filepath.Join(dir, filepath.FromSlash(workflow.AppPath)), Data: workflow.AppExample()},
+		}
+		next = appNextSteps
 	}
 	var exists *publish.ExistsError
 	switch err := publish.Create(files); {
@@ -31,8 +40,31 @@ func (a *App) Init(dir string) error {
 		return UsageError(fmt.Errorf("init: %w (nothing was written)", err))
 	}
 	fmt.Fprintf(a.Out.Stdout, "latgate: wrote %s and %s\n\n", files[0].Path, files[1].Path)
-	fmt.Fprint(a.Out.Stdout, nextSteps(dir))
+	fmt.Fprint(a.Out.Stdout, next(dir))
 	return nil
+}
+
+func appNextSteps(dir string) string {
+	var b strings.Builder
+	b.WriteString("Next steps:\n")
+	if dir != "." {
+		fmt.Fprintf(&b, "  cd %s\n", dir)
+	}
+	b.WriteString(`  1. Make ` + workflow.AppConfigPath + ` describe your app: each target's base_url, api
+     (sse: its own stream; chat: an OpenAI-compatible one) and serve.command
+     (main: the base branch's build, bin/app-base; pr: this checkout's,
+     bin/app), and pass_env (the secrets the app needs; none other reaches it).
+  2. Change the two build steps of ` + workflow.AppPath + ` to your app's build.
+  3. Try it here, with both binaries built:
+       latgate ab --targets main,pr ` + workflow.AppConfigPath + `
+     or without the app, on the built-in simulator:
+       latgate measure --config ` + workflow.AppConfigPath + ` --base-url sim
+  4. Add the app's key as a repository secret (OPENAI_API_KEY in the
+     workflow), and commit both files in a pull request; it is gated from the
+     pull request after it, once the base branch has the config.
+  docs/your-app.md walks through it.
+`)
+	return b.String()
 }
 
 func nextSteps(dir string) string {

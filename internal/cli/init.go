@@ -13,10 +13,11 @@ func initCommand(a *app.App) *ucli.Command {
 	return &ucli.Command{
 		Name:      "init",
 		Usage:     "write a commented latgate.yaml and a GitHub Actions workflow into this repository",
-		UsageText: "latgate init [--dir .]",
+		UsageText: "latgate init [--dir .] [--app]",
 		Description: `EXAMPLES:
    latgate init                 # latgate.yaml and the workflow, here
    latgate init --dir ../svc    # in another repository's root
+   latgate init --app           # the recipe for your own app's server instead
 
 Writes, at the root of the repository:
 
@@ -29,16 +30,24 @@ Writes, at the root of the repository:
                                   request with a new baseline; its header says
                                   what each run costs in requests
 
-then prints the next steps. It refuses to overwrite either file (exit 2, and
-nothing is written).`,
+then prints the next steps. With --app it writes the recipe for gating your
+own app's build instead (docs/your-app.md):
+
+  ` + workflow.AppConfigPath + `                two targets, the base branch's build and
+                                  this one's, each started by its serve:
+  ` + workflow.AppPath + `   on pull requests: build both,
+                                  latgate ab between them
+
+It refuses to overwrite any file (exit 2, and nothing is written).`,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "dir", Value: ".", Usage: "the repository root to write into", TakesFile: true},
+			&ucli.BoolFlag{Name: "app", Usage: "write the recipe for your own app's server (" + workflow.AppConfigPath + " and " + workflow.AppPath + "): the base branch's build against the pull request's, with latgate ab"},
 		},
 		Action: func(c *ucli.Context) error {
 			if c.NArg() > 0 {
 				return usageErr(fmt.Errorf("init takes no arguments, got %q (did you mean --dir %s?)", c.Args().First(), c.Args().First()))
 			}
-			return a.Init(c.String("dir"))
+			return a.Init(c.String("dir"), c.Bool("app"))
 		},
 	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -118,5 +119,45 @@ func TestInitConfigChecks(t *testing.T) {
 		if !strings.Contains(stdout, prompt) {
 			t.Errorf("the check's report does not mention prompt %s", prompt)
 		}
+	}
+}
+
+// TestInitApp: --app writes the recipe for a team's own app (the config
+// loads, with both builds' serve:), beside an existing latgate.yaml, and
+// then refuses to write it again.
+func TestInitApp(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	testkit.WriteFile(t, dir, "latgate.yaml", "# the endpoint's gate, untouched\n")
+	code, stdout, stderr := run(t, nil, "init", "--dir", dir, "--app")
+	if code != ExitPass {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	cfgPath, wfPath := filepath.Join(dir, workflow.AppConfigPath), filepath.Join(dir, filepath.FromSlash(workflow.AppPath))
+	if diff := cmp.Diff(string(workflow.AppConfig()), testkit.ReadFile(t, cfgPath)); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", workflow.AppConfigPath, diff)
+	}
+	if diff := cmp.Diff(string(workflow.AppExample()), testkit.ReadFile(t, wfPath)); diff != "" {
+		t.Errorf("workflow (-want +got):\n%s", diff)
+	}
+	if got := testkit.ReadFile(t, filepath.Join(dir, "latgate.yaml")); got != "# the endpoint's gate, untouched\n" {
+		t.Errorf("latgate.yaml changed: %q", got)
+	}
+	for _, frag := range []string{"wrote " + cfgPath + " and " + wfPath, "latgate ab --targets main,pr " + workflow.AppConfigPath, "pass_env", "docs/your-app.md"} {
+		if !strings.Contains(stdout, frag) {
+			t.Errorf("stdout does not contain %q:\n%s", frag, stdout)
+		}
+	}
+	cfg, err := config.Load(cfgPath, config.Options{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tg := range cfg.Targets {
+		if tg.Serve == nil || !slices.Contains(tg.Serve.PassEnv, "OPENAI_API_KEY") {
+			t.Errorf("target %s: serve %+v, want a serve: passing OPENAI_API_KEY", tg.Name, tg.Serve)
+		}
+	}
+	if code, _, stderr := run(t, nil, "init", "--dir", dir, "--app"); code != ExitUsage || !strings.Contains(stderr, "refusing to overwrite") {
+		t.Errorf("a second init --app: exit %d\n%s", code, stderr)
 	}
 }

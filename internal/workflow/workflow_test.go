@@ -239,3 +239,23 @@ run: {requests: 10, warmup: 1, max_requests: 20, bless_requests: 40}
 		}
 	}
 }
+
+// TestAppExampleInSync: examples/app holds what `latgate init --app`
+// writes.
+func TestAppExampleInSync(t *testing.T) {
+	for path, want := range map[string][]byte{AppExamplePath: AppExample(), AppConfigExamplePath: AppConfig()} {
+		p := filepath.Join(root(), filepath.FromSlash(path))
+		if *update {
+			if err := os.WriteFile(p, want, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(string(want), string(got)); diff != "" {
+			t.Errorf("%s differs from internal/workflow's copy (-embedded +example); edit the embedded one and run\n  go test ./internal/workflow -run TestAppExampleInSync -update\n%s", path, diff)
+		}
+	}
+}
