@@ -336,6 +336,30 @@ fi
 if [[ -n $process_group ]] && kill -0 -- "-$process_group" 2>/dev/null; then
 	fail "processes of group $process_group are still running"
 fi
+# ----------------------------------------------------------------------------
+# serve: latgate starts a server itself, waits until it answers, measures
+# it and stops it with everything it started (Ollama's runner): a real
+# server for #32's serve:. After latgate exits nothing of it may be left.
+step "latgate measure of an ollama serve that latgate starts and stops (serve:)"
+port2=$("$e2echeck" freeport)
+served=$tmp/latgate-serve.yaml
+sed "s#base_url: .*#base_url: http://127.0.0.1:$port2/v1\n    serve: {command: [\"$ollama\", serve], env: {HOME: \"$tmp\", OLLAMA_HOST: \"127.0.0.1:$port2\", OLLAMA_MODELS: \"$tmp/models\", OLLAMA_NUM_PARALLEL: \"1\"}, ready: \"http://127.0.0.1:$port2/api/version\", ready_timeout: 60s}#" \
+	"$cfg" >"$served"
+grep -q "serve: {command" "$served" || fail "could not write the serve: config"
+status=0
+"$latgate" measure --config "$served" --requests 10 --out "$tmp/served.json" --quiet 2>"$tmp/served.err" || status=$?
+cat "$tmp/served.err"
+((status == 0)) || fail "latgate measure with serve: exited $status"
+grep -q "target ollama: its server is ready (serve: $ollama" "$tmp/served.err" || fail "latgate did not say it started the server"
+"$e2echeck" results -model "$MODEL_NAME" -max-tokens "$MAX_TOKENS" -min-samples 8 \
+	-max-ttft-ms 2000 -max-itl-p50-ms 100 "$tmp/served.json"
+if "$e2echeck" probe "http://127.0.0.1:$port2/api/version"; then
+	fail "the server latgate started still answers after latgate exited"
+fi
+if command -v pgrep >/dev/null && left=$(pgrep -f -- "$ollama"); then
+	fail "processes of $ollama are still running after latgate exited: $left"
+fi
+
 step_end
 print_timings
 echo "e2e-ollama: PASS"
