@@ -81,7 +81,7 @@ func TestColdStart(t *testing.T) {
 		t.Skip("measures the simulator")
 	}
 	const body = `targets:
-  - {name: sim, base_url: "sim:fast?ttft=20ms&tokens=8&cold=16&cold_x=4", model: sim, max_tokens: 8}
+  - {name: sim, base_url: "sim:fast?ttft=80ms&tokens=8&cold=16&cold_x=4", model: sim, max_tokens: 8}
 prompts:
   - {id: greeting, messages: [{role: user, content: "Say hello."}]}
   - {id: summarize, messages: [{role: user, content: "Summarize."}]}
