@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -22,6 +23,9 @@ type MeasureRequest struct {
 	Run
 	History History
 	Out     string
+	// OpenMetrics is where the run's latencies go as OpenMetrics text
+	// ("": nowhere); written only for a complete run.
+	OpenMetrics string
 }
 
 // Measure measures, prints what it measured, and writes the results file
@@ -40,6 +44,7 @@ func (a *App) Measure(ctx context.Context, req MeasureRequest) error {
 	sink.Input("the baseline", cfg.Baseline)
 	out := sink.Output("--out", req.Out)
 	hist := sink.Output("--history", orConfig(req.History.Path, cfg.History))
+	om := sink.Output("--openmetrics", req.OpenMetrics)
 	if err := sink.Check(); err != nil {
 		return UsageError(err)
 	}
@@ -63,7 +68,17 @@ func (a *App) Measure(ctx context.Context, req MeasureRequest) error {
 		if outErr != nil {
 			a.Out.Note("%v", outErr)
 		}
+		if om != nil {
+			a.Out.Note("--openmetrics %s not written: the run failed, and its figures would read as a complete run's", om.Path)
+		}
 		return merr
+	}
+	if om != nil {
+		var buf bytes.Buffer
+		if err := export.OpenMetrics(&buf, []export.Side{{File: f}}, nil); err != nil {
+			return err
+		}
+		outErr = errors.Join(outErr, om.Write(buf.Bytes()))
 	}
 	if err := outputErr("", false, outErr, a.recordHistory(ctx, hist, req.History.Keep, cfg, f, "measure", "", time.Time{})); err != nil {
 		return fmt.Errorf("%w (the measurement itself was complete)", err)

@@ -43,12 +43,13 @@ error budget adds a compact record to that JSON Lines file, for 'latgate trend'.
 ` + measureExitHelp,
 		Flags: append(append(runFlagDefs(), historyFlagDefs()...),
 			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the results JSON (latgate.results/v1) to `FILE`", TakesFile: true},
+			&ucli.StringFlag{Name: "openmetrics", Usage: "write the run's latencies as OpenMetrics text to `FILE` (for Prometheus: the textfile collector; a failed run writes none; docs/observability.md)", TakesFile: true},
 		),
 		Action: func(c *ucli.Context) error {
 			if c.NArg() > 0 {
 				return usageErr(fmt.Errorf("measure takes no arguments, got %q (did you mean --config %s?)", c.Args().First(), c.Args().First()))
 			}
-			return a.Measure(c.Context, app.MeasureRequest{Run: parseRunFlags(c), History: parseHistoryFlags(c), Out: c.String("out")})
+			return a.Measure(c.Context, app.MeasureRequest{Run: parseRunFlags(c), History: parseHistoryFlags(c), Out: c.String("out"), OpenMetrics: c.String("openmetrics")})
 		},
 	}
 }

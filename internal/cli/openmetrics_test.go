@@ -98,3 +98,36 @@ func promtool(t *testing.T, path string) {
 		t.Errorf("promtool check metrics rejects %s: %v\n%s", path, err, out)
 	}
 }
+
+// TestMeasureOpenMetrics: measure --openmetrics writes the run's latencies
+// (no check families: nothing was compared), accepted by promtool; a run
+// that fails its error budget writes none and says so.
+func TestMeasureOpenMetrics(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := testkit.WriteFile(t, dir, "latgate.yaml", `targets:
+  - {name: sim, base_url: "sim:fast?tokens=4", model: sim, max_tokens: 4}
+prompts:
+  - {id: greeting, messages: [{role: user, content: "Say hello."}]}
+run: {requests: 6, warmup: 0}
+`)
+	om := filepath.Join(dir, "measure.om")
+	if code, out, errs := run(t, nil, "measure", "--config", cfg, "--quiet", "--openmetrics", om); code != ExitPass {
+		t.Fatalf("measure exit %d\n%s\n%s", code, out, errs)
+	}
+	text := testkit.ReadFile(t, om)
+	if !regexp.MustCompile(`(?m)^latgate_ttft_p50_seconds\{target="sim",prompt="greeting",api="chat",model="sim"\} [0-9.e-]+$`).MatchString(text) ||
+		strings.Contains(text, "latgate_check_") || !strings.HasSuffix(text, "# EOF\n") {
+		t.Errorf("measure's OpenMetrics:\n%s", text)
+	}
+	promtool(t, om)
+
+	failing := filepath.Join(dir, "failing.om")
+	code, out, errs := run(t, nil, "measure", "--config", cfg, "--quiet", "--base-url", "sim:fast?fault=500&fault_every=1", "--openmetrics", failing)
+	if code != ExitMeasurement || !strings.Contains(errs, "--openmetrics "+failing+" not written: the run failed") {
+		t.Fatalf("a failing run: exit %d\n%s\n%s", code, out, errs)
+	}
+	if _, err := os.Stat(failing); err == nil {
+		t.Error("a failed run wrote OpenMetrics")
+	}
+}
