@@ -15,11 +15,15 @@ import (
 // run runs latgate in-process and returns its exit code, stdout and stderr.
 func run(t *testing.T, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
+	return runIn(context.Background(), Env{Getenv: func(k string) string { return env[k] }}, args...)
+}
+
+// runIn runs latgate with args in ctx and e (its Stdout and Stderr are
+// set here) and returns the exit code, stdout and stderr.
+func runIn(ctx context.Context, e Env, args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
-	code := Main(context.Background(), append([]string{"latgate"}, args...), Env{
-		Stdout: &out, Stderr: &errb,
-		Getenv: func(k string) string { return env[k] },
-	})
+	e.Stdout, e.Stderr = &out, &errb
+	code := Main(ctx, append([]string{"latgate"}, args...), e)
 	return code, out.String(), errb.String()
 }
 

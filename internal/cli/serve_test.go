@@ -3,7 +3,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -73,15 +72,8 @@ func appAndUpstream(t *testing.T, spec string) (app, upstream string) {
 }
 
 // runWithEnviron is run with the environment a serve: process inherits.
-func runWithEnviron(t *testing.T, environ []string, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code := Main(context.Background(), append([]string{"latgate"}, args...), Env{
-		Stdout: &out, Stderr: &errb,
-		Getenv:  func(string) string { return "" },
-		Environ: func() []string { return environ },
-	})
-	return code, out.String(), errb.String()
+func runWithEnviron(environ []string, args ...string) (int, string, string) {
+	return runIn(context.Background(), Env{Getenv: func(string) string { return "" }, Environ: func() []string { return environ }}, args...)
 }
 
 // TestServeAB holds #32's serve: item end to end: `latgate ab` between
@@ -111,7 +103,7 @@ func TestServeAB(t *testing.T) {
 	same, samePIDs := build("0s", "")
 	slow, slowPIDs := build("50ms", "")
 
-	code, stdout, stderr := runWithEnviron(t, environ, "ab", "--quiet", base, same)
+	code, stdout, stderr := runWithEnviron(environ, "ab", "--quiet", base, same)
 	if code != ExitPass {
 		t.Fatalf("the same build: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -121,7 +113,7 @@ func TestServeAB(t *testing.T) {
 	gone(t, basePIDs, samePIDs)
 
 	junit := filepath.Join(dir, "slow.xml")
-	code, stdout, stderr = runWithEnviron(t, environ, "ab", "--quiet", "--junit", junit, base, slow)
+	code, stdout, stderr = runWithEnviron(environ, "ab", "--quiet", "--junit", junit, base, slow)
 	if code != ExitRegression || !regexp.MustCompile(`ttft p50 .*REGRESSED`).MatchString(stdout) {
 		t.Fatalf("a build 50 ms slower to the first token: exit %d, want 1 naming ttft p50\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -132,7 +124,7 @@ func TestServeAB(t *testing.T) {
 	mutePath := testkit.WriteFile(t, dir, "mute.yaml", mute)
 	junit = filepath.Join(dir, "mute.xml")
 	start := time.Now()
-	code, stdout, stderr = runWithEnviron(t, environ, "ab", "--quiet", "--junit", junit, base, mutePath)
+	code, stdout, stderr = runWithEnviron(environ, "ab", "--quiet", "--junit", junit, base, mutePath)
 	took := time.Since(start)
 	if code != ExitMeasurement {
 		t.Fatalf("a server that is never ready: exit %d, want 3\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
@@ -327,10 +319,9 @@ func TestServeEndsWithTheRun(t *testing.T) {
 				time.Sleep(10 * time.Millisecond)
 			}
 		}()
-		var out, errb bytes.Buffer
-		code := Main(ctx, []string{"latgate", "measure", "--quiet", "--config", cfg, "--requests", "1000"}, Env{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }})
+		code, stdout, stderr := runIn(ctx, Env{Getenv: func(string) string { return "" }}, "measure", "--quiet", "--config", cfg, "--requests", "1000")
 		if code == ExitPass {
-			t.Fatalf("an interrupted run passed\n%s\n%s", out.String(), errb.String())
+			t.Fatalf("an interrupted run passed\n%s\n%s", stdout, stderr)
 		}
 		gone(t, pids)
 	})

@@ -14,7 +14,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"strings"
@@ -57,7 +56,7 @@ const TailLines = 20
 // Start starts the server and waits until it is ready (spec.Ready), at
 // most spec.ReadyTimeout. On any error the process group has been stopped.
 func Start(ctx context.Context, spec config.Serve, o Options) (*Process, error) {
-	if addr := readyAddr(spec.Ready, o.BaseURL); addr != "" && dialer(addr)(ctx) {
+	if addr := readyAddr(spec.Ready, o.BaseURL); connect(addr)(ctx) == "" {
 		return nil, fmt.Errorf("target %q: serve: %s already accepts connections before %s starts: a leftover server (or another target's) would be measured in its place; stop it, or give this server a port of its own", o.Target, addr, spec.Command[0])
 	}
 	cmd := exec.Command(spec.Command[0], spec.Command[1:]...)
@@ -96,15 +95,18 @@ func Start(ctx context.Context, spec config.Serve, o Options) (*Process, error) 
 	return p, nil
 }
 
-// readyAddr is the host:port the ready condition probes.
+// readyAddr is the host:port the ready condition probes: 127.0.0.1:N for
+// port:N, else the ready URL's or base_url's (config.Origin's, the
+// scheme's port made explicit).
 func readyAddr(ready, baseURL string) string {
 	if port, ok := strings.CutPrefix(ready, "port:"); ok {
 		return net.JoinHostPort("127.0.0.1", port)
 	}
-	if ready != "" {
-		return hostPort(ready)
+	if ready == "" {
+		ready = baseURL
 	}
-	return hostPort(baseURL)
+	_, hostPort, _ := strings.Cut(config.Origin(ready), "://")
+	return hostPort
 }
 
 // Pid is the process's id (its process group's, where groups exist).
@@ -176,9 +178,8 @@ func (p *Process) awaitReady(ctx context.Context) error {
 // readiness returns the probe of spec.Ready, which says "" when the
 // server is ready and else what it found, and what it waits for.
 func (p *Process) readiness() (func(context.Context) string, string) {
-	ready := p.spec.Ready
-	if port, ok := strings.CutPrefix(ready, "port:"); ok {
-		addr := net.JoinHostPort("127.0.0.1", port)
+	ready, addr := p.spec.Ready, readyAddr(p.spec.Ready, p.opts.BaseURL)
+	if strings.HasPrefix(ready, "port:") {
 		return connect(addr), "a connection to " + addr
 	}
 	if ready != "" {
@@ -199,14 +200,14 @@ func (p *Process) readiness() (func(context.Context) string, string) {
 			if loc := resp.Header.Get("Location"); loc != "" {
 				return fmt.Sprintf("HTTP %d to %s (not followed)", resp.StatusCode, sanitize.Line(loc, 120))
 			}
-			return "HTTP " + resp.Status
+			return "HTTP " + sanitize.Line(resp.Status, 80) // the server's own words
 		}, "a 2xx answer from " + ready
 	}
-	addr := hostPort(p.opts.BaseURL)
 	return connect(addr), "a connection to " + addr + " (base_url's host and port)"
 }
 
-// connect is a probe that connects to addr.
+// connect is a probe that connects to addr: "" when it accepts, else why
+// not.
 func connect(addr string) func(context.Context) string {
 	return func(ctx context.Context) string {
 		var d net.Dialer
@@ -219,11 +220,6 @@ func connect(addr string) func(context.Context) string {
 	}
 }
 
-// dialer reports whether addr accepts a connection.
-func dialer(addr string) func(context.Context) bool {
-	return func(ctx context.Context) bool { return connect(addr)(ctx) == "" }
-}
-
 // probeError is a failed probe's cause, without the Go call's wording.
 func probeError(err error) string {
 	var op *net.OpError
@@ -231,22 +227,6 @@ func probeError(err error) string {
 		return sanitize.Line(op.Err.Error(), 160)
 	}
 	return sanitize.Line(err.Error(), 160)
-}
-
-// hostPort is base's host:port, the scheme's port when it names none.
-func hostPort(base string) string {
-	u, err := url.Parse(base)
-	if err != nil {
-		return base
-	}
-	port := u.Port()
-	if port == "" {
-		port = "80"
-		if u.Scheme == "https" {
-			port = "443"
-		}
-	}
-	return net.JoinHostPort(u.Hostname(), port)
 }
 
 // Exited returns an error when the process exited on its own since it was
