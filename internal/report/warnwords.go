@@ -71,6 +71,13 @@ func WarningText(w compare.Warning) string {
 		}
 		return fmt.Sprintf("%s%s started cold in %s: its first %d measured requests were ×%.2g slower in median TTFT than the rest and are not compared (the steady latency is); raise run.warmup to send them unmeasured",
 			side, tgt, of, w.Count, w.Ratio)
+	case compare.WarnCorrelated:
+		of := "this run"
+		if w.Side == "baseline" {
+			of, side = "the baseline", ""
+		}
+		return fmt.Sprintf("%s%s's requests were correlated in arrival order in %s: its level wandered within the run, so its mean %s varied ×%.2g as much as independent requests would; the %s intervals carry that (wider, not a regression by itself): a server whose state drifts within a run (load, cache, throttling) needs more requests to decide",
+			side, tgt, of, w.Metric, w.Ratio, w.Metric)
 	case compare.WarnRunnerBusy:
 		l := w.Lateness
 		what := "no regression was within that delay"

@@ -42,6 +42,10 @@ func TestWarningText(t *testing.T) {
 			"target t started cold in this run: its first 16 measured requests were ×2.3 slower in median TTFT than the rest and are not compared (the steady latency is); raise run.warmup to send them unmeasured"},
 		{compare.Warning{Kind: compare.WarnColdStart, Side: "baseline", Target: "t", Count: 24, Ratio: 1.5},
 			"target t started cold in the baseline: its first 24 measured requests were ×1.5 slower in median TTFT than the rest and are not compared (the steady latency is); raise run.warmup to send them unmeasured"},
+		{compare.Warning{Kind: compare.WarnCorrelated, Target: "t", Metric: "ttft", Ratio: 3.42},
+			"target t's requests were correlated in arrival order in this run: its level wandered within the run, so its mean ttft varied ×3.4 as much as independent requests would; the ttft intervals carry that (wider, not a regression by itself): a server whose state drifts within a run (load, cache, throttling) needs more requests to decide"},
+		{compare.Warning{Kind: compare.WarnCorrelated, Side: "baseline", Target: "t", Metric: "itl", Ratio: 5},
+			"target t's requests were correlated in arrival order in the baseline: its level wandered within the run, so its mean itl varied ×5 as much as independent requests would; the itl intervals carry that (wider, not a regression by itself): a server whose state drifts within a run (load, cache, throttling) needs more requests to decide"},
 		{compare.Warning{Kind: compare.WarnNoSLO}, "slo_attainment check skipped: no prompt of this run has an slo: (set one on a target or a prompt, e.g. slo: {ttft: 500ms, itl: 50ms})"},
 	}
 	for _, tt := range tests {

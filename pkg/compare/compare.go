@@ -129,6 +129,11 @@ type Check struct {
 	// gate's day_to_day).
 	DayNoise float64 `json:"day_noise,omitempty"`
 	DayRuns  int     `json:"day_runs,omitempty"`
+	// RunNoise is the run-level noise in the interval: σ (log units) of
+	// the difference of the two sides' run levels beyond independent
+	// requests, from requests correlated in arrival order (see Wander;
+	// 0: none found).
+	RunNoise float64 `json:"run_noise,omitempty"`
 	// Diagnostic marks a prompt check pooled into its target's check: its ok
 	// or inconclusive informs, the pooled check decides; only a regression
 	// adjusted for the target's prompt tests (Family, Holm) fails the run.
@@ -223,6 +228,7 @@ type job struct {
 	spec      stats.Stat
 	base, cur *dataset
 	noise     DayNoise
+	wander    float64 // the group's run-level variance, both sides (log units²)
 	est       estimators
 	// After run: the sides' spreads, and for a check on the ratio scale
 	// with finite sampling half-widths, poolable is set.
@@ -276,6 +282,9 @@ type estimators struct {
 	// keepColdHeads compares every request, a cold start's too (the gate
 	// before #29's cold-start rule).
 	keepColdHeads bool
+	// independent takes requests as independent in arrival order (no
+	// run-level noise: the gate before #29's Wander).
+	independent bool
 }
 
 // CompareWith is CompareSequential with the day-to-day noise of s.
@@ -326,9 +335,17 @@ func CompareWith(base, cur Side, gate config.Gate, s Setup) Report {
 			curPrompts[p.ID] = p
 		}
 		tj := targetJobs{groups: make([]group, len(checks))}
+		var wb, wc map[string]Wander
+		if !s.est.independent {
+			ms := relativeMetrics(checks)
+			wb, wc = wandersOf(bt, ms), wandersOf(ct, ms)
+			rep.Found = append(rep.Found, wanderWarnings(bt, ms, "baseline", wb, len(base.Targets) > 1)...)
+			rep.Found = append(rep.Found, wanderWarnings(ct, ms, "", wc, len(base.Targets) > 1)...)
+		}
 		for ci, pc := range checks {
 			tj.groups[ci].tol = Resolvable(pc.c.Metric, pc.c.Tolerance)
 			tj.groups[ci].noise = s.Noise.For(bt.Name, bt.Region, pc.c.Metric, gate.DayToDayFor(bt.BaseURL))
+			tj.groups[ci].wander = wb[pc.c.Metric].Excess + wc[pc.c.Metric].Excess
 		}
 		for _, bp := range bt.Prompts {
 			cp, ok := curPrompts[bp.ID]
@@ -354,7 +371,7 @@ func CompareWith(base, cur Side, gate config.Gate, s Setup) Report {
 						Metric: pc.c.Metric, Stat: pc.c.Stat, Confidence: conf, OkConfidence: rep.OkConfidence,
 						Tolerance: Resolvable(pc.c.Metric, gate.ToleranceFor(bp.ID, pc.c)),
 					},
-					spec: pc.spec, base: dd[0], cur: dd[1], noise: tj.groups[ci].noise, est: s.est,
+					spec: pc.spec, base: dd[0], cur: dd[1], noise: tj.groups[ci].noise, wander: tj.groups[ci].wander, est: s.est,
 				}
 				jobs = append(jobs, j)
 				tj.groups[ci].jobs = append(tj.groups[ci].jobs, j)
@@ -499,7 +516,9 @@ func (j *job) estimate() {
 	}
 	j.poolable = true
 	day := dayRatioSigma(c.DayNoise)
-	c.Lo, c.Hi = math.Exp(theta-math.Hypot(below, zl*day)), math.Exp(theta+math.Hypot(above, zh*day))
+	c.RunNoise = math.Sqrt(j.wander)
+	c.Lo = math.Exp(theta - math.Sqrt(below*below+zl*zl*(day*day+j.wander)))
+	c.Hi = math.Exp(theta + math.Sqrt(above*above+zh*zh*(day*day+j.wander)))
 }
 
 // okConfidence is the gate's ok_confidence, 0 (symmetric) when unset or

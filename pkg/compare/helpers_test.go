@@ -3,6 +3,7 @@ package compare
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/latgate/latgate/pkg/config"
@@ -82,8 +83,20 @@ func grid(n int, m, s, scale float64) []float64 {
 	return out
 }
 
-// side builds a Side with one target "t" and the given prompts.
+// side builds a Side with one target "t" and the given prompts, their
+// samples numbered in arrival order one prompt after the other (Seq is a
+// target's arrival counter: prompts built by the same helper would
+// otherwise share their numbers, and a grid's order, and read as requests
+// correlated pair by pair).
 func side(prompts ...results.Prompt) Side {
+	seq := 0
+	for i := range prompts {
+		prompts[i].Samples = slices.Clone(prompts[i].Samples)
+		for k := range prompts[i].Samples {
+			seq++
+			prompts[i].Samples[k].Seq = seq
+		}
+	}
 	return Side{Run: results.Run{Requests: 30, Concurrency: 1}, Targets: []results.Target{{
 		Name: "t", BaseURL: "http://127.0.0.1:8080/v1", Model: "m",
 		Params: results.Params{MaxTokens: 64, Stream: true}, Prompts: prompts,

@@ -44,7 +44,10 @@ import (
 type group struct {
 	tol   config.Tolerance
 	noise DayNoise
-	jobs  []*job
+	// wander is the run-level variance of the target's metric, both sides
+	// (log units², see Wander).
+	wander float64
+	jobs   []*job
 }
 
 // targetJobs holds one target's groups, one per gate check.
@@ -278,7 +281,8 @@ func (g group) pool(conf float64, d Design, est estimators) (Check, bool) {
 			j.above = (parts[i].theta - theta) / math.Sqrt(v)
 		}
 	}
-	day := dayRatioSigma(g.noise.Sigma)
+	day := math.Hypot(dayRatioSigma(g.noise.Sigma), math.Sqrt(g.wander))
+	a.RunNoise = math.Sqrt(g.wander)
 	sl, sh := zl*day, zh*day
 	// The pooled row's reference level is the geometric mean of the
 	// baseline statistics of every prompt of the check, equally weighted:

@@ -38,6 +38,12 @@ const (
 	// Side is "baseline") ran slower than the rest, Ratio × in median TTFT:
 	// a cold start, left out of the comparison (see coldHead).
 	WarnColdStart WarningKind = "cold_start"
+	// WarnCorrelated: Target's requests (of the baseline when Side is
+	// "baseline") were correlated in arrival order in Metric: the run's
+	// mean varied Ratio × as much as independent requests give (a level
+	// wandering within the run), and the intervals of Metric carry it
+	// (see Wander).
+	WarnCorrelated WarningKind = "correlated_requests"
 	// WarnNothingCompared: no check applies to a target and prompt both
 	// sides have (Side "both" in an A/B comparison).
 	WarnNothingCompared WarningKind = "nothing_compared"
@@ -68,6 +74,7 @@ type Warning struct {
 	Said            string
 	// Lateness is the busy runner's (WarnRunnerBusy).
 	Lateness results.Lateness
-	// Ratio is a cold start's median TTFT over the steady part's.
+	// Ratio is a cold start's median TTFT over the steady part's, or
+	// correlated requests' variance inflation of the run's mean.
 	Ratio float64
 }
