@@ -38,7 +38,8 @@ in flight in all (half per side on average).
 
 The gate is CANDIDATE's (or --config's): each check's interval pairs the
 sides by block (p50: the Hodges-Lehmann estimate of the blocks' own ratios;
-other statistics: a bootstrap of whole blocks), with no day-to-day term,
+other statistics: each side's distribution-free interval, combined with
+the correlation of the blocks' two requests), with no day-to-day term,
 since both sides were measured in the same minutes. Sequential rounds apply
 as in check, up to run.max_requests per prompt and side. The report names
 the faster side per prompt and overall ("candidate faster: ttft p50 -38%

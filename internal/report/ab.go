@@ -37,8 +37,8 @@ func (ab AB) compared(rep compare.Report) string {
 		how = fmt.Sprintf("a block is one request of each side; in ABBA runs of %d rounds a side (--schedule blocks), the leading side drawn with seed %d", ab.Chunk, ab.Seed)
 	}
 	return fmt.Sprintf("A/B: %s, measured together: up to %d blocks per prompt (%s); "+
-		"%s intervals paired by block (p50: Hodges–Lehmann of the blocks' ratios; other statistics: block bootstrap, %d resamples, seed %d)",
-		what, ab.Blocks, how, confPct(rep.Confidence), rep.Resamples, rep.Seed)
+		"%s intervals paired by block (p50: Hodges–Lehmann of the blocks' ratios; other statistics: each side's distribution-free interval, combined with the blocks' correlation)",
+		what, ab.Blocks, how, confPct(rep.Confidence))
 }
 
 // Faster says which side each check found faster, one line per target and
@@ -63,7 +63,11 @@ func Faster(rep compare.Report) []string {
 				order = append(order, k)
 			}
 			side := c.Faster()
-			by[k][side] = append(by[k][side], fmt.Sprintf("%s %s %s", checkOf(c), change(c), interval(c)))
+			ci := interval(c)
+			if ci == "-" {
+				ci = "(no interval yet: too few blocks)"
+			}
+			by[k][side] = append(by[k][side], fmt.Sprintf("%s %s %s", checkOf(c), change(c), ci))
 		}
 	}
 	var out []string
@@ -319,10 +323,10 @@ func abHowToRead(rep compare.Report) string {
 	s := fmt.Sprintf("*change* is candidate ÷ base − 1 for the statistic, both sides measured together in blocks (one request of each, "+
 		"sent together in a random order), so a drift of the endpoint hits both. *%[1]s CI* pairs the sides by block: for p50, "+
 		"the Hodges–Lehmann estimate of the blocks' own ratios with its signed-rank interval; for the other statistics, the ratio over "+
-		"all blocks with a bootstrap of whole blocks (%[2]d resamples). A check *regressed* when the whole interval lies above the "+
+		"all blocks, each side's distribution-free interval (Woodruff's, blocks as clusters) combined with the correlation of the blocks' two requests. A check *regressed* when the whole interval lies above the "+
 		"tolerance, *ok* when it rules that out, *improved* when it lies as far below, *inconclusive* otherwise; *faster* names the "+
-		"side of no change (±0%%) the whole interval lies on. *%[3]s* pools a target's prompts, weighted by their precision.",
-		confPct(rep.Confidence), rep.Resamples, aggregateLabel)
+		"side of no change (±0%%) the whole interval lies on. *%[2]s* pools a target's prompts, weighted by their precision.",
+		confPct(rep.Confidence), aggregateLabel)
 	if slices.ContainsFunc(ordered(rep), isLimit) {
 		s += " A *max* check holds the candidate's statistic alone to an absolute limit."
 	}

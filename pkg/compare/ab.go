@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/results"
@@ -25,18 +24,20 @@ import (
 //     (p50, p90, …, mean) over all blocks, as for a baseline: interleaving
 //     makes both sides sample the same mixture of the endpoint's levels, so
 //     the ratio is free of the drift;
-//   - its interval is a block bootstrap: resamples of whole blocks, the same
-//     blocks on both sides, so the level a block's two requests shared stays
-//     shared in every resample and cancels in the ratio, as it does in the
-//     data (resampling the sides independently would count it twice);
+//   - its interval is check's distribution-free interval on each side
+//     (Woodruff's for a quantile, the cluster variance for the mean, with
+//     blocks as the clusters), combined by the MOVER for correlated
+//     estimates (pairedInterval): the level a block's two requests shared
+//     is counted once, as it cancels in the ratio (combining the sides as
+//     independent would count it twice);
 //   - the decision is the gate's (Decide), with nothing for day-to-day noise:
 //     both sides were measured on the same day, in the same minutes;
 //   - sequential rounds use the gate's Design, both sides growing together:
 //     the information of a look is proportional to its requests, the
 //     design's levels for an unbounded baseline (oneSample);
 //   - per target × check, the prompts are pooled into one check (weighted
-//     by the inverse of each prompt's bootstrap variance, replicate by
-//     replicate), and the run's verdict is Overall's.
+//     by the inverse of each prompt's variance), and the run's verdict is
+//     Overall's.
 //
 // Target i of the base is paired with target i of the candidate; the
 // checks carry the candidate's target name, and Baseline/Current are the
@@ -93,8 +94,7 @@ func CompareAB(base, cand Side, gate config.Gate, d Design) Report {
 					Metric: pc.c.Metric, Stat: pc.c.Stat, Confidence: conf,
 					Tolerance: Resolvable(pc.c.Metric, gate.ToleranceFor(cp.ID, pc.c)),
 				}
-				key := strings.Join([]string{"ab", ct.Name, ct.Region, cp.ID, pc.c.Metric, pc.c.Stat}, "\x00")
-				part, ok := abCheck(&c, bd, pc.spec, rep.Resamples, gate.Seed, key, d)
+				part, ok := abCheck(&c, bd, pc.spec, d)
 				groups[ci].tol = Resolvable(pc.c.Metric, pc.c.Tolerance)
 				groups[ci].all = append(groups[ci].all, len(rep.Checks))
 				if ok {
@@ -177,7 +177,7 @@ func limitsOnly(g config.Gate) config.Gate {
 // abCheck estimates and decides one prompt check of an A/B run from its
 // blocks, and returns the part it gives its target's pooled check (ok false
 // when it has no finite interval to pool).
-func abCheck(c *Check, bd *blockData, spec stats.Stat, resamples int, seed int64, key string, d Design) (abPart, bool) {
+func abCheck(c *Check, bd *blockData, spec stats.Stat, d Design) (abPart, bool) {
 	b, k := bd.side[0], bd.side[1]
 	c.NBase, c.NCur = b.blocks, k.blocks
 	if c.Metric == results.ITL {
@@ -206,7 +206,7 @@ func abCheck(c *Check, bd *blockData, spec stats.Stat, resamples int, seed int64
 				c.Ratio, lo, hi = math.Exp(shift), math.Exp(lo), math.Exp(hi)
 			}
 		} else {
-			lo, hi, ok = logInterval(blockBootstrap(bd, spec, resamples, seed, key), zl, zh)
+			lo, hi, ok = pairedInterval(bd, spec, zl, zh)
 		}
 		c.Lo, c.Hi = math.NaN(), math.NaN()
 		if ok {

@@ -1,10 +1,9 @@
 package compare
 
 import (
-	"hash/fnv"
 	"math"
-	"math/rand/v2"
 	"slices"
+	"sort"
 
 	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/stats"
@@ -84,121 +83,6 @@ func newBlockData(base, cand []results.Sample, metric string) *blockData {
 // stat is the statistic of all the side's values: type-7 quantile or mean.
 func (b *blockSide) stat(s stats.Stat) float64 { return statOf(b.vals, b.sums, s) }
 
-// blockResampler computes a side's statistic on resamples of blocks: the
-// blocks drawn (with replacement) are the same for both sides, so whatever
-// the two sides' requests of a block shared stays shared in every resample.
-type blockResampler struct {
-	b     *blockSide
-	s     stats.Stat
-	j0    int     // pivot: the position of the full sample's quantile
-	below []int32 // per block, values at positions < j0
-}
-
-func newBlockResampler(b *blockSide, s stats.Stat) *blockResampler {
-	r := &blockResampler{b: b, s: s}
-	if !s.Mean && len(b.vals) > 0 {
-		// A resample's quantile lies near the full sample's, so the walk
-		// starts there and visits only the positions between.
-		r.j0 = int(float64(len(b.vals)-1) * s.P)
-		r.below = make([]int32, len(b.per))
-		for _, o := range b.owner[:r.j0] {
-			r.below[o]++
-		}
-	}
-	return r
-}
-
-// weighted returns the statistic of the resample in which block i appears
-// counts[i] times; NaN when the resample has no value on this side.
-func (r *blockResampler) weighted(counts []int32) float64 {
-	var m, w int
-	var sum float64
-	b := r.b
-	for i, k := range counts {
-		if k == 0 {
-			continue
-		}
-		m += int(k) * int(b.per[i])
-		if r.s.Mean {
-			sum += float64(k) * b.sums[i]
-		} else if len(r.below) > 0 {
-			w += int(k) * int(r.below[i])
-		}
-	}
-	if m == 0 {
-		return math.NaN()
-	}
-	if r.s.Mean {
-		return sum / float64(m)
-	}
-	// Type 7: h = (m−1)p, interpolate between order statistics lo and lo+1
-	// (0-based) of the resample.
-	h := float64(m-1) * r.s.P
-	lo := int(h)
-	frac := h - float64(lo)
-	j := r.j0
-	for w > lo {
-		j--
-		w -= int(counts[b.owner[j]])
-	}
-	for {
-		k := int(counts[b.owner[j]])
-		if w+k > lo {
-			if frac == 0 || w+k > lo+1 {
-				return b.vals[j] // lo and lo+1 are copies of the same value
-			}
-			break
-		}
-		w += k
-		j++
-	}
-	a := b.vals[j]
-	for j++; counts[b.owner[j]] == 0; j++ {
-	}
-	return a + frac*(b.vals[j]-a)
-}
-
-// blockBootstrap returns n replicates of ln(stat(candidate*)/stat(base*)),
-// each a resample of the blocks with replacement, from a PCG stream seeded
-// by seed and key (a check's identity, so that its stream never depends on
-// what else is compared).
-func blockBootstrap(d *blockData, s stats.Stat, n int, seed int64, key string) []float64 {
-	src := rand.NewPCG(uint64(seed), abKeyHash(key))
-	rb, rc := newBlockResampler(d.side[0], s), newBlockResampler(d.side[1], s)
-	counts := make([]int32, d.n)
-	out := make([]float64, n)
-	nb := uint64(d.n)
-	for i := range out {
-		clear(counts)
-		for range d.n {
-			counts[(src.Uint64()>>32)*nb>>32]++ // multiply-shift: bias below n/2³²
-		}
-		out[i] = math.Log(rc.weighted(counts) / rb.weighted(counts))
-	}
-	return out
-}
-
-// abKeyHash is a stable 64-bit FNV-1a hash of a check's identity.
-func abKeyHash(key string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(key))
-	return h.Sum64()
-}
-
-// logInterval returns the percentile interval of log replicates (type-7
-// quantiles), as ratios, its low end at normal critical value zl (the
-// replicates' stats.NormalCDF(−zl) quantile) and its high end at zh; ok is false
-// when a replicate is not finite (a side with no value in a resample, or a
-// statistic of 0).
-func logInterval(reps []float64, zl, zh float64) (lo, hi float64, ok bool) {
-	sorted := slices.Clone(reps)
-	slices.Sort(sorted)
-	if len(sorted) == 0 || math.IsNaN(sorted[0]) || math.IsInf(sorted[0], 0) || math.IsInf(sorted[len(sorted)-1], 0) {
-		return 0, 0, false
-	}
-	return math.Exp(stats.Quantile(sorted, stats.NormalCDF(-zl))), math.Exp(stats.Quantile(sorted, 1-stats.NormalCDF(-zh))), true
-}
-
 // logRatios returns ln(candidate/base) of every block with one value on
 // each side (a per-request metric), ascending.
 func (d *blockData) logRatios() []float64 {
@@ -218,4 +102,78 @@ func (d *blockData) logRatios() []float64 {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// asDataset is the side as the gate's intervals read a side: its blocks
+// as the clusters (a block's values are one request's, its gaps for itl).
+func (b *blockSide) asDataset() *dataset {
+	return &dataset{vals: b.vals, owner: b.owner, per: b.per, sums: b.sums}
+}
+
+// pairedInterval is the interval of ln(stat(candidate)/stat(base)) from
+// the blocks, as ratios, its low end at normal critical value zl and its
+// high end at zh: each side's distribution-free interval (Woodruff's for a
+// quantile, the cluster variance for the mean: the gate's, spreadOf, with
+// blocks as the clusters), combined by the MOVER for correlated estimates
+// (Zou & Donner 2008): below √(a_c² + b_b² − 2r·a_c·b_b), above
+// √(b_c² + a_b² − 2r·b_c·a_b), r the correlation of the two sides'
+// estimating equations over the blocks — what a block's two requests
+// shared (the endpoint's level at that moment) counted once, as it
+// cancels in the ratio. ok is false when a side's interval reaches 0 or
+// runs past its data (unbounded).
+func pairedInterval(d *blockData, s stats.Stat, zl, zh float64) (lo, hi float64, ok bool) {
+	db, dc := d.side[0].asDataset(), d.side[1].asDataset()
+	sb, sc := spreadOf(db, s), spreadOf(dc, s)
+	if !(sb.est > 0 && sc.est > 0) {
+		return 0, 0, false
+	}
+	ac, _ := sc.logWidths(dc, zl)
+	_, bb := sb.logWidths(db, zl)
+	ab, _ := sb.logWidths(db, zh)
+	_, bc := sc.logWidths(dc, zh)
+	if math.IsInf(ac, 1) || math.IsInf(bb, 1) || math.IsInf(ab, 1) || math.IsInf(bc, 1) {
+		return 0, 0, false
+	}
+	r := blockCorrelation(db, dc, sb, sc)
+	theta := math.Log(sc.est / sb.est)
+	below := math.Sqrt(max(ac*ac+bb*bb-2*r*ac*bb, 0))
+	above := math.Sqrt(max(bc*bc+ab*ab-2*r*bc*ab, 0))
+	return math.Exp(theta - below), math.Exp(theta + above), true
+}
+
+// blockCorrelation is the correlation over blocks of the two sides'
+// estimating-equation terms at their estimates (values at or below a
+// quantile less p per value; a mean's sum less the estimate per value),
+// the sign of a quantile's flipped so that r > 0 when the sides'
+// estimates move together. Clamped to [−0.95, 0.95]: a correlation
+// estimated at ±1 from a few blocks would claim a width of 0.
+func blockCorrelation(db, dc *dataset, sb, sc spread) float64 {
+	terms := func(d *dataset, sp spread) []float64 {
+		out := make([]float64, d.requests())
+		if sp.s.Mean {
+			for i, sum := range d.sums {
+				out[i] = sum - sp.est*float64(d.per[i])
+			}
+			return out
+		}
+		k := sort.Search(len(d.vals), func(i int) bool { return d.vals[i] > sp.est })
+		for _, o := range d.owner[:k] {
+			out[o]++
+		}
+		for i := range out {
+			out[i] = sp.s.P*float64(d.per[i]) - out[i] // larger when the side is slower
+		}
+		return out
+	}
+	xb, xc := terms(db, sb), terms(dc, sc)
+	var sbc, sbb, scc float64
+	for i := range xb {
+		sbc += xb[i] * xc[i]
+		sbb += xb[i] * xb[i]
+		scc += xc[i] * xc[i]
+	}
+	if !(sbb > 0 && scc > 0) {
+		return 0
+	}
+	return min(max(sbc/math.Sqrt(sbb*scc), -0.95), 0.95)
 }

@@ -13,72 +13,7 @@ import (
 
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/results"
-	"github.com/latgate/latgate/pkg/stats"
 )
-
-// TestBlockResampler: the statistic of a resample computed from the block
-// counts is the type-7 quantile (or mean) of the resample written out.
-func TestBlockResampler(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	var base, cand []results.Sample
-	for seq := 1; seq <= 40; seq++ {
-		gaps := func() []float64 {
-			g := make([]float64, 1+rng.IntN(5))
-			for i := range g {
-				g[i] = math.Round(100*rng.ExpFloat64()) / 10 // ties too
-			}
-			return g
-		}
-		if seq%7 != 0 { // some blocks lack a side
-			base = append(base, results.Sample{Seq: seq, ITL: gaps()})
-		}
-		cand = append(cand, results.Sample{Seq: seq, ITL: gaps()})
-	}
-	bd := newBlockData(base, cand, results.ITL)
-	if bd.n != 40 || bd.side[0].blocks != 35 || bd.side[1].blocks != 40 {
-		t.Fatalf("%d blocks, %d base and %d candidate: want 40, 35, 40", bd.n, bd.side[0].blocks, bd.side[1].blocks)
-	}
-	for _, st := range []string{"p50", "p90", "p99", "mean"} {
-		s, err := stats.ParseStat(st)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for side, bs := range bd.side {
-			r := newBlockResampler(bs, s)
-			for range 200 {
-				counts := make([]int32, bd.n)
-				for range bd.n {
-					counts[rng.IntN(bd.n)]++
-				}
-				var vals []float64
-				for j, v := range bs.vals {
-					for range counts[bs.owner[j]] {
-						vals = append(vals, v)
-					}
-				}
-				got := r.weighted(counts)
-				if len(vals) == 0 {
-					if !math.IsNaN(got) {
-						t.Fatalf("%s side %d: an empty resample gave %v, want NaN", st, side, got)
-					}
-					continue
-				}
-				slices.Sort(vals)
-				want := stats.Quantile(vals, s.P)
-				if s.Mean {
-					var sum float64
-					for _, v := range vals {
-						sum += v
-					}
-					want = sum / float64(len(vals))
-				}
-				if math.Abs(got-want) > 1e-9*max(1, math.Abs(want)) {
-					t.Fatalf("%s side %d: %v from the counts, %v written out", st, side, got, want)
-				}
-			}
-		}
-	}
-}
 
 // abSamples draws n blocks of lognormal TTFTs whose level, shared by the two
 // requests of a block, jumps between ×1 and ×jump from block to block; the
