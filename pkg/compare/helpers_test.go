@@ -83,14 +83,25 @@ func grid(n int, m, s, scale float64) []float64 {
 	return out
 }
 
-// side builds a Side with one target "t" and the given prompts, their
-// samples numbered in arrival order one prompt after the other (Seq is a
-// target's arrival counter: prompts built by the same helper would
-// otherwise share their numbers, and a grid's order, and read as requests
-// correlated pair by pair).
+// side builds a Side with one target "t" and the given prompts. Seq is a
+// target's arrival counter: prompts built by the same helper share their
+// numbers (and a grid's order), and would read as requests correlated pair
+// by pair, so when two prompts' samples share a Seq every sample is
+// renumbered one prompt after the other; samples numbered as a target
+// measured them (the matrix's) keep their order.
 func side(prompts ...results.Prompt) Side {
+	seen, clash := map[int]bool{}, false
+	for _, p := range prompts {
+		for _, x := range p.Samples {
+			clash = clash || seen[x.Seq]
+			seen[x.Seq] = true
+		}
+	}
 	seq := 0
 	for i := range prompts {
+		if !clash {
+			break
+		}
 		prompts[i].Samples = slices.Clone(prompts[i].Samples)
 		for k := range prompts[i].Samples {
 			seq++
