@@ -88,7 +88,7 @@ func (a *App) Check(ctx context.Context, req CheckRequest) (err error) {
 	if err := admit(basePath, baseSide, planned(cfg), req.StrictBaseline); err != nil {
 		return err
 	}
-	f, rep, merr := a.measureSequential(ctx, cfg, baseSide, a.dayNoise(cfg, noisePath), req.Quiet)
+	f, rep, merr := a.measureSequential(ctx, cfg, baseSide, a.dayNoise(cfg, noisePath, base.BlessedAt), req.Quiet)
 	if f == nil {
 		return merr
 	}

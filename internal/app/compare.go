@@ -71,7 +71,7 @@ func (a *App) Compare(req CompareRequest) (err error) {
 	// the same looks, so the verdicts are check's.
 	var noise compare.Noise
 	if cfg != nil {
-		noise = a.dayNoise(cfg, cfg.History)
+		noise = a.dayNoise(cfg, cfg.History, base.BlessedAt)
 	}
 	rep := compare.CompareWith(baseSide, curSide, gate, compare.Setup{Design: compare.NewDesign(f.Run.Requests, f.Run.MaxRequests), Noise: noise})
 	strict := strictGate(req.Strict, gate)

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/latgate/latgate/internal/cost"
 	"github.com/latgate/latgate/internal/diagnose"
@@ -189,9 +190,11 @@ func strictGate(flag bool, g config.Gate) bool {
 
 // dayNoise is the day-to-day noise the gate learns from the history at
 // path ("", missing or too short: none, and the gate assumes its
-// day_to_day). A history that cannot be read is said on stderr and not
-// learned from: the gate then assumes, and its report says so.
-func (a *App) dayNoise(cfg *config.Config, path string) compare.Noise {
+// day_to_day), for a baseline blessed at blessedAt (zero: unknown, taken
+// as older than the history): the runs recorded after it are its age. A
+// history that cannot be read is said on stderr and not learned from: the
+// gate then assumes, and its report says so.
+func (a *App) dayNoise(cfg *config.Config, path string, blessedAt time.Time) compare.Noise {
 	if path == "" {
 		return nil
 	}
@@ -205,7 +208,16 @@ func (a *App) dayNoise(cfg *config.Config, path string) compare.Noise {
 	}
 	var series []compare.DayLevels
 	for _, l := range history.Series(h.Records, compare.GatedMetrics(cfg.Gate)) {
-		series = append(series, compare.DayLevels{Key: compare.NoiseKey{Target: l.Target, Region: l.Region, Metric: l.Metric}, Runs: l.Runs})
+		after := -1
+		if !blessedAt.IsZero() {
+			after = 0
+			for _, at := range l.At {
+				if at.After(blessedAt) {
+					after++
+				}
+			}
+		}
+		series = append(series, compare.DayLevels{Key: compare.NoiseKey{Target: l.Target, Region: l.Region, Metric: l.Metric}, Runs: l.Runs, After: after})
 	}
 	return compare.LearnDayNoise(series)
 }

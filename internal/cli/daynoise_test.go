@@ -52,7 +52,7 @@ run: {requests: 8, max_requests: 8, bless_requests: 40, warmup: 0, concurrency: 
 	out = flat(out)
 	// (A metric whose p50 was 0 ms in some runs, itl on a busy machine,
 	// may still be assumed: only positive levels teach.)
-	if !strings.Contains(out, "ttft ±") && !strings.Contains(out, "noise ±") || !strings.Contains(out, "runs of the history)") {
+	if !strings.Contains(out, "ttft ±") && !strings.Contains(out, "noise ±") || !strings.Contains(out, "runs of the history") {
 		t.Errorf("with 21 runs of history, check did not learn the noise from it:\n%s", out)
 	}
 }
@@ -85,7 +85,7 @@ run: {requests: 8, max_requests: 8, bless_requests: 40, warmup: 0, concurrency: 
 	before := testkit.ReadFile(t, nightly)
 	_, out, errs := run(t, nil, "check", "--config", cfg, "--quiet", "--noise-history", nightly)
 	out = strings.Join(strings.Fields(out), " ")
-	if !strings.Contains(out, "runs of the history)") {
+	if !strings.Contains(out, "runs of the history") {
 		t.Errorf("check --noise-history did not learn the noise from the nightly history:\n%s\n%s", out, errs)
 	}
 	if after := testkit.ReadFile(t, nightly); after != before {

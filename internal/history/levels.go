@@ -2,6 +2,7 @@ package history
 
 import (
 	"slices"
+	"time"
 
 	"github.com/latgate/latgate/pkg/stats"
 )
@@ -9,10 +10,11 @@ import (
 // Levels is one target's metric over the runs of a history, oldest first:
 // Runs[r][prompt] is run r's p50 of the metric for that prompt (a prompt
 // the run lacks is absent from its map). The gate learns its day-to-day
-// noise from them.
+// noise from them; At[r] is when run r was recorded.
 type Levels struct {
 	Target, Region, Metric string
 	Runs                   []map[string]float64
+	At                     []time.Time
 }
 
 // Series extracts, per target (name and region) and each of metrics, each
@@ -47,6 +49,7 @@ func Series(records []Record, metrics []string) []Levels {
 					out = append(out, Levels{Target: t.Name, Region: t.Region, Metric: m})
 				}
 				out[i].Runs = append(out[i].Runs, run)
+				out[i].At = append(out[i].At, r.At)
 			}
 		}
 	}

@@ -224,8 +224,8 @@ func unpooledNote(rep compare.Report) string {
 //	tell a change within that of its tolerance from a bad day; compare both sides in one run (latgate ab) or watch the nightly trend
 func noiseNote(rep compare.Report) string {
 	type src struct {
-		sigma float64
-		runs  int
+		sigma     float64
+		runs, lag int
 	}
 	metrics := map[string]src{}
 	var order []string
@@ -237,18 +237,22 @@ func noiseNote(rep compare.Report) string {
 		if _, ok := metrics[c.Metric]; !ok {
 			order = append(order, c.Metric)
 		}
-		metrics[c.Metric] = src{c.DayNoise, c.DayRuns}
+		metrics[c.Metric] = src{c.DayNoise, c.DayRuns, c.DayLag}
 		widest = max(widest, math.Expm1(dayHalfWidth(c)))
 	}
 	if len(order) == 0 || !slices.ContainsFunc(order, func(m string) bool { return metrics[m] != src{} }) {
 		return "" // none: an old report, or gate.day_to_day: 0 and no history
 	}
 	describe := func(n src, metric string) string {
+		var age string
+		if n.lag > 0 {
+			age = fmt.Sprintf(", read at the baseline's age of %d+ runs: its level wanders from run to run", n.lag)
+		}
 		switch {
 		case n.runs > 0 && metric != "":
-			return fmt.Sprintf("%s ±%s per run (from %d runs of the history)", metric, pctNum(n.sigma), n.runs)
+			return fmt.Sprintf("%s ±%s per run (from %d runs of the history%s)", metric, pctNum(n.sigma), n.runs, age)
 		case n.runs > 0:
-			return fmt.Sprintf("±%s per run (from %d runs of the history)", pctNum(n.sigma), n.runs)
+			return fmt.Sprintf("±%s per run (from %d runs of the history%s)", pctNum(n.sigma), n.runs, age)
 		case metric != "":
 			return fmt.Sprintf("%s ±%s per run (assumed)", metric, pctNum(n.sigma))
 		}

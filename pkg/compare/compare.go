@@ -129,6 +129,9 @@ type Check struct {
 	// gate's day_to_day).
 	DayNoise float64 `json:"day_noise,omitempty"`
 	DayRuns  int     `json:"day_runs,omitempty"`
+	// DayLag is, when the history's levels wander (are autocorrelated),
+	// the baseline's age in runs DayNoise was read at (DayNoise.Lag).
+	DayLag int `json:"day_lag,omitempty"`
 	// RunNoise is the run-level noise in the interval: σ (log units) of
 	// the difference of the two sides' run levels beyond independent
 	// requests, from requests correlated in arrival order (see Wander;
@@ -469,7 +472,7 @@ func (j *job) run(conf float64, d Design) {
 	}
 	c.NBase, c.NCur = j.base.requests(), j.cur.requests()
 	c.atLook(d, conf, c.NBase)
-	c.DayNoise, c.DayRuns = j.noise.Sigma, j.noise.Runs
+	c.DayNoise, c.DayRuns, c.DayLag = j.noise.Sigma, j.noise.Runs, j.noise.Lag
 	if c.Metric == results.ITL {
 		c.GapsBase, c.GapsCur = len(j.base.vals), len(j.cur.vals)
 	}

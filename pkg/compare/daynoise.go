@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/stats"
 )
 
 // # Day-to-day noise
@@ -24,6 +25,11 @@ import (
 type DayNoise struct {
 	Sigma float64 `json:"sigma"`
 	Runs  int     `json:"runs,omitempty"`
+	// Lag is, when the history's levels are autocorrelated (a level that
+	// wanders over days), the baseline's age in runs Sigma was read at
+	// (the variogram's lag, at most half the history); 0 when the levels
+	// are independent from run to run and one lag is every lag.
+	Lag int `json:"lag,omitempty"`
 }
 
 // NoiseKey names a target's metric.
@@ -50,9 +56,13 @@ const MinDayRuns = 20
 // first: Runs[r][prompt] is the run's p50 of the metric for that prompt (a
 // missing prompt is absent from the map). The application reads them from
 // the history file (history.Series, for the metrics GatedMetrics names).
+// After is how many of the runs were measured after the baseline (the
+// newest After of Runs), −1 when that is not known (the baseline is then
+// taken as older than the whole history).
 type DayLevels struct {
-	Key  NoiseKey
-	Runs []map[string]float64
+	Key   NoiseKey
+	Runs  []map[string]float64
+	After int
 }
 
 // GatedMetrics are the metrics gate checks whose day-to-day noise the gate
@@ -61,23 +71,41 @@ func GatedMetrics(gate config.Gate) []string { return metricsOf(gate) }
 
 // LearnDayNoise estimates the day-to-day noise of each series: a run's
 // level is the mean over its prompts of ln p50 less that prompt's mean over
-// the runs (so prompts of different lengths share one level), and σ is the
-// root mean square of consecutive runs' level differences over √2, after
-// dropping differences beyond 4 robust standard deviations (a step change in
-// the history is not noise). Series with fewer than MinDayRuns runs are
-// left out. Each run's level includes its own sampling noise, so σ errs on
-// the wide side.
+// the runs (so prompts of different lengths share one level). What the gate
+// needs is the variance of (the level on the baseline's day − the level
+// today), 2σ²:
+//
+//   - levels independent from run to run (their lag-1 autocorrelation not
+//     above what independent levels give, one-sided at dayAlpha): σ is the
+//     root mean square of consecutive runs' level differences over √2,
+//     after dropping differences beyond 4 robust standard deviations (a
+//     step change in the history is not noise);
+//   - levels that wander (autocorrelated: a level that drifts over days and
+//     comes back), for which consecutive runs are alike and a baseline
+//     blessed weeks ago is not: σ² is the semivariogram at the baseline's
+//     age, ½·mean (L[i+h] − L[i])², the largest of its values at lags
+//     1 … min(age, n/2) (beyond half the history too few pairs remain: an
+//     older baseline is read at n/2, which errs on the narrow side for a
+//     level that wanders slower than that), and never below the
+//     independent estimate. Lag says which.
+//
+// Series with fewer than MinDayRuns runs are left out. Each run's level
+// includes its own sampling noise, so σ errs on the wide side.
 func LearnDayNoise(series []DayLevels) Noise {
 	out := Noise{}
 	for _, s := range series {
-		if sigma, runs, ok := dayNoise(s.Runs); ok {
-			out[s.Key] = DayNoise{Sigma: sigma, Runs: runs}
+		if n, ok := dayNoise(s.Runs, s.After); ok {
+			out[s.Key] = n
 		}
 	}
 	return out
 }
 
-func dayNoise(runs []map[string]float64) (sigma float64, n int, ok bool) {
+// dayAlpha is the one-sided level of the test that a history's levels are
+// autocorrelated.
+const dayAlpha = 0.05
+
+func dayNoise(runs []map[string]float64, after int) (DayNoise, bool) {
 	sums, counts := map[string]float64{}, map[string]int{}
 	for _, r := range runs {
 		for p, v := range r {
@@ -101,10 +129,11 @@ func dayNoise(runs []map[string]float64) (sigma float64, n int, ok bool) {
 			levels = append(levels, s/float64(k))
 		}
 	}
-	if len(levels) < MinDayRuns {
-		return 0, len(levels), false
+	n := len(levels)
+	if n < MinDayRuns {
+		return DayNoise{Runs: n}, false
 	}
-	diffs := make([]float64, len(levels)-1)
+	diffs := make([]float64, n-1)
 	abs := make([]float64, len(diffs))
 	for i := range diffs {
 		diffs[i] = levels[i+1] - levels[i]
@@ -120,5 +149,111 @@ func dayNoise(runs []map[string]float64) (sigma float64, n int, ok bool) {
 			kept++
 		}
 	}
-	return math.Sqrt(ss/float64(max(kept, 1))) / math.Sqrt2, len(levels), true
+	out := DayNoise{Sigma: math.Sqrt(ss/float64(max(kept, 1))) / math.Sqrt2, Runs: n}
+	if !autocorrelated(levels, dayAlpha) {
+		return out, true
+	}
+	if rest := withoutStep(levels); !autocorrelated(rest, dayAlpha) {
+		// One step in the history (a change, not noise: the nightly
+		// trend's to find) and independent levels about it: their
+		// variance about the two means, which for a level that wanders
+		// and only looks like a step is more than its consecutive
+		// differences say.
+		var ss float64
+		for _, x := range rest {
+			ss += x * x
+		}
+		out.Sigma = math.Sqrt(max(out.Sigma*out.Sigma, ss/float64(n-2)))
+		return out, true
+	}
+	age := n + 1 // the baseline older than the history
+	if after >= 0 && after < n {
+		age = after + 1
+	}
+	lag := min(age, n/2)
+	g := 0.0
+	for h := 1; h <= lag; h++ {
+		g = max(g, semivariogram(levels, h))
+	}
+	if g > out.Sigma*out.Sigma {
+		out.Sigma = math.Sqrt(g)
+	}
+	out.Lag = lag
+	return out, true
+}
+
+// autocorrelated reports whether xs's lag-1 autocorrelation is above what
+// independent values give at one-sided level alpha: r₁ against
+// −1/n + z_α/√n.
+func autocorrelated(xs []float64, alpha float64) bool {
+	n := float64(len(xs))
+	if n < 3 {
+		return false
+	}
+	var m float64
+	for _, x := range xs {
+		m += x
+	}
+	m /= n
+	var num, den float64
+	for i, x := range xs {
+		den += (x - m) * (x - m)
+		if i > 0 {
+			num += (x - m) * (xs[i-1] - m)
+		}
+	}
+	if !(den > 0) {
+		return false
+	}
+	return num/den > -1/n+stats.NormalQuantile(1-alpha)/math.Sqrt(n)
+}
+
+// withoutStep returns xs less its best single step: each side of the split
+// that leaves the least squared error (at least 3 values a side) centred on
+// its own mean.
+func withoutStep(xs []float64) []float64 {
+	n := len(xs)
+	best, at := math.Inf(1), -1
+	for k := 3; k <= n-3; k++ {
+		var e float64
+		for _, part := range [][]float64{xs[:k], xs[k:]} {
+			var m float64
+			for _, x := range part {
+				m += x
+			}
+			m /= float64(len(part))
+			for _, x := range part {
+				e += (x - m) * (x - m)
+			}
+		}
+		if e < best {
+			best, at = e, k
+		}
+	}
+	out := slices.Clone(xs)
+	if at < 0 {
+		return out
+	}
+	for _, part := range [][]float64{out[:at], out[at:]} {
+		var m float64
+		for _, x := range part {
+			m += x
+		}
+		m /= float64(len(part))
+		for i := range part {
+			part[i] -= m
+		}
+	}
+	return out
+}
+
+// semivariogram is ½ of the mean squared difference of xs's values h
+// apart.
+func semivariogram(xs []float64, h int) float64 {
+	var s float64
+	for i := h; i < len(xs); i++ {
+		d := xs[i] - xs[i-h]
+		s += d * d
+	}
+	return s / float64(2*(len(xs)-h))
 }

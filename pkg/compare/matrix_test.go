@@ -50,6 +50,12 @@ type noiseClass struct {
 	// otherwise every day (the baseline's, the current run's and each
 	// history run's) has a lognormal level of σ Day.
 	Bounded, Day float64
+	// DayRho makes the day levels AR(1) from day to day with correlation
+	// DayRho (stationary σ Day), in the order a team lives them: the
+	// baseline's day, then the history's days, then the current run's
+	// (#29: a level that wanders over days, a baseline as old as the
+	// history).
+	DayRho float64
 	// History is how many earlier runs (60 requests per prompt, each its own
 	// day) the gate learns the day-to-day noise from; 0: none.
 	History int
@@ -124,7 +130,11 @@ func matrixClasses() []noiseClass {
 	day.Bounded, day.Day = 0, 0.10
 	learned := day
 	learned.Name, learned.History = "σ 0.3 + 2%×4, day-to-day σ 0.10, 24-run history", 24
-	return []noiseClass{lognormal(0.3), lognormal(0.6), lognormal(0.8), spikes(0.02, 4), spikes(0.05, 3), cold, slow, day, learned, hosted(), busy(), coldStart(), correlated(0.9, 0.1), wandering()}
+	wanderingDays := day
+	wanderingDays.Name, wanderingDays.History, wanderingDays.DayRho = "σ 0.3 + 2%×4, day levels AR(1) ρ 0.9 σ 0.10, 20-run history, baseline 21 days old", 20, 0.9
+	modest := day
+	modest.Name, modest.Day, modest.History = "σ 0.3 + 2%×4, day-to-day σ 0.05, 20-run history", 0.05, 20
+	return []noiseClass{lognormal(0.3), lognormal(0.6), lognormal(0.8), spikes(0.02, 4), spikes(0.05, 3), cold, slow, day, learned, wanderingDays, modest, hosted(), busy(), coldStart(), correlated(0.9, 0.1), wandering()}
 }
 
 // wandering is the reference endpoint whose level wanders within each run
@@ -380,6 +390,18 @@ func (r matrixRow) days(rng *rand.Rand) (base, cur float64, hist []float64) {
 	if r.Noise.Day == 0 {
 		return 1, 1 + r.Noise.Bounded*(2*rng.Float64()-1), nil
 	}
+	if r.Noise.DayRho > 0 {
+		rho, x := r.Noise.DayRho, r.Noise.Day*rng.NormFloat64()
+		next := func() float64 {
+			x = rho*x + r.Noise.Day*math.Sqrt(1-rho*rho)*rng.NormFloat64()
+			return math.Exp(x)
+		}
+		base = math.Exp(x)
+		for range r.Noise.History {
+			hist = append(hist, next())
+		}
+		return base, next(), hist
+	}
 	day := func() float64 { return math.Exp(r.Noise.Day * rng.NormFloat64()) }
 	base, cur = day(), day()
 	for range r.Noise.History {
@@ -585,7 +607,8 @@ func (ms matrixSetup) history(r matrixRow, rng *rand.Rand, days []float64) Noise
 	}
 	var series []DayLevels
 	for _, l := range history.Series(recs, GatedMetrics(ms.Gate)) {
-		series = append(series, DayLevels{Key: NoiseKey{Target: l.Target, Region: l.Region, Metric: l.Metric}, Runs: l.Runs})
+		// The baseline was measured before the history's first run.
+		series = append(series, DayLevels{Key: NoiseKey{Target: l.Target, Region: l.Region, Metric: l.Metric}, Runs: l.Runs, After: len(l.Runs)})
 	}
 	return LearnDayNoise(series)
 }

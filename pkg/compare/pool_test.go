@@ -264,16 +264,16 @@ func TestLearnDayNoise(t *testing.T) {
 	}
 	var got []float64
 	for range 200 {
-		got = append(got, LearnDayNoise([]DayLevels{{Key: key, Runs: runs(40, 0.1, 1)}})[key].Sigma)
+		got = append(got, LearnDayNoise([]DayLevels{{Key: key, Runs: runs(40, 0.1, 1), After: -1}})[key].Sigma)
 	}
 	slices.Sort(got)
 	if med := got[len(got)/2]; math.Abs(med-0.1) > 0.01 {
 		t.Errorf("median estimate %.4f over 200 histories of 40 runs, want 0.10 ± 0.01", med)
 	}
-	if n := LearnDayNoise([]DayLevels{{Key: key, Runs: runs(40, 0.05, 2)}})[key]; n.Sigma > 0.08 || n.Runs != 40 {
+	if n := LearnDayNoise([]DayLevels{{Key: key, Runs: runs(40, 0.05, 2), After: -1}})[key]; n.Sigma > 0.08 || n.Runs != 40 {
 		t.Errorf("with a ×2 step: %+v, want σ ≈ 0.05 from 40 runs", n)
 	}
-	if n := LearnDayNoise([]DayLevels{{Key: key, Runs: runs(MinDayRuns-1, 0.1, 1)}}); len(n) != 0 {
+	if n := LearnDayNoise([]DayLevels{{Key: key, Runs: runs(MinDayRuns-1, 0.1, 1), After: -1}}); len(n) != 0 {
 		t.Errorf("%d runs taught %v, want nothing", MinDayRuns-1, n)
 	}
 	if n := (Noise{}).For("t", "", results.TTFT, 0.02); n != (DayNoise{Sigma: 0.02}) {
@@ -428,4 +428,74 @@ func TestPooledBaselineIsTheBaselines(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestLearnDayNoiseWandering (#29): levels that wander from run to run
+// (AR(1), ρ 0.9) are read at the baseline's age, where consecutive runs
+// say far too little; independent levels are not (one lag is every lag),
+// and neither is one step with independent levels about it.
+func TestLearnDayNoiseWandering(t *testing.T) {
+	key := NoiseKey{Target: "t", Metric: results.TTFT}
+	levels := func(seed uint64, n int, rho, sigma, step float64) []map[string]float64 {
+		rng := rand.New(rand.NewPCG(seed, 29))
+		x := sigma * rng.NormFloat64()
+		var out []map[string]float64
+		for r := range n {
+			x = rho*x + sigma*math.Sqrt(1-rho*rho)*rng.NormFloat64()
+			l := math.Exp(x)
+			if r >= n/2 {
+				l *= step
+			}
+			out = append(out, map[string]float64{"short": 100 * l, "long": 900 * l})
+		}
+		return out
+	}
+	const runs = 200
+	var wide, lagged, iidLagged, stepLagged int
+	var sum float64
+	for seed := range uint64(runs) {
+		h := levels(seed, 20, 0.9, 0.10, 1)
+		old := LearnDayNoise([]DayLevels{{Key: key, Runs: h, After: 20}})[key]
+		fresh := LearnDayNoise([]DayLevels{{Key: key, Runs: h, After: 0}})[key]
+		sum += old.Sigma
+		if old.Lag > 0 {
+			lagged++
+		}
+		if d := diffSigma(h); old.Sigma > 1.4*d {
+			wide++
+		}
+		_ = fresh
+		if LearnDayNoise([]DayLevels{{Key: key, Runs: levels(1000+seed, 20, 0, 0.10, 1), After: 20}})[key].Lag > 0 {
+			iidLagged++
+		}
+		if LearnDayNoise([]DayLevels{{Key: key, Runs: levels(2000+seed, 20, 0, 0.05, 1.5), After: 20}})[key].Lag > 0 {
+			stepLagged++
+		}
+	}
+	t.Logf("AR(1) ρ 0.9 σ 0.10, 20 runs, a baseline older than the history: read at its age in %d of %d (mean σ %.3f; consecutive runs alone give about 0.032), σ over 1.4× what consecutive runs give in %d; independent levels read at an age in %d, a ×1.5 step with independent levels in %d",
+		lagged, runs, sum/runs, wide, iidLagged, stepLagged)
+	// Twenty runs of a level that wanders this slowly often look like one
+	// step (read about it, not at an age): about half are widened, which
+	// with the step rule's variance about two means is what holds the
+	// matrix's false regressions at ≤ 1%.
+	if lagged < runs/3 || wide < runs/2 {
+		t.Errorf("wandering levels read at the baseline's age in %d (want a third) and over 1.4× consecutive runs' σ in %d of %d (want half)", lagged, wide, runs)
+	}
+	if m := sum / runs; m < 0.06 {
+		t.Errorf("wandering levels: mean σ %.3f at the baseline's age, want ≥ 0.06 (the truth at lag 10: 0.081)", m)
+	}
+	if iidLagged > runs/10 || stepLagged > runs/10 {
+		t.Errorf("independent levels read at an age in %d, a step in %d of %d: want at most 10%% (the test is at 5%%)", iidLagged, stepLagged, runs)
+	}
+}
+
+// diffSigma is σ from consecutive runs' level differences alone (the rule
+// before #29's), for runs of the two-prompt shape the tests build.
+func diffSigma(runs []map[string]float64) float64 {
+	var ss float64
+	for i := 1; i < len(runs); i++ {
+		d := math.Log(runs[i]["short"]) - math.Log(runs[i-1]["short"])
+		ss += d * d
+	}
+	return math.Sqrt(ss/float64(len(runs)-1)) / math.Sqrt2
 }

@@ -1,0 +1,33 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/latgate/latgate/pkg/compare"
+)
+
+// TestNoiseNote: the line that says where each interval's day-to-day
+// noise came from — assumed, learned from the history, or read at the
+// baseline's age when the history's level wanders (#29).
+func TestNoiseNote(t *testing.T) {
+	check := func(n compare.DayNoise) compare.Check {
+		return compare.Check{Metric: "ttft", Stat: "p50", NBase: 60, NCur: 60, Baseline: 100, Current: 100, Ratio: 1, Lo: 0.9, Hi: 1.1,
+			Confidence: 0.95, DayNoise: n.Sigma, DayRuns: n.Runs, DayLag: n.Lag}
+	}
+	for _, tt := range []struct {
+		name string
+		n    compare.DayNoise
+		want string
+	}{
+		{"assumed", compare.DayNoise{Sigma: 0.01}, "day-to-day noise ±1% per run (assumed: no history of 20 runs to learn it from)"},
+		{"learned", compare.DayNoise{Sigma: 0.05, Runs: 24}, "day-to-day noise ±5% per run (from 24 runs of the history) widens"},
+		{"wandering", compare.DayNoise{Sigma: 0.08, Runs: 20, Lag: 10},
+			"day-to-day noise ±8% per run (from 20 runs of the history, read at the baseline's age of 10+ runs: its level wanders from run to run) widens"},
+	} {
+		got := noiseNote(compare.Report{Checks: []compare.Check{check(tt.n)}})
+		if !strings.HasPrefix(got, tt.want) {
+			t.Errorf("%s: %q, want it to start with %q", tt.name, got, tt.want)
+		}
+	}
+}
