@@ -244,24 +244,6 @@ func Append(path string, r Record, keep int) (AppendResult, error) {
 	return res, nil
 }
 
-// Trim keeps the newest keep records of the history at path (atomic rewrite)
-// and returns how many it dropped. Lines that are not records (malformed,
-// another schema, blank) stay where they are.
-func Trim(path string, keep int) (int, error) {
-	old, err := readBounded(path)
-	if err != nil {
-		return 0, err
-	}
-	lines, dropped := retain(splitLines(old), keep)
-	if dropped == 0 {
-		return 0, nil
-	}
-	if err := atomicfile.Write(path, 0o644, func(w io.Writer) error { return writeLines(w, lines) }); err != nil {
-		return 0, fmt.Errorf("history: %w", err)
-	}
-	return dropped, nil
-}
-
 // appendLine is Append without the file: the lines of old, then line (a
 // record with its newline), less what keep drops.
 func appendLine(old, line []byte, keep int) ([][]byte, int) {

@@ -223,14 +223,6 @@ func TestRetention(t *testing.T) {
 	if diff := cmp.Diff(ats[2:], got); diff != "" {
 		t.Errorf("kept (-want +got):\n%s", diff)
 	}
-	dropped, err := Trim(path, 2)
-	if err != nil || dropped != 3 {
-		t.Fatalf("Trim: dropped %d, %v; want 3", dropped, err)
-	}
-	f, _ = Read(path)
-	if len(f.Records) != 2 || !f.Records[1].At.Equal(ats[6]) {
-		t.Errorf("after Trim: %d records", len(f.Records))
-	}
 }
 
 // TestRetentionKeepsWhatIsNotARecord: --history-keep drops the oldest

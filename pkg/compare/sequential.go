@@ -193,19 +193,6 @@ func (d Design) bounds(conf float64, nBase int) []float64 {
 // α spent by information fraction t.
 func pocockSpend(t float64) float64 { return math.Log(1 + (math.E-1)*min(max(t, 0), 1)) }
 
-// obfSpend is the Lan–DeMets O'Brien–Fleming-type spending function for a
-// one-sided level a: 2 − 2Φ(z_{1−a/2}/√t), as a share of a. It spends almost
-// nothing early; kept to check boundaries against published values.
-func obfSpend(a float64) func(float64) float64 {
-	z := stats.NormalQuantile(1 - a/2)
-	return func(t float64) float64 {
-		if t <= 0 {
-			return 0
-		}
-		return 2 * (1 - stats.NormalCDF(z/math.Sqrt(min(t, 1)))) / a
-	}
-}
-
 // boundaries returns one-sided critical values c₁…c_K for looks at
 // increasing information fractions t (the last 1) of a standard Brownian
 // motion B, such that P(B(tⱼ)/√tⱼ < cⱼ for j < k, B(tₖ)/√tₖ ≥ cₖ) =

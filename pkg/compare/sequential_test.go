@@ -181,3 +181,17 @@ func TestMoreRequests(t *testing.T) {
 		}
 	}
 }
+
+// obfSpend is the Lan–DeMets O'Brien–Fleming-type spending function for a
+// one-sided level a: 2 − 2Φ(z_{1−a/2}/√t), as a share of a. It spends almost
+// nothing early; here to check boundaries against published values (and for the matrix's
+// spend=obf experiment).
+func obfSpend(a float64) func(float64) float64 {
+	z := stats.NormalQuantile(1 - a/2)
+	return func(t float64) float64 {
+		if t <= 0 {
+			return 0
+		}
+		return 2 * (1 - stats.NormalCDF(z/math.Sqrt(min(t, 1)))) / a
+	}
+}
