@@ -53,21 +53,29 @@ func busyRunner(rep *Report, base, cur Side) {
 
 // explains reports whether a runner late by l could have made c's
 // regression: a duration whose statistic moved by at most lagFactor × the
-// lateness at that statistic's quantile (a limit passed by that much), or
-// a stream whose requests read as bursts when the lag (p99) reaches half
-// of the baseline's streaming span (TTFT to the end). A cache's hit rate
-// is the endpoint's whatever the runner, an SLO's share is left to its
-// limits (far above a runner's delay), and tokens_per_s, a rate, to the
-// ITL checks it follows.
+// lateness at that statistic's quantile (a limit passed by that much); a
+// rate (tokens_per_s) whose drop, read as the time the baseline's
+// streaming span (TTFT to the end) grew by at that rate, is within the
+// same bound (a late read stretches a stream at both ends, and a run that
+// gates only the rate has no ITL check to carry the delay); a stream
+// whose requests read as bursts when the lag (p99) reaches half of that
+// span. A cache's hit rate is the endpoint's whatever the runner, and an
+// SLO's share is left to its limits (far above a runner's delay).
 func explains(c Check, l *results.Lateness, base Side) bool {
+	late := lagFactor * l.At(quantileOf(c.Stat))
 	switch {
 	case c.Metric == results.StreamIntegrity:
 		return l.Lag() >= streamSpan(base, c)/2
-	case c.IsShare() || results.HigherIsBetter(c.Metric):
+	case c.IsShare():
 		return false
-	}
-	late := lagFactor * l.At(quantileOf(c.Stat))
-	if c.Max > 0 {
+	case results.HigherIsBetter(c.Metric):
+		ref := c.Baseline
+		if c.Min > 0 {
+			ref = c.Min
+		}
+		span := streamSpan(base, c)
+		return span > 0 && c.Current > 0 && span*(ref/c.Current-1) <= late
+	case c.Max > 0:
 		return c.Current-c.Max <= late
 	}
 	return c.Current-c.Baseline <= late

@@ -79,3 +79,30 @@ func TestBusyRunner(t *testing.T) {
 		})
 	}
 }
+
+// TestBusyRunnerRate: a drop of tokens_per_s is the runner's when the time
+// it adds to the baseline's streaming span is within its delay, and the
+// endpoint's beyond it (a run gating only the rate once failed an
+// unchanged endpoint on a runner 45 ms late).
+func TestBusyRunnerRate(t *testing.T) {
+	// The baseline streams 60 ms from its first token to the end.
+	base := Side{Targets: []results.Target{{Name: "t", Overall: results.Prompt{Metrics: results.Metrics{
+		TTFT: &results.Summary{P50: 100}, Total: &results.Summary{P50: 160}}}}}}
+	late := &results.Lateness{Probes: 500, P50MS: 11, P95MS: 35, P99MS: 45, MaxMS: 48}
+	for _, tt := range []struct {
+		name      string
+		cur, min  float64
+		lateness  *results.Lateness
+		explained bool
+	}{
+		{"-24%: the span 19 ms longer, within 2 × 10 ms", 184, 0, late, true},
+		{"-50%: 60 ms longer", 122, 0, late, false},
+		{"a min passed by 10%: 6 ms", 200, 220, late, true},
+		{"-24% on a quiet runner", 184, 0, &results.Lateness{Probes: 500, P50MS: 0.55, P95MS: 1, P99MS: 1.1, MaxMS: 2}, false},
+	} {
+		c := Check{Target: "t", Metric: results.TokensPerS, Stat: "p50", Baseline: 244, Current: tt.cur, Min: tt.min}
+		if got := explains(c, tt.lateness, base); got != tt.explained {
+			t.Errorf("%s: explained %v, want %v", tt.name, got, tt.explained)
+		}
+	}
+}
