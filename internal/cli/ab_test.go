@@ -23,14 +23,7 @@ func abConfig(model, extra string) string {
     base_url: "sim:default?tokens=6&level_jump=1.3&level_period=300ms` + extra + `"
     model: ` + model + `
     max_tokens: 8
-prompts:
-  - id: greeting
-    messages:
-      - {role: user, content: "Say hello in five words."}
-  - id: summarize
-    messages:
-      - {role: user, content: "Summarize: latency hides in averages."}
-run:
+` + twoPrompts + `run:
   requests: 30
   max_requests: 30
   warmup: 1

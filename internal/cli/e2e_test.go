@@ -35,14 +35,7 @@ const gateConfig = `targets:
     base_url: "sim:default?tokens=8&itl=20ms"
     model: sim
     max_tokens: 16
-prompts:
-  - id: greeting
-    messages:
-      - {role: user, content: "Say hello in five words."}
-  - id: summarize
-    messages:
-      - {role: user, content: "Summarize: latency hides in averages."}
-run:
+` + twoPrompts + `run:
   requests: 60
   warmup: 1
   concurrency: 8
@@ -60,6 +53,17 @@ const e2eFloors = `gate:
     - {metric: ttft, stat: p90, tolerance: 35%, floor: 40ms}
     - {metric: itl, stat: p50, tolerance: 15%, floor: 2ms}
     - {metric: itl, stat: p95, tolerance: 25%, floor: 5ms}
+`
+
+// twoPrompts is the prompts section the CLI tests' configs share: a short
+// greeting and a summary, as examples/latgate.yaml has them.
+const twoPrompts = `prompts:
+  - id: greeting
+    messages:
+      - {role: user, content: "Say hello in five words."}
+  - id: summarize
+    messages:
+      - {role: user, content: "Summarize: latency hides in averages."}
 `
 
 func writeConfig(t *testing.T, dir, body string) string {

@@ -36,14 +36,7 @@ func appConfig(app, upstream, port, delay, pids, extra string) string {
       ready: "http://127.0.0.1:%[2]s/healthz"
       pass_env: [APP_UPSTREAM_KEY]
       stop_grace: 2s
-prompts:
-  - id: greeting
-    messages:
-      - {role: user, content: "Say hello in five words."}
-  - id: summarize
-    messages:
-      - {role: user, content: "Summarize: latency hides in averages."}
-run:
+`+twoPrompts+`run:
   requests: 20
   max_requests: 20
   warmup: 1

@@ -3,7 +3,6 @@ package compare
 import (
 	"math"
 	"slices"
-	"sort"
 
 	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/stats"
@@ -142,30 +141,12 @@ func pairedInterval(d *blockData, s stats.Stat, zl, zh float64) (lo, hi float64,
 }
 
 // blockCorrelation is the correlation over blocks of the two sides'
-// estimating-equation terms at their estimates (values at or below a
-// quantile less p per value; a mean's sum less the estimate per value),
-// the sign of a quantile's flipped so that r > 0 when the sides'
-// estimates move together. Clamped to [−0.95, 0.95]: a correlation
-// estimated at ±1 from a few blocks would claim a width of 0.
+// estimating-equation terms at their estimates (spread.terms: both sides'
+// terms move the same way when their estimates do). Clamped to
+// [−0.95, 0.95]: a correlation estimated at ±1 from a few blocks would
+// claim a width of 0.
 func blockCorrelation(db, dc *dataset, sb, sc spread) float64 {
-	terms := func(d *dataset, sp spread) []float64 {
-		out := make([]float64, d.requests())
-		if sp.s.Mean {
-			for i, sum := range d.sums {
-				out[i] = sum - sp.est*float64(d.per[i])
-			}
-			return out
-		}
-		k := sort.Search(len(d.vals), func(i int) bool { return d.vals[i] > sp.est })
-		for _, o := range d.owner[:k] {
-			out[o]++
-		}
-		for i := range out {
-			out[i] = sp.s.P*float64(d.per[i]) - out[i] // larger when the side is slower
-		}
-		return out
-	}
-	xb, xc := terms(db, sb), terms(dc, sc)
+	xb, xc := sb.terms(db), sc.terms(dc)
 	var sbc, sbb, scc float64
 	for i := range xb {
 		sbc += xb[i] * xc[i]

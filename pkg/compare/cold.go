@@ -41,7 +41,7 @@ func coldHead(t results.Target) (n int, ratio float64) {
 	}
 	var reqs []req
 	for _, p := range t.Prompts {
-		relLogTTFT(p, func(s results.Sample, rel float64) { reqs = append(reqs, req{s.Seq, rel}) })
+		relLog(p, results.TTFT, func(s results.Sample, rel float64) { reqs = append(reqs, req{s.Seq, rel}) })
 	}
 	if len(reqs) < coldMinRequests {
 		return 0, 0
@@ -104,21 +104,25 @@ func withoutColdHeads(s Side, side string) (Side, []Warning) {
 	return out, warns
 }
 
-// relLogTTFT calls f with each sample of p that has a TTFT and its log
-// TTFT less the prompt's median log TTFT: prompts of different lengths on
-// one scale, for tests across a target's requests in arrival order.
-func relLogTTFT(p results.Prompt, f func(s results.Sample, rel float64)) {
+// relLog calls f with each sample of p that has a positive value of metric
+// (requestLevel: for itl, its mean gap) and its log value less the
+// prompt's median log value: prompts of different lengths on one scale,
+// for tests across a target's requests in arrival order.
+func relLog(p results.Prompt, metric string, f func(s results.Sample, rel float64)) {
 	logs := make([]float64, 0, len(p.Samples))
-	for _, s := range p.Samples {
-		if s.TTFT > 0 {
-			logs = append(logs, math.Log(s.TTFT))
+	for i := range p.Samples {
+		if v, ok := requestLevel(&p.Samples[i], metric); ok {
+			logs = append(logs, v)
 		}
+	}
+	if len(logs) == 0 {
+		return
 	}
 	slices.Sort(logs)
 	mid := stats.Median(logs)
-	for _, s := range p.Samples {
-		if s.TTFT > 0 {
-			f(s, math.Log(s.TTFT)-mid)
+	for i := range p.Samples {
+		if v, ok := requestLevel(&p.Samples[i], metric); ok {
+			f(p.Samples[i], v-mid)
 		}
 	}
 }

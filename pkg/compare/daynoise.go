@@ -190,11 +190,7 @@ func autocorrelated(xs []float64, alpha float64) bool {
 	if n < 3 {
 		return false
 	}
-	var m float64
-	for _, x := range xs {
-		m += x
-	}
-	m /= n
+	m := stats.Mean(xs)
 	var num, den float64
 	for i, x := range xs {
 		den += (x - m) * (x - m)
@@ -212,21 +208,16 @@ func autocorrelated(xs []float64, alpha float64) bool {
 // that leaves the least squared error (at least 3 values a side) centred on
 // its own mean.
 func withoutStep(xs []float64) []float64 {
-	n := len(xs)
-	best, at := math.Inf(1), -1
-	for k := 3; k <= n-3; k++ {
-		var e float64
-		for _, part := range [][]float64{xs[:k], xs[k:]} {
-			var m float64
-			for _, x := range part {
-				m += x
-			}
-			m /= float64(len(part))
-			for _, x := range part {
-				e += (x - m) * (x - m)
-			}
+	sse := func(part []float64) float64 {
+		m, e := stats.Mean(part), 0.0
+		for _, x := range part {
+			e += (x - m) * (x - m)
 		}
-		if e < best {
+		return e
+	}
+	best, at := math.Inf(1), -1
+	for k := 3; k <= len(xs)-3; k++ {
+		if e := sse(xs[:k]) + sse(xs[k:]); e < best {
 			best, at = e, k
 		}
 	}
@@ -235,11 +226,7 @@ func withoutStep(xs []float64) []float64 {
 		return out
 	}
 	for _, part := range [][]float64{out[:at], out[at:]} {
-		var m float64
-		for _, x := range part {
-			m += x
-		}
-		m /= float64(len(part))
+		m := stats.Mean(part)
 		for i := range part {
 			part[i] -= m
 		}

@@ -75,7 +75,7 @@ func Interference(base, cand *results.File) []Interfered {
 		var reqs []req
 		for s, t := range sides {
 			for _, p := range t.Prompts {
-				relLogTTFT(p, func(x results.Sample, rel float64) {
+				relLog(p, results.TTFT, func(x results.Sample, rel float64) {
 					reqs = append(reqs, req{at: x.AtMS, side: s, ttft: x.TTFT, rel: rel, ok: true})
 				})
 				for _, f := range p.Failures {

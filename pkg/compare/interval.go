@@ -138,28 +138,38 @@ func spreadOf(d *dataset, s stats.Stat) spread {
 	sp := spread{s: s, est: d.stat(s)}
 	m, n := float64(len(d.vals)), float64(d.requests())
 	corr := n / max(n-1, 1) // the between-request variance's small-sample factor
+	var v float64
+	for _, x := range sp.terms(d) {
+		v += x * x
+	}
 	if s.Mean {
-		var v float64
-		for i, sum := range d.sums {
-			x := sum - sp.est*float64(d.per[i])
-			v += x * x
-		}
 		sp.se = math.Sqrt(v*corr) / m
 		return sp
 	}
-	// Values at or below the estimate, per request.
-	k := sort.Search(len(d.vals), func(i int) bool { return d.vals[i] > sp.est })
-	below := make([]int32, d.requests())
-	for _, o := range d.owner[:k] {
-		below[o]++
-	}
-	var v float64
-	for i, c := range below {
-		x := float64(c) - s.P*float64(d.per[i])
-		v += x * x
-	}
 	sp.se = math.Sqrt(max(v*corr/(m*m), s.P*(1-s.P)/m))
 	return sp
+}
+
+// terms are each request's (cluster's) term of the statistic's estimating
+// equation at the estimate: of a quantile, its values at or below the
+// estimate less p per value, cᵢ − p·mᵢ; of the mean, its sum less the
+// estimate per value. Their sum of squares is the cluster variance.
+func (sp spread) terms(d *dataset) []float64 {
+	out := make([]float64, d.requests())
+	if sp.s.Mean {
+		for i, sum := range d.sums {
+			out[i] = sum - sp.est*float64(d.per[i])
+		}
+		return out
+	}
+	k := sort.Search(len(d.vals), func(i int) bool { return d.vals[i] > sp.est })
+	for _, o := range d.owner[:k] {
+		out[o]++
+	}
+	for i := range out {
+		out[i] -= sp.s.P * float64(d.per[i])
+	}
+	return out
 }
 
 // bounds returns the side's interval at normal critical value z: lo is 0

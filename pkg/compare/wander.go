@@ -86,7 +86,7 @@ func wandersOf(t results.Target, metrics []string) map[string]Wander {
 }
 
 // relLevels is t's requests' log value of metric less their prompt's
-// median, in arrival order (Seq) across its prompts, winsorised
+// median (relLog), in arrival order (Seq) across its prompts, winsorised
 // (wanderClip); nil with fewer than wanderMinRequests.
 func relLevels(t results.Target, metric string) []float64 {
 	type req struct {
@@ -95,22 +95,7 @@ func relLevels(t results.Target, metric string) []float64 {
 	}
 	var reqs []req
 	for _, p := range t.Prompts {
-		logs := make([]float64, 0, len(p.Samples))
-		for i := range p.Samples {
-			if v, ok := requestLevel(&p.Samples[i], metric); ok {
-				logs = append(logs, v)
-			}
-		}
-		if len(logs) < 2 {
-			continue
-		}
-		slices.Sort(logs)
-		mid := stats.Median(logs)
-		for i := range p.Samples {
-			if v, ok := requestLevel(&p.Samples[i], metric); ok {
-				reqs = append(reqs, req{p.Samples[i].Seq, v - mid})
-			}
-		}
+		relLog(p, metric, func(s results.Sample, rel float64) { reqs = append(reqs, req{s.Seq, rel}) })
 	}
 	if len(reqs) < wanderMinRequests {
 		return nil
