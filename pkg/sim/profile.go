@@ -162,6 +162,21 @@ type Profile struct {
 	// served waits for it, and its schedule (Plan) starts when it is
 	// admitted, so its TTFB and TTFT include the wait.
 	Serial bool
+	// Capacity is how many chat requests the server serves at once, the
+	// others waiting in a first-come queue, as an inference server with a
+	// fixed batch size does (Serial is Capacity 1): under load a request's
+	// TTFT includes its wait, and the server shows a knee, the arrival rate
+	// above which the queue grows without bound. 0: no limit.
+	Capacity int
+	// BatchITL makes a busy server decode slower: a request admitted while
+	// n others are served has every token gap multiplied by 1 + BatchITL×n,
+	// as a decode batch slows each of its streams as it grows. 0: none.
+	BatchITL float64
+	// Stall and StallAt are a server stall: from StallAt after the server's
+	// first request for Stall, nothing is sent (every header, token and
+	// finish due in that window goes out at its end), as a process paused
+	// by a GC or a swap does. 0: none.
+	Stall, StallAt time.Duration
 	// Tokens is the number of content tokens (one per chunk) of an answer,
 	// capped by the request's max_completion_tokens or max_tokens (then
 	// finish_reason is "length", else "stop").
@@ -347,6 +362,10 @@ func (p Profile) Validate() error {
 	check(p.Cold >= 0 && p.Cold <= 1_000_000, "cold: %v is not a request count from 0 to 1000000", p.Cold)
 	check(p.ColdX == 0 || p.ColdX >= 1 && p.ColdX <= 100, "cold_x: %v is not a factor from 1 to 100", p.ColdX)
 	check(p.TTFTFactor >= 0 && !math.IsInf(p.TTFTFactor, 0), "ttft_factor: %v is not a finite factor ≥ 0", p.TTFTFactor)
+	check(p.Capacity >= 0 && p.Capacity <= 1_000_000, "capacity: %d is not a request count from 0 to 1000000", p.Capacity)
+	check(p.BatchITL >= 0 && p.BatchITL <= 10, "batch_itl: %v outside [0, 10]", p.BatchITL)
+	check(p.Stall >= 0 && p.Stall <= time.Hour, "stall: %v outside [0, 1h]", p.Stall)
+	check(p.StallAt >= 0, "stall_at: negative %v", p.StallAt)
 	check(p.Spin >= 0, "spin: negative %v", p.Spin)
 	check(p.Fault == "" || slices.Contains(Faults(), p.Fault),
 		"fault: unknown %q (valid: %s)", p.Fault, strings.Join(Faults(), ", "))
@@ -420,6 +439,19 @@ func (p Profile) plan(seq, tokens int, level float64) Plan {
 	}
 	pl.Finish = at
 	return pl
+}
+
+// stretch multiplies every token gap of plan by f (BatchITL): the first
+// token stays where it is.
+func stretch(plan *Plan, f float64) {
+	if f == 1 || len(plan.Tokens) == 0 {
+		return
+	}
+	first := plan.Tokens[0]
+	for k := range plan.Tokens {
+		plan.Tokens[k] = first + time.Duration(float64(plan.Tokens[k]-first)*f)
+	}
+	plan.Finish = plan.Tokens[len(plan.Tokens)-1]
 }
 
 // faulty reports whether request seq gets the profile's fault.

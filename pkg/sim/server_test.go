@@ -1155,3 +1155,92 @@ func TestPrefixCache(t *testing.T) {
 		})
 	}
 }
+
+// TestCapacity: a simulator of capacity 2 never serves more than two chat
+// requests at once. Of six sent together, the schedules of those served
+// (from admission to the last token) overlap at most two deep.
+func TestCapacity(t *testing.T) {
+	p := quick(4)
+	p.TTFT, p.ITL, p.Capacity = Dist{Median: 20 * time.Millisecond}, Dist{Median: 2 * time.Millisecond}, 2
+	r, c := startSim(t, p)
+	r.Server().Record(true)
+	var wg sync.WaitGroup
+	for range 6 {
+		wg.Go(func() {
+			resp := post(t.Context(), t, c, r.URL(), streamReq(false))
+			if _, err := readFrames(resp.Body); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	recs := r.Server().Records()
+	if len(recs) != 6 {
+		t.Fatalf("%d records, want 6", len(recs))
+	}
+	for _, a := range recs {
+		// the requests being served at a's admission, a included
+		n := 0
+		for _, b := range recs {
+			if !a.Start.Before(b.Start) && a.Start.Before(b.Tokens[len(b.Tokens)-1]) {
+				n++
+			}
+		}
+		if n > 2 {
+			t.Errorf("request %d admitted while %d requests were served, capacity 2", a.Seq, n)
+		}
+	}
+}
+
+// TestBatchITL: with batch_itl=1 a request admitted while n others are
+// served has every token gap (n+1) times the profile's; the first one
+// admitted, with none, keeps the profile's gaps.
+func TestBatchITL(t *testing.T) {
+	p := quick(4)
+	itl := 3 * time.Millisecond
+	p.TTFT, p.ITL, p.BatchITL = Dist{Median: 300 * time.Millisecond}, Dist{Median: itl}, 1
+	r, c := startSim(t, p)
+	r.Server().Record(true)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			resp := post(t.Context(), t, c, r.URL(), streamReq(false))
+			if _, err := readFrames(resp.Body); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	factors := map[int64]bool{}
+	for _, rec := range r.Server().Records() {
+		gap := rec.Plan.Tokens[1] - rec.Plan.Tokens[0]
+		if gap%itl != 0 || gap < itl || gap > 4*itl {
+			t.Errorf("request %d: token gap %v, want 1 to 4 × %v", rec.Seq, gap, itl)
+		}
+		factors[int64(gap/itl)] = true
+		if rec.Plan.Finish != rec.Plan.Tokens[3] {
+			t.Errorf("request %d: finish %v, want the last token's %v", rec.Seq, rec.Plan.Finish, rec.Plan.Tokens[3])
+		}
+	}
+	if !factors[1] {
+		t.Errorf("gap factors %v: the first request admitted should keep the profile's gaps", factors)
+	}
+}
+
+// TestStall: a stall from the first request on holds its first token (due
+// after 10 ms) until the stall ends.
+func TestStall(t *testing.T) {
+	p, err := ParseSpec("fixed?ttft=10ms&itl=1ms&tokens=4&stall=200ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, c := startSim(t, p)
+	r.Server().Record(true)
+	_, tokens := streamTimes(t, c, r.URL(), 4)
+	if tokens[0] < 200*time.Millisecond {
+		t.Errorf("first token after %v, want ≥ the 200ms stall", tokens[0])
+	}
+	if rec := r.Server().Records()[0]; rec.Tokens[0].Sub(rec.Start) < 200*time.Millisecond {
+		t.Errorf("server sent the first token %v after arrival, during the stall", rec.Tokens[0].Sub(rec.Start))
+	}
+}

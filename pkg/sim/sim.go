@@ -63,9 +63,15 @@ type Server struct {
 	// blocks holds the prefix hashes of the prompt cache (cache.go).
 	blocks map[uint64]struct{}
 
-	// slot, when the profile is Serial, is held by the one chat request
-	// being served.
+	// slot, when the profile is Serial or has a Capacity, holds a token
+	// for each chat request being served.
 	slot chan struct{}
+	// serving counts the chat requests being served (BatchITL).
+	serving atomic.Int64
+	// firstOnce sets first, when the server's first request arrived: the
+	// stall's window (Profile.Stall) counts from it.
+	firstOnce sync.Once
+	first     time.Time
 	// loaded is the model served last (Profile.Swap), under mu.
 	loaded string
 
@@ -117,8 +123,11 @@ func New(p Profile) *Server {
 	if p.Fault == FaultBig {
 		s.big = `"` + strings.Repeat("big ", 200*1024/4) + `"`
 	}
-	if p.Serial {
+	switch {
+	case p.Serial:
 		s.slot = make(chan struct{}, 1)
+	case p.Capacity > 0:
+		s.slot = make(chan struct{}, p.Capacity)
 	}
 	return s
 }
@@ -308,6 +317,7 @@ type answer struct {
 // handle serves one request of wire wr's API.
 func (s *Server) handle(w http.ResponseWriter, r *http.Request, wr wire) {
 	start := time.Now()
+	s.firstOnce.Do(func() { s.first = start })
 	seq := int(s.seq.Add(1))
 	st := &stream{s: s, w: w, wr: wr, rc: http.NewResponseController(w), ctx: r.Context(), start: start}
 	if s.recording.Load() {
@@ -347,7 +357,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, wr wire) {
 		return
 	}
 
-	if s.slot != nil { // Serial: wait for the request being served
+	if s.slot != nil { // Serial or Capacity: wait for a request being served to end
 		select {
 		case s.slot <- struct{}{}:
 		case <-r.Context().Done():
@@ -362,6 +372,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, wr wire) {
 			st.rec.Start = st.start
 		}
 	}
+
+	others := s.serving.Add(1) - 1
+	defer s.serving.Add(-1)
 
 	a := answer{seq: seq, model: req.model, modelJSON: quote(req.model), finish: wr.finish(""), reasoning: s.p.Reasoning, usage: s.p.Usage, tool: req.tool}
 	if s.p.faulty(seq) {
@@ -384,6 +397,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, wr wire) {
 	a.plan = s.p.PlanAt(seq, a.n, st.start)
 	s.p.prefill(&a.plan, a.promptTokens-a.cached)
 	s.p.stepDelay(&a.plan, req.turns) // chain.go
+	stretch(&a.plan, 1+s.p.BatchITL*float64(others))
 	if s.swapped(a.model) {
 		delay(&a.plan, s.p.Swap)
 	}
@@ -795,6 +809,7 @@ func (st *stream) waitUntil(at time.Time) error {
 // sleepUntil sleeps on a timer until at minus the profile's Spin, then spins
 // (yielding) until at. A zero at means for ever.
 func (st *stream) sleepUntil(at time.Time) error {
+	at = st.s.stalled(at)
 	var wait <-chan time.Time
 	spin := st.s.p.Spin
 	if !at.IsZero() {
@@ -817,6 +832,19 @@ func (st *stream) sleepUntil(at time.Time) error {
 	case <-st.s.done:
 		return errClosed
 	}
+}
+
+// stalled returns at, or the end of the profile's stall when at falls in
+// it: nothing goes out during a stall.
+func (s *Server) stalled(at time.Time) time.Time {
+	if s.p.Stall <= 0 || at.IsZero() {
+		return at
+	}
+	from := s.first.Add(s.p.StallAt)
+	if to := from.Add(s.p.Stall); !at.Before(from) && at.Before(to) {
+		return to
+	}
+	return at
 }
 
 func (st *stream) spin(at time.Time) error {

@@ -99,6 +99,17 @@ func keys() []key {
 		{"level_period", "how long each level lasts (duration, default 1.5s)", durArg(func(p *Profile) *time.Duration { return &p.Level.Period })},
 		{"slow_after", "every request after this many (counted from 1, warmup included) is slow by slow_x: a step", intArg(func(p *Profile) *int { return &p.Slow.After }, math.MaxInt32)},
 		{"serial", "serve one chat request at a time, the others waiting, as Ollama by default (bool)", boolArg(func(p *Profile) *bool { return &p.Serial })},
+		{"capacity", "chat requests served at once, the others queued first come first served (0 = no limit): the server's knee under load", intArg(func(p *Profile) *int { return &p.Capacity }, 1_000_000)},
+		{"batch_itl", "a request admitted while n others are served has its token gaps × (1 + batch_itl × n): a decode batch that slows as it grows", func(p *Profile, v string) error {
+			x, err := strconv.ParseFloat(v, 64)
+			if err != nil || x < 0 || x > 10 {
+				return fmt.Errorf("want a number from 0 to 10")
+			}
+			p.BatchITL = x
+			return nil
+		}},
+		{"stall", "a server stall: nothing is sent for this long, stall_at after the first request (duration)", durArg(func(p *Profile) *time.Duration { return &p.Stall })},
+		{"stall_at", "when the stall starts, after the server's first request (duration, default 0)", durArg(func(p *Profile) *time.Duration { return &p.StallAt })},
 		{"tokens", "content tokens per answer", intArg(func(p *Profile) *int { return &p.Tokens }, maxTokens)},
 		{"role_chunk", "send a role-only chunk with the headers (bool)", boolArg(func(p *Profile) *bool { return &p.RoleChunk })},
 		{"header_delay", "delay before the response headers (duration)", durArg(func(p *Profile) *time.Duration { return &p.HeaderDelay.Median })},

@@ -41,7 +41,7 @@ func TestParseSpec(t *testing.T) {
 			"&style=ollama&usage=0&cached_tokens=7&cache=on&prefill=100us&chain_step=3&chain_step_delay=40ms&swap=250ms&slowdown=2&cold=20&cold_x=2.5&ttft_factor=1.5&seed=42&spin=1ms" +
 			"&require_key=k&fault=stall&fault_every=3&fault_after=4&retry_after=2s" +
 			"&ttft_spike=0.02&itl_spike=0.01&spike_x=3&itl_request_sigma=0.15&slow_prob=0.1&slow_len=20&slow_x=1.5" +
-			"&level_jump=1.3&level_period=2s&slow_after=100&serial=true",
+			"&level_jump=1.3&level_period=2s&slow_after=100&serial=true&capacity=8&batch_itl=0.05&stall=1s&stall_at=3s",
 			Profile{
 				TTFT: Dist{Median: time.Second, Sigma: 0.5, Spike: 0.02, SpikeX: 3}, ITL: Dist{Median: 3 * ms, Spike: 0.01, SpikeX: 3}, Tokens: 9,
 				HeaderDelay: Dist{Median: 5 * ms}, Buffer: true, KeepAlive: 15 * time.Second,
@@ -49,6 +49,7 @@ func TestParseSpec(t *testing.T) {
 				CachedTokens: 7, Cache: CacheOn, Prefill: 100 * time.Microsecond, ChainStep: 3, ChainStepDelay: 40 * ms, Swap: 250 * ms, Slowdown: 2, Cold: 20, ColdX: 2.5, TTFTFactor: 1.5, Seed: 42, Spin: ms,
 				RequireKey: "k", Fault: FaultStall, FaultEvery: 3, FaultAfter: 4, RetryAfter: 2 * time.Second,
 				ITLRequestSigma: 0.15, Slow: SlowPeriods{Prob: 0.1, Len: 20, X: 1.5, After: 100}, Serial: true,
+				Capacity: 8, BatchITL: 0.05, Stall: time.Second, StallAt: 3 * time.Second,
 				Level: LevelJumps{X: 1.3, Period: 2 * time.Second},
 			}},
 	}
@@ -65,7 +66,7 @@ func TestParseSpec(t *testing.T) {
 }
 
 func TestParseSpecAllKeysCovered(t *testing.T) {
-	const all = "ttft ttft_sigma itl itl_sigma itl_request_sigma ttft_spike itl_spike spike_x slow_prob slow_len slow_x level_jump level_period slow_after serial tokens role_chunk header_delay buffer keepalive reasoning " +
+	const all = "ttft ttft_sigma itl itl_sigma itl_request_sigma ttft_spike itl_spike spike_x slow_prob slow_len slow_x level_jump level_period slow_after serial capacity batch_itl stall stall_at tokens role_chunk header_delay buffer keepalive reasoning " +
 		"reasoning_field style usage cached_tokens cache prefill chain_step chain_step_delay swap slowdown cold cold_x ttft_factor seed spin require_key " +
 		"fault fault_every fault_after retry_after"
 	var got []string
