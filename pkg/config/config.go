@@ -153,8 +153,24 @@ type Run struct {
 	Concurrency   int           // closed-loop workers per target (default 1)
 	Timeout       time.Duration // per request (default 60s)
 	Order         string        // "interleave" (default) or "shuffle"
-	Seed          int64         // for order "shuffle" (default 1)
+	Seed          int64         // for order "shuffle" and arrival "poisson" (default 1)
+	// Rate, when not 0, makes the run an open loop: the measured requests
+	// of a target arrive at Rate per second (Arrival's process, seeded by
+	// Seed), each sent when it is due whatever the others do, up to
+	// MaxInFlight open at once; every latency counts from the scheduled
+	// send (see measure's Pace). Concurrency is then 1 (warmup).
+	Rate float64
+	// Arrival is "poisson" (default) or "constant".
+	Arrival string
+	// Duration, when set with Rate, sets Requests to Rate × Duration
+	// spread over the prompts (rounded up); 0: Requests as given.
+	Duration time.Duration
+	// MaxInFlight bounds the requests open at once at a rate (default 256).
+	MaxInFlight int
 }
+
+// OpenLoop reports whether the run sends at an arrival rate (run.rate).
+func (r Run) OpenLoop() bool { return r.Rate > 0 }
 
 // Cap returns the most requests per target × prompt check may take:
 // MaxRequests, or 2.5 × Requests when unset (the cap the gate's calibration

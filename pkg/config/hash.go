@@ -167,6 +167,11 @@ func (c *Config) hash() string {
 		TimeoutNS   int64  `json:"timeout_ns"`
 		Order       string `json:"order"`
 		Seed        int64  `json:"seed"`
+		// An open loop's (absent from a closed loop's hash, which is
+		// what it was before them).
+		Rate        float64 `json:"rate,omitempty"`
+		Arrival     string  `json:"arrival,omitempty"`
+		MaxInFlight int     `json:"max_in_flight,omitempty"`
 	}
 	v := struct {
 		Version int      `json:"v"`
@@ -199,6 +204,7 @@ func (c *Config) hash() string {
 		v.Prompts = append(v.Prompts, prompt{ID: p.ID, Hash: p.Hash})
 	}
 	r := c.Run
-	v.Run = run{Requests: r.Requests, Warmup: r.Warmup, Concurrency: r.Concurrency, TimeoutNS: int64(r.Timeout), Order: r.Order, Seed: r.Seed}
+	v.Run = run{Requests: r.Requests, Warmup: r.Warmup, Concurrency: r.Concurrency, TimeoutNS: int64(r.Timeout), Order: r.Order, Seed: r.Seed,
+		Rate: r.Rate, Arrival: r.Arrival, MaxInFlight: r.MaxInFlight}
 	return shortHash(v)
 }

@@ -68,6 +68,10 @@ const (
 	DefaultAPIKeyEnv = "OPENAI_API_KEY"
 	DefaultBaseline  = "latgate.baseline.json"
 	MaxConcurrency   = results.MaxConcurrency
+	// MaxRate bounds run.rate (requests per second per target); MaxDuration
+	// bounds run.duration.
+	MaxRate     = 10_000
+	MaxDuration = 24 * time.Hour
 	// MaxTimeout bounds run.timeout (and --timeout).
 	MaxTimeout = time.Duration(results.MaxTimeoutMS) * time.Millisecond
 	// maxExtraNodes and maxExtraDepth bound extra_body (and so alias expansion).
@@ -250,7 +254,7 @@ func (p *parser) parse(data []byte) *Config {
 	cfg.Targets = p.targets(root, get(m, "targets"))
 	cfg.Prompts = p.prompts(root, get(m, "prompts"))
 	p.apiPrompts(cfg.Targets, cfg.Prompts)
-	cfg.Run = p.run(get(m, "run"))
+	cfg.Run = p.run(get(m, "run"), len(cfg.Prompts))
 	if err := RunTooLarge(cfg.Run.Requests, cfg.Run.Warmup, len(cfg.Prompts)); err != "" {
 		p.fail(get(m, "run"), "run", "%s", err)
 	} else if err := RunTooLarge(max(cfg.Run.Cap(), cfg.Run.BlessN()), cfg.Run.Warmup, len(cfg.Prompts)); err != "" {

@@ -223,7 +223,7 @@ latgate.yaml:11: run.bless_requests: must be between 1 and 100000, got 0; e.g. b
 prompts: [{id: p, messages: [{role: user, content: hi}]}]
 run: {flux: 1}
 `,
-			`latgate.yaml:3: run.flux: unknown key "flux"; valid keys here: requests, max_requests, bless_requests, warmup, concurrency, timeout, order, seed`},
+			`latgate.yaml:3: run.flux: unknown key "flux"; valid keys here: requests, max_requests, bless_requests, warmup, concurrency, timeout, order, seed, rate, arrival, duration, max_in_flight`},
 		{"run misspelt key",
 			`targets: [{name: a, base_url: sim}]
 prompts: [{id: p, messages: [{role: user, content: hi}]}]
