@@ -196,6 +196,8 @@ func blessWording(m compare.Mismatch) string {
 		return fmt.Sprintf("prompt %q of target %q differs from the config's text", m.Prompt, tgt)
 	case m.Field == compare.FieldConcurrency:
 		return fmt.Sprintf("run.concurrency is %s in the file, %s in the config", m.Current, m.Baseline)
+	case m.Field == compare.FieldRate:
+		return fmt.Sprintf("the file was measured at %s, the config asks for %s", m.Current, m.Baseline)
 	}
 	return fmt.Sprintf("target %q: %s is %s in the file, %s in the config", tgt, m.Field, m.Current, m.Baseline)
 }

@@ -76,7 +76,7 @@ func side(run results.Run, targets []results.Target) compare.Side {
 
 // planned is what a run of cfg will measure, before measuring.
 func planned(cfg *config.Config) compare.Side {
-	s := compare.Side{Run: results.Run{Requests: cfg.Run.Requests, Warmup: cfg.Run.Warmup, Concurrency: cfg.Run.Concurrency}}
+	s := compare.Side{Run: measure.RunOf(cfg.Run)}
 	for _, t := range cfg.Targets {
 		s.Targets = append(s.Targets, measure.Describe(t, cfg.Prompts))
 	}

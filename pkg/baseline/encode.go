@@ -132,6 +132,8 @@ func (r *rounder) roundPrompt(p *results.Prompt) {
 		s.TLS = r.round("tls_ms", s.TLS, msScale)
 		s.ChainTotal = r.round("chain_total_ms", s.ChainTotal, msScale)
 		s.ChainTTFTLast = r.round("chain_ttft_last_ms", s.ChainTTFTLast, msScale)
+		s.LateMS = r.round("late_ms", s.LateMS, msScale)
+		s.QueueMS = r.round("queue_ms", s.QueueMS, msScale)
 		for k := range s.Steps {
 			st := &s.Steps[k]
 			st.StartMS = r.round("steps.start_ms", st.StartMS, msScale)

@@ -22,6 +22,9 @@ const (
 	FieldStream      = "stream"
 	FieldExtra       = "extra_hash"
 	FieldConcurrency = "concurrency"
+	// FieldRate: the load differs, an arrival rate (run.rate, run.arrival)
+	// on one side and another or a closed loop on the other.
+	FieldRate = "rate"
 )
 
 // Mismatch is one reason the two runs measure different things and so must
@@ -54,6 +57,9 @@ func (m Mismatch) Message() string {
 	case FieldPromptHash:
 		return fmt.Sprintf("prompt %q of %s was edited since the baseline was blessed (hash %s → %s): %s the new prompt set, or revert the edit",
 			m.Prompt, tgt, shortHash(m.Baseline), shortHash(m.Current), bless)
+	case FieldRate:
+		return fmt.Sprintf("the load changed from %s to %s since the baseline was blessed: latency at one load says nothing of another; restore run.rate, or %s the new load",
+			m.Baseline, m.Current, bless)
 	case FieldConcurrency:
 		return fmt.Sprintf("run.concurrency changed from %s to %s since the baseline was blessed, and it changes latency: restore it, or %s the new setting",
 			m.Baseline, m.Current, bless)
@@ -80,8 +86,18 @@ func shortHash(h string) string {
 	return h
 }
 
+// LoadOf names the load a run put on its endpoint, as a mismatch shows it:
+// "8 requests/s (poisson)" at a rate, "a closed loop" otherwise (whose
+// concurrency FieldConcurrency compares).
+func LoadOf(r results.Run) string {
+	if !r.OpenLoop() {
+		return "a closed loop"
+	}
+	return fmt.Sprintf("%s requests/s (%s)", strconv.FormatFloat(r.Rate, 'g', -1, 64), r.Arrival)
+}
+
 // Compatible returns the reasons to refuse comparing cur with base: a
-// different concurrency; targets (matched by name and region) added or
+// different concurrency or arrival rate; targets (matched by name and region) added or
 // removed; for a target present on both sides a different model, base URL
 // (scheme, host and path), max_tokens, temperature, stream or extra body; and
 // per target, prompts added, removed or edited (hash changed). Request and
@@ -92,6 +108,9 @@ func Compatible(base, cur Side) []Mismatch {
 	if base.Run.Concurrency != cur.Run.Concurrency {
 		ms = append(ms, Mismatch{Field: FieldConcurrency,
 			Baseline: strconv.Itoa(base.Run.Concurrency), Current: strconv.Itoa(cur.Run.Concurrency)})
+	}
+	if b, c := LoadOf(base.Run), LoadOf(cur.Run); b != c {
+		ms = append(ms, Mismatch{Field: FieldRate, Baseline: b, Current: c})
 	}
 	curT := make(map[string]results.Target, len(cur.Targets))
 	for _, t := range cur.Targets {

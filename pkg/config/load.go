@@ -70,7 +70,7 @@ const (
 	MaxConcurrency   = results.MaxConcurrency
 	// MaxRate bounds run.rate (requests per second per target); MaxDuration
 	// bounds run.duration.
-	MaxRate     = 10_000
+	MaxRate     = results.MaxRate
 	MaxDuration = 24 * time.Hour
 	// MaxTimeout bounds run.timeout (and --timeout).
 	MaxTimeout = time.Duration(results.MaxTimeoutMS) * time.Millisecond

@@ -106,6 +106,9 @@ type executor struct {
 	// lateness is how late latgate's own runner woke during the measured
 	// requests (nil when none ran): every lane's target records it.
 	lateness *results.Lateness
+	// pace, when set, sends the measured requests at an arrival rate
+	// (pace.go) instead of with conc workers.
+	pace *pace
 }
 
 // run runs plan's phases in order (the solo round and the measured
@@ -124,7 +127,11 @@ func (x *executor) run(ctx context.Context, plan [phases][]task) error {
 	}
 	if ctx.Err() == nil {
 		p := startProbe()
-		x.exec(ctx, plan[phaseMeasured], phaseMeasured, x.conc)
+		if x.pace != nil {
+			x.paced(ctx, plan[phaseMeasured], *x.pace)
+		} else {
+			x.exec(ctx, plan[phaseMeasured], phaseMeasured, x.conc)
+		}
 		x.lateness = p.stop()
 	}
 	return ctx.Err()
@@ -135,6 +142,9 @@ func (x *executor) run(ctx context.Context, plan [phases][]task) error {
 func (x *executor) result(l *lane) results.Target {
 	t := l.result()
 	t.Lateness = x.lateness
+	if x.pace != nil {
+		t.Sends = sendsOf(l.outcomes, l.ran, l.at)
+	}
 	return t
 }
 
@@ -159,7 +169,7 @@ func (x *executor) exec(ctx context.Context, tasks []task, phase, workers int) {
 		wg.Go(func() {
 			buf := make([]byte, 32<<10)
 			for i := range next {
-				x.one(ctx, tasks[i], phase, buf)
+				x.send(ctx, tasks[i], phase, buf, nil)
 			}
 		})
 	}
@@ -175,13 +185,19 @@ feed:
 	wg.Wait()
 }
 
-// one sends one request and records it in its lane.
-func (x *executor) one(ctx context.Context, t task, phase int, buf []byte) {
+// send sends one request and records it in its lane; d is its schedule in
+// an arrival-rate run (nil in a closed loop): its times then count from
+// when it was due.
+func (x *executor) send(ctx context.Context, t task, phase int, buf []byte, d *due) {
 	l := x.lanes[t.lane]
 	measured := phase == phaseMeasured
-	started := ms(time.Since(x.start))
+	sent := time.Now()
+	started := ms(sent.Sub(x.start))
 	o := l.c.do(ctx, t.prompt, l.opts, buf, l.gu)
 	ended := ms(time.Since(x.start))
+	if d != nil {
+		fromSchedule(&o, d, sent)
+	}
 	l.mu.Lock()
 	switch {
 	case o.usage != nil: // a chain: each of its steps' requests (chain.go)

@@ -102,6 +102,9 @@ func RunAB(ctx context.Context, opts ABOptions) (base, cand *results.File, err e
 		return nil, nil, fmt.Errorf("measure: an A/B run needs as many targets and prompts on each side (%d/%d targets, %d/%d prompts)",
 			len(opts.Base.Endpoints), len(opts.Candidate.Endpoints), len(opts.Base.Prompts), len(opts.Candidate.Prompts))
 	}
+	if opts.Run.OpenLoop() {
+		return nil, nil, fmt.Errorf("measure: an A/B run does not send at an arrival rate (run.rate)")
+	}
 	for k, p := range opts.Base.Prompts {
 		if q := opts.Candidate.Prompts[k]; q.ID != p.ID {
 			return nil, nil, fmt.Errorf("measure: A/B prompt %d is %q on the base side and %q on the candidate side", k+1, p.ID, q.ID)
@@ -121,10 +124,7 @@ func RunAB(ctx context.Context, opts ABOptions) (base, cand *results.File, err e
 			Schema: results.Schema, Version: opts.Version,
 			StartedAt:  started.UTC().Truncate(time.Millisecond),
 			ConfigPath: sd.ConfigPath, ConfigHash: sd.ConfigHash,
-			Run: results.Run{
-				Requests: opts.Run.Requests, Warmup: opts.Run.Warmup, Concurrency: opts.Run.Concurrency,
-				TimeoutMS: ms(opts.Run.Timeout), Order: opts.Run.Order, Seed: opts.Run.Seed,
-			},
+			Run: RunOf(opts.Run),
 		}
 	}
 	pairs, prompts := len(opts.Base.Endpoints), len(opts.Base.Prompts)

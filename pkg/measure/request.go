@@ -299,6 +299,9 @@ type outcome struct {
 	// usage is a chain's tally of the requests its steps sent (chain.go),
 	// nil for one request.
 	usage *results.Usage
+	// late and queue are a paced request's (pace.go): how late latgate
+	// sent it, and how long it waited for a free stream.
+	late, queue time.Duration
 }
 
 // stream sends prompt i's streamed request and measures it; with conv, a

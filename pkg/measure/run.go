@@ -98,6 +98,13 @@ type job struct {
 	seq    int // 1-based order among measured requests; 0 for warmup
 }
 
+// RunOf is what a results file records of run settings r: what must match
+// between a baseline and a current run.
+func RunOf(r config.Run) results.Run {
+	return results.Run{Requests: r.Requests, Warmup: r.Warmup, Concurrency: r.Concurrency, TimeoutMS: ms(r.Timeout), Order: r.Order, Seed: r.Seed,
+		Rate: r.Rate, Arrival: r.Arrival, MaxInFlight: r.MaxInFlight}
+}
+
 // Run measures every endpoint in turn and returns the results. The file is
 // returned even with an error (partial on interruption or auth failure).
 func Run(ctx context.Context, opts Options) (*results.File, error) {
@@ -113,14 +120,7 @@ func Run(ctx context.Context, opts Options) (*results.File, error) {
 		StartedAt:  time.Now().UTC().Truncate(time.Millisecond),
 		ConfigPath: opts.ConfigPath,
 		ConfigHash: opts.ConfigHash,
-		Run: results.Run{
-			Requests:    opts.Run.Requests,
-			Warmup:      opts.Run.Warmup,
-			Concurrency: opts.Run.Concurrency,
-			TimeoutMS:   ms(opts.Run.Timeout),
-			Order:       opts.Run.Order,
-			Seed:        opts.Run.Seed,
-		},
+		Run:        RunOf(opts.Run),
 	}
 	runStart := time.Now()
 	var obsMu sync.Mutex
@@ -152,7 +152,12 @@ func Run(ctx context.Context, opts Options) (*results.File, error) {
 
 func runTarget(ctx context.Context, ep Endpoint, opts Options, runStart time.Time, observe func(Progress)) (results.Target, error) {
 	conc := max(opts.Run.Concurrency, 1)
-	hc, closeIdle := newHTTPClient(conc)
+	p := paceOf(opts.Run)
+	conns := conc
+	if p != nil {
+		conns = p.maxInFlight
+	}
+	hc, closeIdle := newHTTPClient(conns)
 	defer closeIdle()
 	warm := schedule(len(opts.Prompts), opts.Run.Warmup, opts.Run.Order, opts.Run.Seed, false)
 	meas := schedule(len(opts.Prompts), opts.Run.Requests, opts.Run.Order, opts.Run.Seed, true)
@@ -165,7 +170,7 @@ func runTarget(ctx context.Context, ep Endpoint, opts Options, runStart time.Tim
 	var plan [phases][]task
 	plan[phasePrime], plan[phaseWarm], plan[phaseSolo] = tasks(0, prime, false), tasks(0, warm, false), tasks(0, solo, false)
 	plan[phaseMeasured] = tasks(0, meas, true)
-	x := &executor{lanes: []*lane{l}, conc: conc, start: runStart, observe: observe}
+	x := &executor{lanes: []*lane{l}, conc: conc, start: runStart, observe: observe, pace: p}
 	stopped := x.run(ctx, plan)
 	t := x.result(l)
 	if e := x.authErr.Load(); e != nil {

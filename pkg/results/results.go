@@ -99,7 +99,17 @@ type Run struct {
 	TimeoutMS   float64 `json:"timeout_ms"`
 	Order       string  `json:"order"`
 	Seed        int64   `json:"seed"`
+	// Rate, Arrival and MaxInFlight are an arrival-rate run's (run.rate:
+	// an open loop; 0 and "" for a closed loop, and in files from before
+	// them).
+	Rate        float64 `json:"rate,omitempty"`
+	Arrival     string  `json:"arrival,omitempty"`
+	MaxInFlight int     `json:"max_in_flight,omitempty"`
 }
+
+// OpenLoop reports whether the run sent at an arrival rate: its samples'
+// times count from each request's scheduled send.
+func (r Run) OpenLoop() bool { return r.Rate > 0 }
 
 // Target is one endpoint × model: its provenance, per-prompt results and an
 // overall summary across prompts.
@@ -136,6 +146,9 @@ type Target struct {
 	// Lateness is how late latgate's own runner woke while measuring the
 	// target (nil in files from before it): see Lateness.
 	Lateness *Lateness `json:"runner_lateness,omitempty"`
+	// Sends is how an arrival-rate run held its schedule (nil for a closed
+	// loop): see Sends.
+	Sends *Sends `json:"sends,omitempty"`
 }
 
 // Params are the request parameters that shape latency.
@@ -270,6 +283,14 @@ type Sample struct {
 	TLS          float64 `json:"tls_ms,omitempty"`
 	Reused       bool    `json:"reused"`
 	Retries      int     `json:"retries,omitempty"`
+	// LateMS and QueueMS are an arrival-rate run's (Run.OpenLoop): how late
+	// latgate's generator sent the request after its scheduled time (the
+	// runner's own delay), and how long it then waited for a free stream
+	// (run.max_in_flight were open). The sample's times (TTFB, TTFT,
+	// TTFCT, total, first status, a chain's) count from the scheduled
+	// send, so from the actual send each is the value less both.
+	LateMS  float64 `json:"late_ms,omitempty"`
+	QueueMS float64 `json:"queue_ms,omitempty"`
 	// ChainTotal, ChainTTFTLast and Steps are a chain's (chain.go): its
 	// wall time, its last step's first token from the chain's start, and
 	// each step's own timing. The fields above are then its last step's.

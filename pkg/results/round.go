@@ -50,6 +50,7 @@ func AppendRound(f, round *File) {
 		t.Retries += rt.Retries
 		t.Usage = t.Usage.Plus(rt.Usage)
 		t.Lateness = t.Lateness.Plus(rt.Lateness)
+		t.Sends = t.Sends.Plus(rt.Sends)
 		if rt.Usage != nil {
 			t.RoundsUsage = t.RoundsUsage.Plus(rt.Usage)
 		}

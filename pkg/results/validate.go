@@ -25,6 +25,8 @@ const (
 	MaxWarmup = 10_000
 	// MaxConcurrency bounds requests in flight per target (run.concurrency).
 	MaxConcurrency = 1024
+	// MaxRate bounds an arrival-rate run's requests per second (run.rate).
+	MaxRate = 10_000
 	// MaxTokens bounds the tokens asked of one answer (max_tokens).
 	MaxTokens = 1 << 20
 	// MaxTimeoutMS bounds one request (run.timeout): one hour.
@@ -106,6 +108,15 @@ func (v *validator) run(r Run) {
 	v.count("run.requests", r.Requests, 1, MaxPromptRequests)
 	v.count("run.warmup", r.Warmup, 0, MaxWarmup)
 	v.count("run.concurrency", r.Concurrency, 1, MaxConcurrency)
+	if r.OpenLoop() || r.MaxInFlight != 0 || r.Arrival != "" {
+		if !(r.Rate > 0 && r.Rate <= MaxRate) {
+			v.fail("run.rate", "%s is out of range (above 0, at most %d requests per second)", num(r.Rate), MaxRate)
+		}
+		v.count("run.max_in_flight", r.MaxInFlight, 1, MaxConcurrency)
+		if r.Arrival != "poisson" && r.Arrival != "constant" {
+			v.fail("run.arrival", "%q is not an arrival process (poisson or constant)", r.Arrival)
+		}
+	}
 	if !(r.TimeoutMS > 0 && r.TimeoutMS <= MaxTimeoutMS) {
 		v.fail("run.timeout_ms", "%s is out of range (above 0, at most %d)", num(r.TimeoutMS), MaxTimeoutMS)
 	}
@@ -134,6 +145,9 @@ func (v *validator) target(path string, t Target, needSamples bool) {
 	}
 	v.usage(path+".usage", t.Usage)
 	v.usage(path+".rounds_usage", t.RoundsUsage)
+	if !validSends(t.Sends) {
+		v.fail(path+".sends", "send figures out of range: counts ≥ 0, queued ≤ scheduled, 0 ≤ late_p50_ms ≤ late_p99_ms ≤ late_max_ms ≤ %d, queue_p95_ms ≤ queue_max_ms, a finite sent_per_s", MaxTimeoutMS)
+	}
 	if !validLateness(t.Lateness) {
 		v.fail(path+".runner_lateness", "probe lateness out of range: probes ≥ 0, 0 ≤ late_p50_ms ≤ late_p95_ms ≤ late_p99_ms ≤ late_max_ms ≤ %d", MaxTimeoutMS)
 	}
@@ -211,6 +225,8 @@ func (v *validator) sample(path string, s Sample) {
 	dur("max_stall_ms", s.MaxStall, false)
 	dur("at_ms", s.AtMS, false)
 	dur("first_status_ms", s.FirstStatus, false)
+	dur("late_ms", s.LateMS, false)
+	dur("queue_ms", s.QueueMS, false)
 	if s.HasContent {
 		dur("ttfct_ms", s.TTFCT, true)
 	}
@@ -233,6 +249,8 @@ func (v *validator) sample(path string, s Sample) {
 		v.fail(path+".ttfct_ms", "%s ms is not between ttft_ms and total_ms", num(s.TTFCT))
 	case !(s.TokensPerS >= 0) || math.IsInf(s.TokensPerS, 0):
 		v.fail(path+".tokens_per_s", "%s is not a rate", num(s.TokensPerS))
+	case s.LateMS+s.QueueMS > s.TTFT+eps:
+		v.fail(path+".late_ms", "late_ms %s + queue_ms %s is after ttft_ms %s ms, which counts from the scheduled send", num(s.LateMS), num(s.QueueMS), num(s.TTFT))
 	case s.FirstStatus > s.Total+eps:
 		v.fail(path+".first_status_ms", "%s ms is after total_ms %s ms", num(s.FirstStatus), num(s.Total))
 	case s.OutputTokens < 0 || s.Chunks < 0 || s.Retries < 0 || s.PromptTokens < 0 || s.CachedTokens < 0 || s.CacheCreationTokens < 0 || s.ReasoningTokens < 0:
