@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -33,6 +32,7 @@ type pace struct {
 	arrival     string  // config.ArrivalPoisson or config.ArrivalConstant
 	seed        int64
 	maxInFlight int
+	spin        time.Duration // of each wait, spun (spinWindow)
 }
 
 // paceOf is r's schedule, nil for a closed loop.
@@ -40,7 +40,7 @@ func paceOf(r config.Run) *pace {
 	if !r.OpenLoop() {
 		return nil
 	}
-	return &pace{rate: r.Rate, arrival: r.Arrival, seed: r.Seed, maxInFlight: max(r.MaxInFlight, 1)}
+	return &pace{rate: r.Rate, arrival: r.Arrival, seed: r.Seed, maxInFlight: max(r.MaxInFlight, 1), spin: spinWindow}
 }
 
 // arrivalStream separates the arrivals' random stream from the order's.
@@ -74,17 +74,17 @@ type due struct {
 	queue time.Duration
 }
 
-// spinWindow is how much of each wait for a due time the generator spins
-// (yielding) instead of sleeping: Go's timers wake up to a millisecond
-// late on their own (results.TimerGranularityMS), spinning the last part
-// sends within microseconds of the schedule, at a cost of about
-// rate × spinWindow of one core (20% at 200 requests per second).
+// spinWindow is how much of each wait for a due time is spun instead of
+// slept: Go's timers wake up to a millisecond late on their own
+// (results.TimerGranularityMS), spinning the last part sends within
+// microseconds of the schedule, at a cost of up to rate × spinWindow of
+// one core (20% at 200 requests per second).
 const spinWindow = time.Millisecond
 
-// waitUntil waits on t until at, the last spinWindow spinning; false when
+// waitUntil waits on t until at, the last spin of it spinning; false when
 // ctx ended first.
-func waitUntil(ctx context.Context, t *time.Timer, at time.Time) bool {
-	if d := time.Until(at) - spinWindow; d > 0 {
+func waitUntil(ctx context.Context, t *time.Timer, at time.Time, spin time.Duration) bool {
+	if d := time.Until(at) - spin; d > 0 {
 		t.Reset(d)
 		select {
 		case <-t.C:
@@ -97,12 +97,17 @@ func waitUntil(ctx context.Context, t *time.Timer, at time.Time) bool {
 		if ctx.Err() != nil {
 			return false
 		}
-		runtime.Gosched()
 	}
 	return ctx.Err() == nil
 }
 
-// paced sends tasks at p's arrival times from now, each in its own
+// lead is how long before a request is due the generator hands it to the
+// goroutine that sends it: a goroutine started on a busy runner waits for
+// a CPU (over a millisecond at P99 with 256 streams open on 2 cores), so
+// it is started early and waits for the due time itself.
+const lead = 3 * time.Millisecond
+
+// paced sends tasks at p's arrival times from now, each from its own
 // goroutine, at most p.maxInFlight at once: a request due while they are
 // all open waits for one to end (its due.queue), and the ones after it keep
 // their own due times. A stream's read buffer goes back to the pool when its
@@ -120,35 +125,43 @@ func (x *executor) paced(ctx context.Context, tasks []task, p pace) {
 	var held time.Time // when the last wait for a stream ended
 	for i := range tasks {
 		at := start.Add(offs[i])
-		if !waitUntil(ctx, t, at) {
+		if !waitUntil(ctx, t, at.Add(-lead), 0) {
 			break
-		}
-		// A request that came due while the generator waited for a stream
-		// for an earlier one waited in the queue too, not on the runner.
-		var queue time.Duration
-		if held.After(at) {
-			queue = held.Sub(at)
 		}
 		var buf []byte
 		select {
 		case buf = <-free:
-		default: // every stream is open: wait for one, and count the wait
-			woke := time.Now()
+		default: // every stream is open: wait for one
 			select {
 			case buf = <-free:
 			case <-ctx.Done():
 			}
 			held = time.Now()
-			queue += held.Sub(woke)
 		}
 		if ctx.Err() != nil {
 			break
+		}
+		// A request that came due while the generator waited for a
+		// stream, for it or an earlier one, waited in the queue, not on
+		// the runner.
+		var queue time.Duration
+		if held.After(at) {
+			queue = held.Sub(at)
 		}
 		if buf == nil {
 			buf = make([]byte, 32<<10)
 		}
 		d := due{at: at, queue: queue}
 		wg.Go(func() {
+			if queue == 0 {
+				wt := time.NewTimer(time.Hour)
+				ok := waitUntil(ctx, wt, at, p.spin)
+				wt.Stop()
+				if !ok {
+					free <- buf
+					return
+				}
+			}
 			x.send(ctx, tasks[i], phaseMeasured, buf, &d)
 			free <- buf
 		})

@@ -48,7 +48,7 @@ func TestOffsets(t *testing.T) {
 }
 
 // paceEndpoint starts the simulator with spec and returns an endpoint of it.
-func paceEndpoint(t *testing.T, spec string) (Endpoint, *sim.Running) {
+func paceEndpoint(t testing.TB, spec string) (Endpoint, *sim.Running) {
 	t.Helper()
 	p, err := sim.ParseSpec(spec)
 	if err != nil {

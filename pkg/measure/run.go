@@ -39,6 +39,10 @@ type Options struct {
 	// earlier rounds) measured, or nil: the give-up rule "the error budget
 	// can no longer be met" counts their requests and failures too.
 	Before *results.File
+
+	// spin, when not 0, replaces the arrival-rate generator's spinWindow
+	// (a negative value: none), for its benchmark.
+	spin time.Duration
 }
 
 // Observer is told about each finished request: the per-request hook for
@@ -156,6 +160,9 @@ func runTarget(ctx context.Context, ep Endpoint, opts Options, runStart time.Tim
 	conns := conc
 	if p != nil {
 		conns = p.maxInFlight
+		if opts.spin != 0 {
+			p.spin = max(opts.spin, 0)
+		}
 	}
 	hc, closeIdle := newHTTPClient(conns)
 	defer closeIdle()
