@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -85,12 +86,18 @@ func planned(cfg *config.Config) compare.Side {
 
 // admit decides whether cur may be gated against base. By default a changed
 // config is gated and labelled (compare.Pair), and only two runs with no
-// target × prompt in common are refused; with --strict-baseline any
-// difference is refused, as before latgate gated changes.
+// target × prompt in common, or measured at different arrival rates, are
+// refused; with --strict-baseline any difference is refused, as before
+// latgate gated changes.
 func admit(basePath string, base, cur compare.Side, strict bool) error {
 	ms := compare.Compatible(base, cur)
 	if len(ms) == 0 {
 		return nil
+	}
+	if i := slices.IndexFunc(ms, func(m compare.Mismatch) bool { return m.Field == compare.FieldRate }); i >= 0 {
+		// Not a change to gate: the queue at one load says nothing of the
+		// queue at another, so the comparison would be of two loads.
+		return mismatchError(fmt.Sprintf("cannot compare with the baseline %s: it was measured at another load:", basePath), ms[i:i+1])
 	}
 	if strict {
 		return mismatchError(fmt.Sprintf("cannot compare with the baseline %s (--strict-baseline: any change is refused; without it, latgate gates the change and labels it): it measured something else:", basePath), ms)

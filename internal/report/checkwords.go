@@ -130,6 +130,8 @@ func Decider(c compare.Check) string {
 	switch {
 	case c.More < 0 && (c.Max > 0 || c.Min > 0):
 		return "the statistic sits on the limit: more requests may not decide it"
+	case c.Stuck == compare.StuckSchedule:
+		return fmt.Sprintf("latgate could not send on the arrival schedule (its sends were up to %s late at P99): the endpoint got less load than the rate asks, so the run decides nothing of it; re-run on a quieter runner, or at a lower run.rate", numfmt.Millis(c.RunnerLag))
 	case c.Stuck == compare.StuckRunner:
 		return fmt.Sprintf("latgate's own runner was busy (its reads lagged by up to about %s): a change of this size may be its delay, not the endpoint's; re-run on a quieter runner", numfmt.Millis(c.RunnerLag))
 	case c.More < 0 && c.Stuck == compare.StuckDayToDay:

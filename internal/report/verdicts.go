@@ -150,6 +150,8 @@ func verdictCell(c compare.Check, strict bool) string {
 			return w + " (pooled)"
 		case c.Stuck == compare.StuckRunner:
 			return w + ": runner busy"
+		case c.Stuck == compare.StuckSchedule:
+			return w + ": schedule missed"
 		case c.Stuck == compare.StuckDayToDay:
 			return w + ": day-to-day noise"
 		case c.More < 0:

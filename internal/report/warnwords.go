@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/latgate/latgate/internal/numfmt"
@@ -84,8 +85,17 @@ func WarningText(w compare.Warning) string {
 		if w.Count > 0 {
 			what = fmt.Sprintf("%s within that delay %s undecided, not blamed on the endpoint", plural(w.Count, "regression", "regressions"), map[bool]string{true: "is", false: "are"}[w.Count == 1])
 		}
-		return fmt.Sprintf("%s%s: latgate's own runner was too busy to measure precisely: its timers woke up to %s late (p99 of %d probes; p95 %s, max %s; a quiet runner: about %s), and stream reads waited as long: %s; run on a quieter runner (fewer parallel jobs, a dedicated runner)",
-			side, tgt, numfmt.Millis(l.P99MS), l.Probes, numfmt.Millis(l.P95MS), numfmt.Millis(l.MaxMS), numfmt.Millis(results.TimerGranularityMS+0.1), what)
+		sends := ""
+		if sd := w.Sends; sd.Scheduled > 0 {
+			sends = fmt.Sprintf("; its sends at %s requests/s were up to %s late (p99 of %d), and every time counts from the schedule", strconv.FormatFloat(w.Rate, 'g', -1, 64), numfmt.Millis(sd.LateP99MS), sd.Scheduled)
+		}
+		return fmt.Sprintf("%s%s: latgate's own runner was too busy to measure precisely: its timers woke up to %s late (p99 of %d probes; p95 %s, max %s; a quiet runner: about %s), and stream reads waited as long%s: %s; run on a quieter runner (fewer parallel jobs, a dedicated runner)",
+			side, tgt, numfmt.Millis(l.P99MS), l.Probes, numfmt.Millis(l.P95MS), numfmt.Millis(l.MaxMS), numfmt.Millis(results.TimerGranularityMS+0.1), sends, what)
+	case compare.WarnScheduleMissed:
+		sd := w.Sends
+		return fmt.Sprintf("%s%s: latgate could not keep up with the arrival schedule of %s requests/s: half its %d sends were over %s late (p99 %s, max %s; the bound %s at the median), so the endpoint got another load than asked and %s undecided; run on a quieter runner (fewer parallel jobs, a dedicated runner) or at a lower run.rate",
+			side, tgt, strconv.FormatFloat(w.Rate, 'g', -1, 64), sd.Scheduled, numfmt.Millis(sd.LateP50MS), numfmt.Millis(sd.LateP99MS), numfmt.Millis(sd.LateMaxMS), numfmt.Millis(results.ScheduleLateMS),
+			map[bool]string{true: "its check is", false: "its " + strconv.Itoa(w.Count) + " checks are"}[w.Count == 1])
 	case compare.WarnNothingCompared:
 		if w.Side == "both" {
 			return "nothing was compared: no check applies to a target and prompt measured on both sides"

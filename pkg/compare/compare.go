@@ -399,6 +399,7 @@ func CompareWith(base, cur Side, gate config.Gate, s Setup) Report {
 	rep.Found = append(rep.Found, lostWarnings(rep.Checks)...)
 
 	busyRunner(&rep, base, cur)
+	missedSchedule(&rep, cur)
 	Pair(base, cur).label(&rep, cur, checks)
 	sortChecks(rep.Checks)
 	sortChecks(rep.Aggregates)
@@ -829,6 +830,11 @@ const (
 	// StuckRunner: latgate's own runner was too busy to measure the change
 	// (RunnerLag), see busyRunner.
 	StuckRunner = "runner"
+	// StuckSchedule: an arrival-rate run whose sends fell behind its
+	// schedule (results.Sends.Held): the endpoint got another load than
+	// the one asked for, so nothing of the target is decided (RunnerLag
+	// holds the sends' P99 lateness), see missedSchedule.
+	StuckSchedule = "schedule"
 )
 
 // moreForGaps is how many more current requests bring an itl check's

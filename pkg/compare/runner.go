@@ -31,7 +31,9 @@ const (
 // and warns of every busy target, whether or not it changed a verdict.
 func busyRunner(rep *Report, base, cur Side) {
 	for _, t := range cur.Targets {
-		lag := t.Lateness.Lag()
+		// An arrival-rate run's sends were late by as much again: every
+		// time counts from the schedule.
+		lag := max(t.Lateness.Lag(), t.Sends.At(0.99)-results.TimerGranularityMS)
 		if lag < BusyLagMS {
 			continue
 		}
@@ -39,19 +41,26 @@ func busyRunner(rep *Report, base, cur Side) {
 		for _, cs := range []*[]Check{&rep.Checks, &rep.Aggregates} {
 			for i := range *cs {
 				c := &(*cs)[i]
-				if c.Target != t.Name || c.Region != t.Region || c.Verdict != Regressed || !explains(*c, t.Lateness, base) {
+				if c.Target != t.Name || c.Region != t.Region || c.Verdict != Regressed || !explains(*c, t.Lateness, t.Sends, base) {
 					continue
 				}
 				c.Verdict, c.Stuck, c.More, c.Diagnostic, c.RunnerLag = Inconclusive, StuckRunner, -1, false, lag
 				n++
 			}
 		}
-		rep.Found = append(rep.Found, Warning{Kind: WarnRunnerBusy, Target: t.Name, Region: t.Region,
-			NameTarget: len(cur.Targets) > 1, Count: n, Lateness: *t.Lateness})
+		w := Warning{Kind: WarnRunnerBusy, Target: t.Name, Region: t.Region, NameTarget: len(cur.Targets) > 1, Count: n}
+		if t.Lateness != nil {
+			w.Lateness = *t.Lateness
+		}
+		if t.Sends != nil {
+			w.Sends, w.Rate = *t.Sends, cur.Run.Rate
+		}
+		rep.Found = append(rep.Found, w)
 	}
 }
 
-// explains reports whether a runner late by l could have made c's
+// explains reports whether a runner late by l, whose arrival-rate sends
+// (nil for a closed loop) were late by sd, could have made c's
 // regression: a duration whose statistic moved by at most lagFactor × the
 // lateness at that statistic's quantile (a limit passed by that much); a
 // rate (tokens_per_s) whose drop, read as the time the baseline's
@@ -61,8 +70,9 @@ func busyRunner(rep *Report, base, cur Side) {
 // whose requests read as bursts when the lag (p99) reaches half of that
 // span. A cache's hit rate is the endpoint's whatever the runner, and an
 // SLO's share is left to its limits (far above a runner's delay).
-func explains(c Check, l *results.Lateness, base Side) bool {
-	late := lagFactor * l.At(quantileOf(c.Stat))
+func explains(c Check, l *results.Lateness, sd *results.Sends, base Side) bool {
+	q := quantileOf(c.Stat)
+	late := lagFactor*l.At(q) + sd.At(q) // a late send delays every time from the schedule once
 	switch {
 	case c.Metric == results.StreamIntegrity:
 		return l.Lag() >= streamSpan(base, c)/2
@@ -107,4 +117,31 @@ func streamSpan(base Side, c Check) float64 {
 		return 0
 	}
 	return max(0, m.Total.P50-m.TTFT.P50)
+}
+
+// missedSchedule leaves undecided every check of a target whose
+// arrival-rate run did not hold its schedule (results.Sends.Held): sent
+// late, its requests put less load on the endpoint than the rate asks,
+// and latency at a lower load reads better than it is, so neither a pass
+// nor a regression means anything. More requests on the same runner
+// cannot help (Stuck StuckSchedule); the target is warned of.
+func missedSchedule(rep *Report, cur Side) {
+	for _, t := range cur.Targets {
+		if t.Sends.Held() {
+			continue
+		}
+		n := 0
+		for _, cs := range []*[]Check{&rep.Checks, &rep.Aggregates} {
+			for i := range *cs {
+				c := &(*cs)[i]
+				if c.Target != t.Name || c.Region != t.Region || c.Verdict == Unbaselined {
+					continue // a diagnostic check stays one: undecided, it decides nothing
+				}
+				c.Verdict, c.Stuck, c.More, c.RunnerLag = Inconclusive, StuckSchedule, -1, t.Sends.LateP99MS
+				n++
+			}
+		}
+		rep.Found = append(rep.Found, Warning{Kind: WarnScheduleMissed, Target: t.Name, Region: t.Region,
+			NameTarget: len(cur.Targets) > 1, Count: n, Sends: *t.Sends, Rate: cur.Run.Rate})
+	}
 }

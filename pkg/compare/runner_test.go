@@ -101,8 +101,70 @@ func TestBusyRunnerRate(t *testing.T) {
 		{"-24% on a quiet runner", 184, 0, &results.Lateness{Probes: 500, P50MS: 0.55, P95MS: 1, P99MS: 1.1, MaxMS: 2}, false},
 	} {
 		c := Check{Target: "t", Metric: results.TokensPerS, Stat: "p50", Baseline: 244, Current: tt.cur, Min: tt.min}
-		if got := explains(c, tt.lateness, base); got != tt.explained {
+		if got := explains(c, tt.lateness, nil, base); got != tt.explained {
 			t.Errorf("%s: explained %v, want %v", tt.name, got, tt.explained)
 		}
+	}
+}
+
+// TestMissedSchedule: an arrival-rate run whose sends fell behind the
+// schedule decides nothing of its target, a regression (TTFT +50%) or an
+// unchanged endpoint alike: every gated check is undecided on the
+// schedule, no round is asked for, and the target is warned of with its
+// send figures. A schedule held leaves the verdicts alone.
+func TestMissedSchedule(t *testing.T) {
+	missed := &results.Sends{Scheduled: 300, LateP50MS: 9, LateP99MS: 14, LateMaxMS: 30, SentRate: 7.2}
+	held := &results.Sends{Scheduled: 300, LateP50MS: 0.05, LateP99MS: 0.4, LateMaxMS: 1.1, SentRate: 8}
+	tests := []struct {
+		name  string
+		ttft  float64
+		sends *results.Sends
+		want  Verdict
+	}{
+		{"TTFT +50%, schedule held", 1.5, held, Regressed},
+		{"unchanged, schedule held", 1, held, OK},
+		{"TTFT +50%, schedule missed", 1.5, missed, Inconclusive},
+		{"unchanged, schedule missed", 1, missed, Inconclusive},
+		// Late in the tail only: the schedule held, and 100 ms is far
+		// beyond what 14 ms late sends explain.
+		{"TTFT +50%, a late tail only", 1.5, &results.Sends{Scheduled: 300, LateP50MS: 0.2, LateP99MS: 14, LateMaxMS: 30, SentRate: 8}, Regressed},
+	}
+	ms := defaultMatrixSetup()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := matrixRow{Noise: lognormal(0.1), Change: change{Name: "none", TTFT: 1, All: 1}, Prompts: 2}
+			r.Noise.Bounded = 0
+			cr := r
+			cr.Noise.TTFT.Median = time.Duration(float64(r.Noise.TTFT.Median) * tt.ttft)
+			rng := rand.New(rand.NewPCG(3, 4))
+			bp, cp := newPrompts(2), newPrompts(2)
+			newSimTarget(r, rng.Uint64(), 1, false).measure(bp, fill(2, 150))
+			newSimTarget(cr, rng.Uint64(), 1, false).measure(cp, fill(2, 150))
+			bs, cs := side(bp...), side(cp...)
+			bs.Run.Rate, cs.Run.Rate = 8, 8
+			cs.Targets[0].Sends = tt.sends
+			rep := CompareWith(bs, cs, ms.Gate, Setup{Design: ms.Design})
+			if rep.Verdict != tt.want {
+				t.Errorf("verdict %s, want %s", rep.Verdict, tt.want)
+			}
+			i := slices.IndexFunc(rep.Found, func(w Warning) bool { return w.Kind == WarnScheduleMissed })
+			if tt.sends.Held() {
+				if i >= 0 {
+					t.Errorf("warned of a held schedule: %+v", rep.Found[i])
+				}
+				return
+			}
+			for _, c := range slices.Concat(rep.Checks, rep.Aggregates) {
+				if c.Verdict != Inconclusive || c.Stuck != StuckSchedule || c.RunnerLag != 14 {
+					t.Errorf("%s %s %s: %s (stuck %q, lag %v), want undecided on the schedule", c.Prompt, c.Metric, c.Stat, c.Verdict, c.Stuck, c.RunnerLag)
+				}
+			}
+			if rd, more := NextRound(rep, ms.Design); more {
+				t.Errorf("a round was asked for a run whose schedule was missed: %+v", rd)
+			}
+			if i < 0 || rep.Found[i].Sends != *missed || rep.Found[i].Rate != 8 || rep.Found[i].Count == 0 {
+				t.Errorf("schedule warning %+v, want the sends, the rate and the count of checks", rep.Found)
+			}
+		})
 	}
 }

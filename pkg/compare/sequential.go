@@ -374,7 +374,7 @@ func NextRound(rep Report, d Design) (Round, bool) {
 	}
 	curN := promptRequests(rep)
 	for _, c := range slices.Concat(Undecided(rep), Suspects(rep)) {
-		if c.Stuck == StuckRunner {
+		if c.Stuck == StuckRunner || c.Stuck == StuckSchedule {
 			continue // more requests on the same busy runner read as late
 		}
 		if c.Stuck == StuckDayToDay && !c.Apart {

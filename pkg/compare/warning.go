@@ -34,6 +34,10 @@ const (
 	// measured Target (beyond BusyLagMS); Count of its regressions were
 	// within what that delay explains and are undecided (StuckRunner).
 	WarnRunnerBusy WarningKind = "runner_busy"
+	// WarnScheduleMissed: Target's arrival-rate run (at Rate per second)
+	// sent late beyond results.ScheduleLateMS (Sends): its Count checks
+	// are undecided (StuckSchedule).
+	WarnScheduleMissed WarningKind = "schedule_missed"
 	// WarnColdStart: Target's first Count requests (of the baseline when
 	// Side is "baseline") ran slower than the rest, Ratio × in median TTFT:
 	// a cold start, left out of the comparison (see coldHead).
@@ -74,6 +78,9 @@ type Warning struct {
 	Said            string
 	// Lateness is the busy runner's (WarnRunnerBusy).
 	Lateness results.Lateness
+	// Sends and Rate are a missed schedule's (WarnScheduleMissed).
+	Sends results.Sends
+	Rate  float64
 	// Ratio is a cold start's median TTFT over the steady part's, or
 	// correlated requests' variance inflation of the run's mean.
 	Ratio float64
