@@ -31,8 +31,8 @@ func Measure(w io.Writer, f *results.File) error {
 		if ti > 0 {
 			fmt.Fprintln(ew)
 		}
-		fmt.Fprintln(ew, wrap(fmt.Sprintf("target %s: model %s at %s (%s per prompt, concurrency %d)",
-			measuredName(t), t.Model, t.BaseURL, perPrompt(t, f), f.Run.Concurrency), lineWidth, "  "))
+		fmt.Fprintln(ew, wrap(fmt.Sprintf("target %s: model %s at %s (%s per prompt, %s)",
+			measuredName(t), t.Model, t.BaseURL, perPrompt(t, f), loadOf(f.Run)), lineWidth, "  "))
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 		head, rows := measureRows(t, f.Run)
 		fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
@@ -104,6 +104,15 @@ func requestRange(t results.Target, run results.Run) (lo, hi int) {
 	return lo, hi
 }
 
+// loadOf is the load a run measured at: "concurrency 2", or "at 8
+// requests/s, poisson" for an arrival-rate run.
+func loadOf(r results.Run) string {
+	if r.OpenLoop() {
+		return fmt.Sprintf("at %s requests/s, %s", strconv.FormatFloat(r.Rate, 'g', -1, 64), r.Arrival)
+	}
+	return fmt.Sprintf("concurrency %d", r.Concurrency)
+}
+
 // perPrompt says how many requests each prompt was measured with: "60
 // requests", or "60–120 requests" after check's extra rounds; of a run
 // that stopped early, of how many planned ("3 of 60 requests").
@@ -123,6 +132,11 @@ func perPrompt(t results.Target, f *results.File) string {
 // counts that came from chunks, retries and errors.
 func notes(t results.Target, run results.Run) []string {
 	var out []string
+	for _, line := range []string{SendsLine(t, run), StallLine(t, run)} {
+		if line != "" {
+			out = append(out, line)
+		}
+	}
 	if line := CacheLine(t); line != "" {
 		out = append(out, line)
 	}
@@ -240,8 +254,8 @@ func (e *errWriter) Write(p []byte) (int, error) {
 func MeasureMarkdown(w io.Writer, f *results.File) error {
 	ew := &errWriter{w: w}
 	for _, t := range f.Targets {
-		fmt.Fprintf(ew, "\n**%s**: model %s at %s (%s per prompt, concurrency %d)\n\n", sanitize.Markdown(measuredName(t)), sanitize.Markdown(t.Model),
-			sanitize.Markdown(t.BaseURL), perPrompt(t, f), f.Run.Concurrency)
+		fmt.Fprintf(ew, "\n**%s**: model %s at %s (%s per prompt, %s)\n\n", sanitize.Markdown(measuredName(t)), sanitize.Markdown(t.Model),
+			sanitize.Markdown(t.BaseURL), perPrompt(t, f), loadOf(f.Run))
 		head, rows := measureRows(t, f.Run)
 		fmt.Fprintf(ew, "| %s |\n|---%s|\n", strings.Join(head, " | "), strings.Repeat("|--:", len(head)-1))
 		for i, r := range rows {

@@ -61,11 +61,16 @@ type Wall struct {
 }
 
 // NotesOf reads the notes a report shows per target from a results file:
-// the warm and cold TTFT of targets that measured both (CacheLine), and
+// how an arrival-rate run held its schedule (SendsLine), the warm and cold TTFT of targets that measured both (CacheLine), and
 // each agent chain's metrics and steps (ChainLines).
 func NotesOf(f *results.File) map[string][]string {
 	out := map[string][]string{}
 	for _, t := range f.Targets {
+		for _, line := range []string{SendsLine(t, f.Run), StallLine(t, f.Run)} {
+			if line != "" {
+				out[t.Label()] = append(out[t.Label()], line)
+			}
+		}
 		if line := CacheLine(t); line != "" {
 			out[t.Label()] = append(out[t.Label()], line)
 		}
@@ -563,7 +568,7 @@ func undecidedTake(cs []compare.Check) string {
 	most, day, base, runner := 0, false, false, false
 	for _, c := range cs {
 		switch {
-		case c.Stuck == compare.StuckRunner:
+		case c.Stuck == compare.StuckRunner || c.Stuck == compare.StuckSchedule:
 			runner = true
 		case c.Stuck == compare.StuckDayToDay:
 			day = true
@@ -601,7 +606,7 @@ func inconclusiveWhy(cs []compare.Check) []string {
 	for _, c := range cs {
 		_, need, unit, short := c.Shortfall()
 		switch {
-		case c.Stuck == compare.StuckRunner:
+		case c.Stuck == compare.StuckRunner || c.Stuck == compare.StuckSchedule:
 			runner++
 		case (isLimit(c) || c.IsShare()) && hasData(c) && !short && (c.Lo != 0 || c.Hi != 0):
 			straddle++

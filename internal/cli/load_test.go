@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// loadConfig is a server of four batch slots answering in about 30 ms,
+// gated at 80 requests/s: about 60% busy. Halving its capacity leaves a lone
+// request as fast as before and overloads it at that rate.
+func loadConfig(run string) string {
+	return `targets:
+  - name: vllm
+    base_url: "sim:fixed?capacity=4&ttft=20ms&ttft_sigma=0.1&itl=1ms&tokens=8&spin=0s"
+    model: sim
+    max_tokens: 16
+    slo: {ttft: 80ms}
+prompts:
+  - {id: chat, messages: [{role: user, content: "Say hello."}]}
+run:
+  requests: 100
+  warmup: 1
+` + run + `gate:
+  checks:
+    - {metric: ttft, stat: p50, tolerance: 20%, floor: 10ms}
+    - {metric: ttft, stat: p95, tolerance: 35%, floor: 20ms}
+    - {metric: slo_attainment, tolerance: 10%}
+`
+}
+
+const halved = "sim:fixed?capacity=2&ttft=20ms&ttft_sigma=0.1&itl=1ms&tokens=8&spin=0s"
+
+// TestRateGate is #31's acceptance scenario: at a rate below the server's
+// capacity an unchanged server passes; with its capacity halved the run at
+// that rate fails, naming TTFT P95 and the SLO's attainment (the goodput);
+// the same change measured in a closed loop at concurrency 1, where a lone
+// request never waits for a slot, passes.
+func TestRateGate(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("measures for about 20 seconds")
+	}
+	regressed := func(out, check string) bool {
+		return regexp.MustCompile(`(?m)^chat\s+` + regexp.QuoteMeta(check) + `\s.*REGRESSED$`).MatchString(out)
+	}
+	t.Run("at a rate", func(t *testing.T) {
+		t.Parallel()
+		cfg := writeConfig(t, t.TempDir(), loadConfig("  rate: 80\n"))
+		if code, out, errs := run(t, nil, "bless", "--config", cfg, "--quiet"); code != ExitPass {
+			t.Fatalf("bless exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+		}
+		code, out, errs := run(t, nil, "check", "--config", cfg, "--quiet")
+		if code != ExitPass {
+			t.Fatalf("unchanged: check exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+		}
+		if !strings.Contains(out, "at 80 requests/s, poisson") || !strings.Contains(out, "times from each scheduled send") {
+			t.Errorf("the report does not say the run was at a rate:\n%s", out)
+		}
+		code, out, errs = run(t, nil, "check", "--config", cfg, "--quiet", "--base-url", halved)
+		if code != ExitRegression {
+			t.Fatalf("capacity halved: check exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+		}
+		for _, c := range []string{"ttft p95", "slo_attainment"} {
+			if !regressed(out, c) {
+				t.Errorf("capacity halved: %s is not REGRESSED:\n%s", c, out)
+			}
+		}
+	})
+	t.Run("closed loop", func(t *testing.T) {
+		t.Parallel()
+		cfg := writeConfig(t, t.TempDir(), loadConfig(""))
+		if code, out, errs := run(t, nil, "bless", "--config", cfg, "--quiet"); code != ExitPass {
+			t.Fatalf("bless exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+		}
+		code, out, errs := run(t, nil, "check", "--config", cfg, "--quiet", "--base-url", halved)
+		if code != ExitPass {
+			t.Fatalf("capacity halved at concurrency 1: check exit %d, want 0 (a lone request never waits)\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+		}
+	})
+}
+
+// TestRateBaselineIdentity: a baseline blessed at one rate refuses a check
+// at another (or in a closed loop), naming both loads and the fix.
+func TestRateBaselineIdentity(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("measures for a few seconds")
+	}
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, loadConfig("  rate: 80\n"))
+	if code, out, errs := run(t, nil, "bless", "--config", cfg, "--quiet", "--requests", "80"); code != ExitPass {
+		t.Fatalf("bless exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	other := writeConfig(t, filepath.Join(dir, ".."), loadConfig("  rate: 40\n"))
+	code, out, errs := run(t, nil, "check", "--config", other, "--quiet", "--baseline", filepath.Join(dir, "latgate.baseline.json"))
+	if code != ExitUsage || !strings.Contains(errs+out, "the load changed from 80 requests/s (poisson) to 40 requests/s (poisson)") {
+		t.Errorf("check at another rate: exit %d, want %d naming both loads\nstdout:\n%s\nstderr:\n%s", code, ExitUsage, out, errs)
+	}
+}
