@@ -168,3 +168,25 @@ func TestMissedSchedule(t *testing.T) {
 		})
 	}
 }
+
+// TestBusyRunnerGaps: on a runner 12.9 ms late at p99, an ITL p50 of 0 ms
+// in the baseline (two tokens to a read) against 1.12 ms now is the
+// runner's resolution, not the endpoint's; a 20 ms gap that grew 50% is
+// beyond it and stays a regression.
+func TestBusyRunnerGaps(t *testing.T) {
+	late := &results.Lateness{Probes: 1206, P50MS: 0.6, P95MS: 6.84, P99MS: 12.9, MaxMS: 29}
+	for _, tt := range []struct {
+		name      string
+		base, cur float64
+		explained bool
+	}{
+		{"0 → 1.12 ms", 0, 1.12, true},
+		{"1 → 5 ms", 1, 5, true},
+		{"20 → 30 ms", 20, 30, false},
+	} {
+		c := Check{Target: "t", Metric: results.ITL, Stat: "p50", Baseline: tt.base, Current: tt.cur}
+		if got := explains(c, late, nil, Side{}); got != tt.explained {
+			t.Errorf("%s: explained %v, want %v", tt.name, got, tt.explained)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/results"
+	"github.com/latgate/latgate/pkg/stats"
 )
 
 // # Share checks
@@ -223,13 +224,7 @@ func (c *Check) shareInterval() {
 func zOf(level float64) float64 { return math.Sqrt2 * math.Erfcinv(1-level) }
 
 // wilson is the Wilson score interval of a proportion p of n at z.
-func wilson(p float64, n int, z float64) (lo, hi float64) {
-	nf := float64(n)
-	den := 1 + z*z/nf
-	center := (p + z*z/(2*nf)) / den
-	half := z / den * math.Sqrt(max(p*(1-p), 0)/nf+z*z/(4*nf*nf))
-	return max(0, center-half), min(1, center+half)
-}
+func wilson(p float64, n int, z float64) (lo, hi float64) { return stats.Wilson(p, n, z) }
 
 // IsShare reports whether c is a share check (results.IsShare).
 func (c Check) IsShare() bool { return results.IsShare(c.Metric) }
