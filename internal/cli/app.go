@@ -231,6 +231,7 @@ Start with:  latgate check --config examples/latgate.yaml
 			compareCommand(a),
 			abCommand(a),
 			measureCommand(a),
+			sweepCommand(a),
 			mergeCommand(a),
 			trendCommand(a),
 			historyCommand(a),

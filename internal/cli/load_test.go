@@ -1,10 +1,14 @@
 package cli
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/latgate/latgate/pkg/results"
 )
 
 // loadConfig is a server of four batch slots answering in about 30 ms,
@@ -97,5 +101,77 @@ func TestRateBaselineIdentity(t *testing.T) {
 	code, out, errs := run(t, nil, "check", "--config", other, "--quiet", "--baseline", filepath.Join(dir, "latgate.baseline.json"))
 	if code != ExitUsage || !strings.Contains(errs+out, "the load changed from 80 requests/s (poisson) to 40 requests/s (poisson)") {
 		t.Errorf("check at another rate: exit %d, want %d naming both loads\nstdout:\n%s\nstderr:\n%s", code, ExitUsage, out, errs)
+	}
+}
+
+// TestSweepKnee: sweep finds the simulator's knee within ±10% of its
+// capacity, four batch slots of a 95 ms answer (60 ms to the first token,
+// seven 5 ms gaps): 4 / 0.095 s ≈ 42 requests/s; the sweep file holds every
+// rate measured and the knee, and the sweep stops past it.
+func TestSweepKnee(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("measures for about 20 seconds")
+	}
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, `targets:
+  - name: vllm
+    base_url: "sim:fixed?capacity=4&ttft=60ms&itl=5ms&tokens=8&spin=0s"
+    model: sim
+    max_tokens: 16
+    slo: {ttft: 300ms}
+prompts:
+  - {id: chat, messages: [{role: user, content: "Say hello."}]}
+run: {warmup: 1}
+`)
+	out := filepath.Join(dir, "sweep.json")
+	code, stdout, errs := run(t, nil, "sweep", "--config", cfg, "--quiet", "--rates", "20,30,36,40,44,48,60,80", "--duration", "3s", "--out", out)
+	if code != ExitPass {
+		t.Fatalf("sweep exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, errs)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sw results.Sweep
+	if err := json.Unmarshal(data, &sw); err != nil {
+		t.Fatalf("sweep file: %v", err)
+	}
+	if sw.Schema != results.SweepSchema || len(sw.Targets) != 1 || sw.Targets[0].Knee == nil {
+		t.Fatalf("sweep file %s: want one target with a knee", data)
+	}
+	k, steps := sw.Targets[0].Knee, sw.Targets[0].Steps
+	const capacity = 4 / 0.095
+	if k.Below || k.Above || k.Rate < 0.9*capacity || k.Rate > 1.1*capacity || k.Lo > k.Rate || k.Hi < k.Rate {
+		t.Errorf("knee %+v, want %.1f ± 10%% inside its interval\n%s", *k, capacity, stdout)
+	}
+	if n := len(steps); n == len(sw.Rates) || steps[n-1].Goodput >= sw.Goal-0.1 {
+		t.Errorf("%d of %d rates measured, the last at goodput %.2f: the sweep should stop past the knee\n%s", n, len(sw.Rates), steps[n-1].Goodput, stdout)
+	}
+	if !strings.Contains(stdout, "knee: ") {
+		t.Errorf("no knee line:\n%s", stdout)
+	}
+}
+
+// TestSweepUsage: bad rates and goals are refused before anything is
+// measured, naming the flag and the fix.
+func TestSweepUsage(t *testing.T) {
+	t.Parallel()
+	cfg := writeConfig(t, t.TempDir(), loadConfig(""))
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "--rates is required"},
+		{[]string{"--rates", "4,2"}, "--rates: 2 after 4: give the rates ascending"},
+		{[]string{"--rates", "4,x"}, `--rates: "x" is not a number`},
+		{[]string{"--rates", "0"}, "--rates: 0 is not a rate between 0.01 and 10000"},
+		{[]string{"--rates", "4", "--goal", "150%"}, "--goal: 150% must be above 0% and at most 100%"},
+		{[]string{"--rates", "4", "--concurrency", "2"}, "--concurrency does not apply to a sweep"},
+	} {
+		code, out, errs := run(t, nil, append([]string{"sweep", "--config", cfg, "--quiet"}, tt.args...)...)
+		if code != ExitUsage || !strings.Contains(errs, tt.want) {
+			t.Errorf("sweep %v: exit %d, want %d with %q\nstdout:\n%s\nstderr:\n%s", tt.args, code, ExitUsage, tt.want, out, errs)
+		}
 	}
 }

@@ -47,11 +47,15 @@ func paceOf(r config.Run) *pace {
 const arrivalStream = 0xa1_1e_5a_7e
 
 // offsets returns when each of n requests is due, from the phase's start:
-// i/rate for constant arrivals; for poisson the sums of exponential gaps of
-// mean 1/rate drawn from PCG(seed, arrivalStream), so a seed always gives
-// the same schedule. The first request is due at once.
+// i/rate for constant arrivals; for poisson the sums of exponential gaps
+// drawn from PCG(seed, arrivalStream), so a seed always gives the same
+// schedule, scaled to a mean gap of exactly 1/rate. The first request is
+// due at once.
 func (p pace) offsets(n int) []time.Duration {
 	out := make([]time.Duration, n)
+	if n == 0 {
+		return out
+	}
 	rng := rand.New(rand.NewPCG(uint64(p.seed), arrivalStream))
 	at := 0.0 // seconds
 	for i := range out {
@@ -63,6 +67,16 @@ func (p pace) offsets(n int) []time.Duration {
 			}
 		}
 		out[i] = time.Duration(math.Round(at * 1e9))
+	}
+	// Scaled so that the run's own rate is the rate asked: n arrivals at
+	// random over exactly (n−1)/rate. Unscaled, a seed's sum of gaps is
+	// the same draw at every rate (a sweep's steps all a few percent off
+	// the same way), and a run's load varies by 1/√n around the rate.
+	if last := out[n-1]; p.arrival != config.ArrivalConstant && n > 2 && last > 0 {
+		f := float64(n-1) / p.rate * 1e9 / float64(last)
+		for i := range out {
+			out[i] = time.Duration(math.Round(float64(out[i]) * f))
+		}
 	}
 	return out
 }
