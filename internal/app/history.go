@@ -61,6 +61,23 @@ func (a *App) recordHistory(ctx context.Context, hist *publish.File, keep int, c
 	return nil
 }
 
+// recordSweep appends a finished sweep's knees to the history, when one is
+// kept: trend then follows each target's capacity night by night.
+func (a *App) recordSweep(ctx context.Context, hist *publish.File, keep int, cfg *config.Config, sw *results.Sweep) error {
+	if hist == nil || sw.Partial {
+		return nil
+	}
+	commit := a.commit(ctx, cfg.Dir)
+	rec := history.FromSweep(sw, history.Meta{At: sw.FinishedAt, Commit: commit, CommitURL: a.commitURL(commit), Runner: a.runner(),
+		Command: "sweep", Sanitize: a.sanitizer(cfg)})
+	res, err := hist.AppendHistory(rec, keep)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.Out.Stderr, "history: sweep added to %s (%d bytes; %s kept)\n", hist.Path, res.Bytes, plural(res.Records, "run", "runs"))
+	return nil
+}
+
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one

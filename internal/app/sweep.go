@@ -27,8 +27,9 @@ type SweepRequest struct {
 	Duration time.Duration
 	// Goal is the share of requests that must meet their SLO at a rate
 	// below the knee (default DefaultSweepGoal).
-	Goal float64
-	Out  string
+	Goal    float64
+	Out     string
+	History History
 }
 
 // DefaultSweepGoal is the goodput a rate must keep to be below the knee.
@@ -57,9 +58,13 @@ func (a *App) Sweep(ctx context.Context, req SweepRequest) error {
 	if !(goal > 0 && goal <= 1) {
 		return UsageError(fmt.Errorf("--goal must be a share above 0%% and at most 100%%, got %g", goal))
 	}
+	if err := req.History.validate(); err != nil {
+		return err
+	}
 	sink := a.Out.Sink()
 	sink.InputConfig(cfg)
 	out := sink.Output("--out", req.Out)
+	hist := sink.Output("--history", orConfig(req.History.Path, cfg.History))
 	if err := sink.Check(); err != nil {
 		return UsageError(err)
 	}
@@ -117,7 +122,10 @@ func (a *App) Sweep(ctx context.Context, req SweepRequest) error {
 	if out != nil {
 		a.Out.Note("sweep written to %s", out.Path)
 	}
-	return merr
+	if merr != nil {
+		return merr
+	}
+	return a.recordSweep(ctx, hist, req.History.Keep, cfg, sw)
 }
 
 // sweepRates checks the rates of a sweep: at least one, each a rate run.rate
@@ -216,16 +224,7 @@ func kneeOf(t results.SweepTarget, goal float64) *results.SweepKnee {
 	if len(steps) == 0 {
 		return nil
 	}
-	k := stats.KneeOf(steps, goal, sweepLevel)
-	out := &results.SweepKnee{Rate: k.Rate, Lo: k.Lo, Hi: k.Hi, Below: k.Below, Above: k.Above}
-	last := steps[len(steps)-1].Rate
-	if k.Above { // beyond the sweep: say the highest rate, which it is at least
-		out.Rate, out.Hi = last, last
-	}
-	if math.IsInf(out.Hi, 1) { // its interval reaches beyond the sweep
-		out.Hi, out.HiOpen = last, true
-	}
-	return out
+	return results.KneeFrom(stats.KneeOf(steps, goal, sweepLevel), steps[len(steps)-1].Rate)
 }
 
 // hasSLO reports whether target t has an SLO on any of prompts.

@@ -60,6 +60,11 @@ func (a *App) Trend(req TrendRequest) error {
 	rep := trend.Analyze(in.hist.Records, trend.SpecFor(cfg, base), trend.Options{
 		Window: req.Window, Recent: req.Recent, Confidence: cfg.Gate.Confidence,
 	})
+	var blessedAt time.Time
+	if base != nil {
+		blessedAt = base.BlessedAt
+	}
+	rep.AddKnees(trend.Knees(in.hist.Sweeps, blessedAt, cfg.Knee.Tolerance))
 	warnings := in.warnings
 	ropts := report.TrendOptions{History: in.path, Chart: req.Chart, Now: now, Wide: req.Wide}
 	if base != nil {

@@ -175,3 +175,60 @@ func TestSweepUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepTrend is the knee in the nightly: three sweeps of a server of
+// two batch slots answering in about 50 ms (a knee near 40 requests/s),
+// each adding its knee to the history, then two of the same server 40%
+// slower per answer (a knee near 28/s): trend passes on the first sweeps
+// and fails on the knee once it stayed down for two, naming it.
+func TestSweepTrend(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("sweeps five times, about 30 seconds")
+	}
+	dir := t.TempDir()
+	hist := filepath.Join(dir, "history.jsonl")
+	spec := func(ttft string) string {
+		return "sim:fixed?capacity=2&ttft=" + ttft + "&itl=2ms&tokens=6&spin=0s"
+	}
+	cfg := writeConfig(t, dir, `targets:
+  - name: vllm
+    base_url: "`+spec("40ms")+`"
+    model: sim
+    max_tokens: 16
+    slo: {ttft: 250ms}
+prompts:
+  - {id: chat, messages: [{role: user, content: "Say hello."}]}
+run: {warmup: 1}
+knee: {tolerance: 15%}
+`)
+	sweep := func(ttft string) {
+		t.Helper()
+		code, out, errs := run(t, nil, "sweep", "--config", cfg, "--quiet", "--rates", "20,28,36,44,52", "--duration", "1500ms",
+			"--history", hist, "--base-url", spec(ttft))
+		if code != ExitPass {
+			t.Fatalf("sweep exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+		}
+	}
+	trend := func() (int, string) {
+		t.Helper()
+		code, out, errs := run(t, nil, "trend", "--config", cfg, "--history", hist)
+		return code, out + errs
+	}
+	for range 3 {
+		sweep("40ms")
+	}
+	if code, out := trend(); code != ExitPass || !strings.Contains(out, "knee of target vllm") {
+		t.Fatalf("after three sweeps at the same capacity: trend exit %d, want 0 with the knee\n%s", code, out)
+	}
+	sweep("60ms") // one sweep down: not yet
+	if code, out := trend(); code != ExitPass {
+		t.Fatalf("after one slower sweep: trend exit %d, want 0 (two in a row fail)\n%s", code, out)
+	}
+	sweep("60ms")
+	code, out := trend()
+	if code != ExitRegression || !strings.Contains(out, "FAIL: the knee of target vllm fell") || !strings.Contains(out, "REGRESSED (the capacity fell)") {
+		t.Errorf("after two slower sweeps: trend exit %d, want 1 naming the knee\n%s", code, out)
+	}
+	t.Logf("trend after two slower sweeps:\n%s", out)
+}

@@ -43,10 +43,13 @@ their SLO: where the goodput, interpolated between the rates around it,
 falls below the goal, with a 95% interval from the same crossing of each
 rate's Wilson bounds. Past the knee the queue grows with every request: the
 sweep stops after a rate at which every target is more than 10 points below
-the goal. --out writes every rate and knee (latgate.sweep/v1).
+the goal. --out writes every rate and knee (latgate.sweep/v1); --history
+(or history: in the config) adds each target's knee to the run history, so
+that 'latgate trend' fails the nightly when the knee falls beyond knee.tolerance
+(docs/load.md).
 
 ` + sweepExitHelp,
-		Flags: append(runFlagDefs(),
+		Flags: append(append(runFlagDefs(), historyFlagDefs()...),
 			&ucli.StringFlag{Name: "rates", Usage: "the arrival `RATES` to measure at, requests per second per target, ascending and comma-separated (e.g. 2,4,8,16)"},
 			&ucli.DurationFlag{Name: "duration", Usage: "how long to measure each rate (requests = rate × duration, spread over the prompts); default: run.requests a prompt"},
 			&ucli.StringFlag{Name: "goal", Value: "95%", Usage: "the share of requests that must meet their SLO at a rate below the knee"},
@@ -67,7 +70,7 @@ the goal. --out writes every rate and knee (latgate.sweep/v1).
 			if c.IsSet("concurrency") {
 				return usageErr(fmt.Errorf("--concurrency does not apply to a sweep: it sends at each of --rates (an open loop), not with a number of streams"))
 			}
-			return a.Sweep(c.Context, app.SweepRequest{Run: parseRunFlags(c), Rates: rates, Duration: c.Duration("duration"), Goal: goal, Out: c.String("out")})
+			return a.Sweep(c.Context, app.SweepRequest{Run: parseRunFlags(c), Rates: rates, Duration: c.Duration("duration"), Goal: goal, Out: c.String("out"), History: parseHistoryFlags(c)})
 		},
 	}
 }

@@ -32,6 +32,10 @@ type File struct {
 	Lines    []int
 	Problems []Problem
 	Warnings []string
+	// Sweeps are the records of `latgate sweep` (Command "sweep"), oldest
+	// first: each target's knee, not latency series, so they are kept out
+	// of Records (every reader of runs reads those alone).
+	Sweeps []Record
 }
 
 // MaxFileSize bounds the history file read into memory (--history-keep
@@ -84,10 +88,15 @@ func Parse(data []byte) *File {
 			f.Problems = append(f.Problems, Problem{Line: n, What: err.Error()})
 			continue
 		}
+		if rec.Command == "sweep" {
+			f.Sweeps = append(f.Sweeps, rec)
+			continue
+		}
 		f.Records = append(f.Records, rec)
 		f.Lines = append(f.Lines, n)
 	}
 	f.sortByTime()
+	slices.SortStableFunc(f.Sweeps, func(a, b Record) int { return a.At.Compare(b.At) })
 	return f
 }
 

@@ -53,6 +53,39 @@ type Target struct {
 	Requests           int      `json:"requests"`
 	Errors             int      `json:"errors,omitempty"`
 	Prompts            []Prompt `json:"prompts"`
+	// Knee is a sweep's (Command "sweep"): the target's knee, the highest
+	// arrival rate meeting its SLO's goal; nil in a check's or measure's.
+	Knee *Knee `json:"knee,omitempty"`
+}
+
+// Knee is a target's knee as a sweep found it (results.SweepKnee), with
+// the goal it was found for: requests per second.
+type Knee struct {
+	Rate   float64 `json:"rate"`
+	Lo     float64 `json:"lo"`
+	Hi     float64 `json:"hi"`
+	Goal   float64 `json:"goal"`
+	Below  bool    `json:"below,omitempty"`
+	Above  bool    `json:"above,omitempty"`
+	HiOpen bool    `json:"hi_open,omitempty"`
+}
+
+// FromSweep makes the record of a finished sweep: per target, its knee
+// (none for a target without an SLO) and the requests it sent.
+func FromSweep(sw *results.Sweep, m Meta) Record {
+	r := fromMeta(m, sw.Version, sw.ConfigHash)
+	for _, t := range sw.Targets {
+		ht := Target{Name: t.Name, Region: t.Region, Model: metaText(m, t.Model), Prompts: []Prompt{}}
+		for _, s := range t.Steps {
+			ht.Requests += s.Requests
+			ht.Errors += s.Errors
+		}
+		if k := t.Knee; k != nil {
+			ht.Knee = &Knee{Rate: k.Rate, Lo: k.Lo, Hi: k.Hi, Goal: sw.Goal, Below: k.Below, Above: k.Above, HiOpen: k.HiOpen}
+		}
+		r.Targets = append(r.Targets, ht)
+	}
+	return r
 }
 
 // Prompt is one target × prompt's summaries, keyed by metric name.
@@ -80,17 +113,41 @@ type Meta struct {
 	Sanitize func(string) string
 }
 
+// metaText is text for a record: sanitised by m's Sanitize, then Clean.
+func metaText(m Meta, s string) string {
+	if m.Sanitize != nil {
+		s = m.Sanitize(s)
+	}
+	return Clean(s)
+}
+
+// fromMeta is a record's head: where and when, by which version of which
+// config; its targets are the caller's.
+func fromMeta(m Meta, version, configHash string) Record {
+	san := func(s string) string { return metaText(m, s) }
+	return Record{
+		Schema:     Schema,
+		At:         m.At.UTC().Truncate(time.Second),
+		Commit:     san(m.Commit),
+		CommitURL:  SafeURL(san(m.CommitURL)),
+		Version:    san(version),
+		Command:    m.Command,
+		Verdict:    m.Verdict,
+		BlessedAt:  m.BlessedAt.UTC().Truncate(time.Second),
+		ConfigHash: configHash,
+		Runner: Runner{
+			OS: san(m.Runner.OS), Arch: san(m.Runner.Arch), Name: san(m.Runner.Name),
+			Labels: san(m.Runner.Labels), Region: san(m.Runner.Region), Environment: san(m.Runner.Environment),
+		},
+	}
+}
+
 // FromResults makes the record of a finished run: per target × prompt,
 // every metric a gate can check (results.GatedMetrics) with every statistic
 // a gate can check (Recorded), computed from the run's samples as the gate
 // computes them. Samples and failure messages are never kept.
 func FromResults(f *results.File, m Meta) Record {
-	san := func(s string) string {
-		if m.Sanitize != nil {
-			s = m.Sanitize(s)
-		}
-		return Clean(s)
-	}
+	san := func(s string) string { return metaText(m, s) }
 	sanAll := func(ss []string) []string {
 		out := make([]string, 0, len(ss))
 		for _, s := range ss {
@@ -98,22 +155,8 @@ func FromResults(f *results.File, m Meta) Record {
 		}
 		return out
 	}
-	r := Record{
-		Schema:     Schema,
-		At:         m.At.UTC().Truncate(time.Second),
-		Commit:     san(m.Commit),
-		CommitURL:  SafeURL(san(m.CommitURL)),
-		Version:    san(f.Version),
-		Command:    m.Command,
-		Verdict:    m.Verdict,
-		BlessedAt:  m.BlessedAt.UTC().Truncate(time.Second),
-		ConfigHash: f.ConfigHash,
-		Requests:   f.Run.Requests,
-		Runner: Runner{
-			OS: san(m.Runner.OS), Arch: san(m.Runner.Arch), Name: san(m.Runner.Name),
-			Labels: san(m.Runner.Labels), Region: san(m.Runner.Region), Environment: san(m.Runner.Environment),
-		},
-	}
+	r := fromMeta(m, f.Version, f.ConfigHash)
+	r.Requests = f.Run.Requests
 	for _, t := range f.Targets {
 		ht := Target{
 			Name: t.Name, Region: t.Region, Model: san(t.Model),

@@ -30,6 +30,13 @@ func (r *Record) validate() error {
 		if t.Requests < 0 || t.Errors < 0 || t.Errors > t.Requests {
 			return fmt.Errorf("%s: requests %d, errors %d: counts cannot be negative, nor errors more than requests", tp, t.Requests, t.Errors)
 		}
+		if k := t.Knee; k != nil {
+			finite := func(x float64) bool { return x >= 0 && x <= results.MaxRate && !math.IsNaN(x) }
+			if !finite(k.Rate) || !finite(k.Lo) || !finite(k.Hi) || k.Lo > k.Rate || k.Rate > k.Hi || !(k.Goal > 0 && k.Goal <= 1) {
+				return fmt.Errorf("%s.knee: rate %s in [%s, %s] for goal %s: want 0 ≤ lo ≤ rate ≤ hi ≤ %d requests/s and a goal above 0 and at most 1",
+					tp, num(k.Rate), num(k.Lo), num(k.Hi), num(k.Goal), results.MaxRate)
+			}
+		}
 		for j, p := range t.Prompts {
 			var first error // the first problem in name order: the same on every read
 			firstName := ""

@@ -179,6 +179,12 @@ func TrendText(w io.Writer, rep trend.Report, warnings []string, opts TrendOptio
 			return err
 		}
 	}
+	if len(rep.Knees) > 0 {
+		fmt.Fprintln(ew)
+		for _, k := range rep.Knees {
+			fmt.Fprintln(ew, wrap(KneeTrendLine(k), lineWidth, "  "))
+		}
+	}
 	if len(warnings) > 0 {
 		fmt.Fprintln(ew)
 		for _, warn := range warnings {
@@ -195,6 +201,13 @@ func TrendText(w io.Writer, rep trend.Report, warnings []string, opts TrendOptio
 // trendNext is the step a failing trend ends with, as every failing command
 // does: "" when no series regressed.
 func trendNext(rep trend.Report) string {
+	for _, k := range rep.Knees {
+		if k.Regressed {
+			return "next: find what changed in the serving stack the night the knee fell (server version, batch size, " +
+				"quantization, GPUs: the history records each sweep's commit and runner); latgate sweep --rates around the " +
+				"old knee shows where it is now; if the new capacity is intended, bless again (latgate bless) to make it the reference"
+		}
+	}
 	for _, s := range rep.Series {
 		if s.Verdict == trend.Regressed {
 			return "next: find what changed around the change point (the commits, deploys and provider " +
@@ -232,6 +245,20 @@ func trendOutcome(rep trend.Report) string {
 		}
 	}
 	counts := fmt.Sprintf("%d regressed, %d changed, %d ok, %d with too few runs", len(reg), len(changed), len(ok), len(few))
+	kneesFell := 0
+	for _, k := range rep.Knees {
+		if k.Regressed {
+			kneesFell++
+		}
+	}
+	if len(rep.Knees) > 0 {
+		counts += fmt.Sprintf("; %d of %s fell", kneesFell, plural(len(rep.Knees), "knee", "knees"))
+	}
+	for _, k := range rep.Knees {
+		if k.Regressed && len(reg) == 0 {
+			return fmt.Sprintf("FAIL: the knee of target %s fell %s, beyond its %s%% tolerance (%s)", results.Label(k.Target, k.Region), strings.TrimPrefix(pct(1+k.Change), "-"), pctOf(k.Tolerance), counts)
+		}
+	}
 	switch {
 	case len(reg) > 0:
 		lead := reg[0]
@@ -241,7 +268,7 @@ func trendOutcome(rep trend.Report) string {
 			}
 		}
 		return "FAIL: " + why(lead) + " (" + counts + ")"
-	case len(rep.Series) == 0 || len(few) == len(rep.Series):
+	case (len(rep.Series) == 0 || len(few) == len(rep.Series)) && len(rep.Knees) == 0:
 		return "ok: not enough runs for a verdict yet (" + counts + ")"
 	}
 	return "ok: no regression (" + counts + ")"
@@ -278,6 +305,12 @@ func TrendMarkdown(w io.Writer, rep trend.Report, warnings []string, opts TrendO
 			fmt.Fprintf(ew, "| %s | %s | %s %s | %d | %s | %s | %s | %s |\n", sanitize.Markdown(s.Target), sanitize.Markdown(s.Prompt), s.Metric, s.Stat,
 				len(s.Points), newest, driftText(s.Drift), sanitize.Markdown(last), v)
 		}
+		fmt.Fprintln(ew)
+	}
+	for _, k := range rep.Knees {
+		fmt.Fprintf(ew, "- %s\n", sanitize.Markdown(KneeTrendLine(k)))
+	}
+	if len(rep.Knees) > 0 {
 		fmt.Fprintln(ew)
 	}
 	for _, warn := range warnings {
@@ -453,6 +486,18 @@ func TrendJUnit(w io.Writer, rep trend.Report, warnings []string, opts TrendOpti
 			tc.Skipped = &junit.Result{Message: why(s)}
 		default:
 			tc.SystemOut = &junit.Output{Data: xmlText(why(s) + "\n" + seriesDetail(s))}
+		}
+		suite.AddTestcase(tc)
+	}
+	for _, k := range rep.Knees {
+		tc := junit.Testcase{Name: results.Label(k.Target, k.Region) + " knee", Classname: suite.Name, Time: "0.000"}
+		switch {
+		case k.Regressed:
+			tc.Failure = &junit.Result{Message: KneeTrendLine(k), Type: "regression"}
+		case k.RefN < trend.MinKneeRefRuns:
+			tc.Skipped = &junit.Result{Message: KneeTrendLine(k)}
+		default:
+			tc.SystemOut = &junit.Output{Data: xmlText(KneeTrendLine(k))}
 		}
 		suite.AddTestcase(tc)
 	}

@@ -36,6 +36,15 @@ func IssueKey(rep Report, base *baseline.File) (key, title string, ok bool) {
 	if base != nil {
 		blessed = base.BlessedAt.UTC().Format(time.RFC3339)
 	}
+	if lead == nil { // a knee fell, no latency series
+		for _, k := range rep.Knees {
+			if k.Regressed {
+				label := results.Label(k.Target, k.Region)
+				return label + "/knee/" + blessed, history.Clean(fmt.Sprintf("latgate: capacity regression on %s (the knee fell %+.0f%%)", label, 100*k.Change)), true
+			}
+		}
+		return "", "", false
+	}
 	label := results.Label(lead.Target, lead.Region)
 	return label + "/" + blessed, history.Clean(fmt.Sprintf("latgate: latency regression on %s (%s %s %s)", label, lead.Prompt, lead.Metric, lead.Stat)), true
 }

@@ -266,7 +266,9 @@ type Series struct {
 
 // Report is the whole analysis.
 type Report struct {
-	Series  []Series
+	Series []Series
+	// Knees are the targets' knees from the history's sweeps (AddKnees).
+	Knees   []KneeSeries
 	Verdict Verdict
 	// Runs is how many records the history held.
 	Runs int

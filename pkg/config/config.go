@@ -29,6 +29,8 @@ type Config struct {
 	Gate    Gate
 	// AB is how `latgate ab` schedules its sides (the candidate's applies).
 	AB AB
+	// Knee is how trend holds the knees `latgate sweep` records.
+	Knee Knee
 	// Hash is a canonical hash of everything that shapes latency: targets'
 	// request parameters, prompt hashes and run settings.
 	Hash string

@@ -206,7 +206,7 @@ func (p *parser) syntax(err error, data []byte) {
 
 // topKeys are the keys of latgate.yaml's top level, each a section read
 // by its own function (or a path, read here).
-var topKeys = []string{"baseline", "history", "targets", "prompts", "run", "gate", "ab"}
+var topKeys = []string{"baseline", "history", "targets", "prompts", "run", "gate", "ab", "knee"}
 
 func (p *parser) parse(data []byte) *Config {
 	var doc yaml.Node
@@ -263,6 +263,7 @@ func (p *parser) parse(data []byte) *Config {
 	}
 	cfg.Gate = p.gate(get(m, "gate"), cfg.Prompts)
 	cfg.AB = p.ab(get(m, "ab"))
+	cfg.Knee = p.knee(get(m, "knee"))
 	return cfg
 }
 

@@ -635,6 +635,7 @@ prompts:
 		Run:     Run{Requests: 60, Warmup: 2, Concurrency: 1, Timeout: 60 * time.Second, Order: "interleave", Seed: 1},
 		Gate:    DefaultGate(),
 		AB:      AB{Schedule: ScheduleInterleave, Block: 10},
+		Knee:    Knee{Tolerance: 0.15},
 	}
 	ignore := cmp.Options{cmpopts.IgnoreFields(Config{}, "Hash"), cmpopts.IgnoreFields(Prompt{}, "Hash")}
 	if diff := cmp.Diff(want, cfg, ignore); diff != "" {
@@ -703,7 +704,8 @@ gate:
 				{Prompt: "p", Metric: "total", Stat: "mean", Tolerance: Tolerance{Rel: 0.3, Floor: time.Second}, Line: 30},
 				{Prompt: "p", Metric: "ttft", Stat: "p99", Tolerance: Tolerance{Rel: 0.5, Floor: 5 * time.Millisecond}, Line: 31},
 			}},
-		AB: AB{Schedule: ScheduleInterleave, Block: 10},
+		AB:   AB{Schedule: ScheduleInterleave, Block: 10},
+		Knee: Knee{Tolerance: 0.15},
 	}
 	ignore := cmp.Options{cmpopts.IgnoreFields(Config{}, "Hash"), cmpopts.IgnoreFields(Prompt{}, "Hash")}
 	if diff := cmp.Diff(want, cfg, ignore); diff != "" {

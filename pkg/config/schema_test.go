@@ -47,6 +47,7 @@ func sections() []section {
 		sectionOf("targets.price", priceFields, "targets"),
 		sectionOf("targets.serve", serveFields, ""),
 		sectionOf("ab", abFields, ""),
+		sectionOf("knee", kneeFields, ""),
 	}
 }
 

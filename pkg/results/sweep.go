@@ -1,6 +1,11 @@
 package results
 
-import "time"
+import (
+	"math"
+	"time"
+
+	"github.com/latgate/latgate/pkg/stats"
+)
 
 // SweepSchema names the sweep file format (`latgate sweep --out`).
 const SweepSchema = "latgate.sweep/v1"
@@ -78,4 +83,19 @@ type SweepKnee struct {
 	Below  bool    `json:"below,omitempty"`
 	Above  bool    `json:"above,omitempty"`
 	HiOpen bool    `json:"hi_open,omitempty"`
+}
+
+// KneeFrom is the knee of stats.KneeOf as a sweep records it, for a sweep
+// whose highest rate with requests was last: an infinite end (a knee
+// beyond the rates swept, or an interval reaching beyond them) is written
+// as that rate, and said.
+func KneeFrom(k stats.Knee, last float64) *SweepKnee {
+	out := &SweepKnee{Rate: k.Rate, Lo: k.Lo, Hi: k.Hi, Below: k.Below, Above: k.Above}
+	if k.Above {
+		out.Rate, out.Hi = last, last
+	}
+	if math.IsInf(out.Hi, 1) {
+		out.Hi, out.HiOpen = last, true
+	}
+	return out
 }
