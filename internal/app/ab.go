@@ -181,11 +181,6 @@ func (a *App) planAB(req ABRequest) (abPlan, error) {
 		}
 		pl.cfg[k] = cfg
 	}
-	for _, cfg := range pl.cfg {
-		if cfg.Run.OpenLoop() {
-			return pl, UsageError(fmt.Errorf("%s: ab does not measure at an arrival rate yet (run.rate %g): remove run.rate for an A/B run at concurrency, or gate each config at the rate with check", cfg.Path, cfg.Run.Rate))
-		}
-	}
 	for k, cfg := range pl.cfg {
 		ts := cfg.Targets
 		if want := req.Targets[k]; want != "" {
@@ -312,6 +307,7 @@ func runDiffers(base, cand config.Run) string {
 	add("warmup", base.Warmup, cand.Warmup)
 	add("concurrency", base.Concurrency, cand.Concurrency)
 	add("timeout", base.Timeout, cand.Timeout)
+	add("rate", base.Rate, cand.Rate)
 	return strings.Join(out, "; ")
 }
 

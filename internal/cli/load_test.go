@@ -232,3 +232,42 @@ knee: {tolerance: 15%}
 	}
 	t.Logf("trend after two slower sweeps:\n%s", out)
 }
+
+// TestABAtARate: ab of two deployments under one arrival stream, each side
+// at 36 requests/s: one server of eight batch slots against one of four
+// (95 ms answers: knees near 84 and 42 per second) fails naming TTFT P95;
+// the report says the load.
+func TestABAtARate(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("measures for a few seconds")
+	}
+	dir := t.TempDir()
+	conf := func(name string, slots string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(`targets:
+  - name: vllm
+    base_url: "sim:fixed?capacity=`+slots+`&ttft=60ms&itl=5ms&tokens=8&spin=0s"
+    model: sim
+    max_tokens: 16
+    slo: {ttft: 200ms}
+prompts:
+  - {id: chat, messages: [{role: user, content: "Say hello."}]}
+run: {rate: 36, requests: 120, warmup: 1}
+gate:
+  checks:
+    - {metric: ttft, stat: p95, tolerance: 35%, floor: 20ms}
+`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	eight, four := conf("eight.yaml", "8"), conf("four.yaml", "4")
+	code, out, errs := run(t, nil, "ab", "--quiet", eight, four)
+	if code != ExitRegression {
+		t.Fatalf("ab 8 slots → 4 at 36/s: exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	if !regexp.MustCompile(`(?m)^vllm\s+chat\s+ttft p95\s.*REGRESSED$`).MatchString(out) || !strings.Contains(out, "at 36 requests/s") {
+		t.Errorf("the report does not name TTFT P95 REGRESSED and the load:\n%s", out)
+	}
+}

@@ -126,6 +126,7 @@ func CompareAB(base, cand Side, gate config.Gate, d Design) Report {
 			rep.Found = append(rep.Found, w)
 		}
 	}
+	abSchedule(&rep, base, cand)
 	renamed := abRenamed(base, cand)
 	plan := Pair(renamed, cand)
 	plan.Changes = append(abNameChanges(base, cand), plan.Changes...)
@@ -141,6 +142,22 @@ func CompareAB(base, cand Side, gate config.Gate, d Design) Report {
 }
 
 var abSideNames = [2]string{"base", "candidate"}
+
+// abSchedule applies missedSchedule to an A/B run at a rate: a target pair
+// is undecided when either side's sends fell behind the one arrival stream
+// they shared (the checks carry the candidate's name).
+func abSchedule(rep *Report, base, cand Side) {
+	pairs := Side{Run: cand.Run}
+	for i, ct := range cand.Targets {
+		if i < len(base.Targets) {
+			if bs := base.Targets[i].Sends; !bs.Held() {
+				ct.Sends = bs
+			}
+		}
+		pairs.Targets = append(pairs.Targets, ct)
+	}
+	missedSchedule(rep, pairs)
+}
 
 // abChecks parses the gate's checks, with a warning for each it skips.
 func abChecks(gate config.Gate) ([]parsedCheck, []Warning) {

@@ -102,9 +102,6 @@ func RunAB(ctx context.Context, opts ABOptions) (base, cand *results.File, err e
 		return nil, nil, fmt.Errorf("measure: an A/B run needs as many targets and prompts on each side (%d/%d targets, %d/%d prompts)",
 			len(opts.Base.Endpoints), len(opts.Candidate.Endpoints), len(opts.Base.Prompts), len(opts.Candidate.Prompts))
 	}
-	if opts.Run.OpenLoop() {
-		return nil, nil, fmt.Errorf("measure: an A/B run does not send at an arrival rate (run.rate)")
-	}
 	for k, p := range opts.Base.Prompts {
 		if q := opts.Candidate.Prompts[k]; q.ID != p.ID {
 			return nil, nil, fmt.Errorf("measure: A/B prompt %d is %q on the base side and %q on the candidate side", k+1, p.ID, q.ID)
@@ -164,10 +161,19 @@ func RunAB(ctx context.Context, opts ABOptions) (base, cand *results.File, err e
 			}
 		}
 	}
+	// At a rate, one arrival stream carries both sides' requests in the
+	// schedule's order: each lane gets its run.rate, the stream 2 × pairs
+	// times that.
+	p := paceOf(opts.Run)
+	conns := conc
+	if p != nil {
+		p.rate *= float64(2 * pairs)
+		conns = p.maxInFlight
+	}
 	lanes := make([]*lane, 2*pairs)
 	for s, sd := range sides {
 		for pair, ep := range sd.Endpoints {
-			hc, closeIdle := newHTTPClient(conc)
+			hc, closeIdle := newHTTPClient(conns)
 			defer closeIdle()
 			lo := Options{Endpoints: []Endpoint{ep}, Prompts: sd.Prompts, Run: opts.Run, MaxRetries: opts.MaxRetries, MaxRetryWait: opts.MaxRetryWait, Before: sd.Before}
 			l, err := newLane(ep, hc, lo, opts.Run.Warmup*prompts+primed[laneOf(s, pair)], measOf[laneOf(s, pair)])
@@ -199,7 +205,7 @@ func RunAB(ctx context.Context, opts ABOptions) (base, cand *results.File, err e
 		plan[phaseMeasured] = append(plan[phaseMeasured], task{lane: laneOf(j.side, j.pair), prompt: j.prompt, slot: slot[i]})
 	}
 	var obsMu sync.Mutex
-	x := &executor{lanes: lanes, conc: conc, start: started}
+	x := &executor{lanes: lanes, conc: conc, start: started, pace: p}
 	if opts.Observer != nil {
 		x.observe = func(p Progress) {
 			obsMu.Lock()
