@@ -68,8 +68,8 @@ func busyRunner(rep *Report, base, cur Side) {
 // same bound (a late read stretches a stream at both ends, and a run that
 // gates only the rate has no ITL check to carry the delay); a stream
 // whose requests read as bursts when the lag (p99) reaches half of that
-// span; an ITL statistic whose baseline or current is below the lag
-// (p99), which such a runner reads as bursts. A cache's hit rate is the endpoint's whatever the runner, and an
+// span; an ITL statistic whose baseline and current are both below the
+// lag (p99), which such a runner reads as bursts. A cache's hit rate is the endpoint's whatever the runner, and an
 // SLO's share is left to its limits (far above a runner's delay).
 func explains(c Check, l *results.Lateness, sd *results.Sends, base Side) bool {
 	q := quantileOf(c.Stat)
@@ -77,10 +77,11 @@ func explains(c Check, l *results.Lateness, sd *results.Sends, base Side) bool {
 	switch {
 	case c.Metric == results.StreamIntegrity:
 		return l.Lag() >= streamSpan(base, c)/2
-	case c.Metric == results.ITL && min(c.Baseline, c.Current) < l.Lag():
+	case c.Metric == results.ITL && max(c.Baseline, c.Current) < l.Lag():
 		// Gaps shorter than the runner's delay are read as bursts (a gap
 		// of 0 when two tokens share a read): a gap statistic below the
-		// lag is the runner's resolution, whichever side it is on.
+		// lag on both sides is the runner's resolution. One beyond it is
+		// not: a 40 ms gap against a baseline of 0 is no late read.
 		return true
 	case c.IsShare():
 		return false

@@ -171,8 +171,8 @@ func TestMissedSchedule(t *testing.T) {
 
 // TestBusyRunnerGaps: on a runner 12.9 ms late at p99, an ITL p50 of 0 ms
 // in the baseline (two tokens to a read) against 1.12 ms now is the
-// runner's resolution, not the endpoint's; a 20 ms gap that grew 50% is
-// beyond it and stays a regression.
+// runner's resolution, not the endpoint's; a 20 ms gap that grew 50%, or
+// a 40 ms gap against a baseline of 0, is beyond it and stays a regression.
 func TestBusyRunnerGaps(t *testing.T) {
 	late := &results.Lateness{Probes: 1206, P50MS: 0.6, P95MS: 6.84, P99MS: 12.9, MaxMS: 29}
 	for _, tt := range []struct {
@@ -183,6 +183,8 @@ func TestBusyRunnerGaps(t *testing.T) {
 		{"0 → 1.12 ms", 0, 1.12, true},
 		{"1 → 5 ms", 1, 5, true},
 		{"20 → 30 ms", 20, 30, false},
+		// A baseline tampered to 0 cannot hide a 40 ms gap behind the runner.
+		{"0 → 40 ms", 0, 40, false},
 	} {
 		c := Check{Target: "t", Metric: results.ITL, Stat: "p50", Baseline: tt.base, Current: tt.cur}
 		if got := explains(c, late, nil, Side{}); got != tt.explained {
