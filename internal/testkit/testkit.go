@@ -11,6 +11,7 @@ package testkit
 import (
 	"bytes"
 	"flag"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -122,10 +123,24 @@ func Changed(before, after map[string][]byte) []string {
 	return out
 }
 
-// FreePort returns a loopback port nothing listens on now (for a server a
-// test starts; another process may take it meanwhile, rarely).
+// FreePort returns a loopback port nothing listens on now, for a server a
+// test starts. It is drawn at random below the kernel's ephemeral range
+// (Linux: 32768 and up), which every listener on port 0 of every test
+// package draws from: a port that listener had and closed is handed to the
+// next one at once, and a server given it would find it taken (seen under
+// load: another package's httptest server on a serve test's port). Only
+// another FreePort can draw the same one, one time in thousands.
 func FreePort(t testing.TB) string {
 	t.Helper()
+	for range 100 {
+		port := strconv.Itoa(20000 + rand.IntN(12000))
+		l, err := net.Listen("tcp", "127.0.0.1:"+port)
+		if err != nil {
+			continue // taken
+		}
+		l.Close()
+		return port
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
