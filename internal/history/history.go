@@ -55,7 +55,18 @@ type Target struct {
 	Prompts            []Prompt `json:"prompts"`
 	// Knee is a sweep's (Command "sweep"): the target's knee, the highest
 	// arrival rate meeting its SLO's goal; nil in a check's or measure's.
-	Knee *Knee `json:"knee,omitempty"`
+	// Load is the sweep's rates measured, for the latency-versus-load chart.
+	Knee *Knee      `json:"knee,omitempty"`
+	Load []LoadStep `json:"load,omitempty"`
+}
+
+// LoadStep is one rate of a sweep: requests per second, the TTFT P95 there
+// (ms, from the scheduled send) and the goodput (the share meeting the SLO;
+// 0 without one).
+type LoadStep struct {
+	Rate    float64 `json:"rate"`
+	TTFTP95 float64 `json:"ttft_p95_ms"`
+	Goodput float64 `json:"goodput"`
 }
 
 // Knee is a target's knee as a sweep found it (results.SweepKnee), with
@@ -79,6 +90,7 @@ func FromSweep(sw *results.Sweep, m Meta) Record {
 		for _, s := range t.Steps {
 			ht.Requests += s.Requests
 			ht.Errors += s.Errors
+			ht.Load = append(ht.Load, LoadStep{Rate: s.Rate, TTFTP95: s.TTFTP95, Goodput: s.Goodput})
 		}
 		if k := t.Knee; k != nil {
 			ht.Knee = &Knee{Rate: k.Rate, Lo: k.Lo, Hi: k.Hi, Goal: sw.Goal, Below: k.Below, Above: k.Above, HiOpen: k.HiOpen}

@@ -37,6 +37,11 @@ func (r *Record) validate() error {
 					tp, num(k.Rate), num(k.Lo), num(k.Hi), num(k.Goal), results.MaxRate)
 			}
 		}
+		for j, l := range t.Load {
+			if !(l.Rate > 0 && l.Rate <= results.MaxRate) || !(l.TTFTP95 >= 0 && l.TTFTP95 <= results.MaxMS) || !(l.Goodput >= 0 && l.Goodput <= 1) {
+				return fmt.Errorf("%s.load[%d]: rate %s, ttft_p95_ms %s, goodput %s: want a rate above 0, a time within a day, a share from 0 to 1", tp, j, num(l.Rate), num(l.TTFTP95), num(l.Goodput))
+			}
+		}
 		for j, p := range t.Prompts {
 			var first error // the first problem in name order: the same on every read
 			firstName := ""

@@ -1,9 +1,13 @@
 package report
 
 import (
+	"os"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/latgate/latgate/internal/history"
+	"github.com/latgate/latgate/internal/trend"
 	"github.com/latgate/latgate/pkg/results"
 )
 
@@ -28,5 +32,38 @@ func TestKneeLine(t *testing.T) {
 		if !strings.Contains(got, tt.want) {
 			t.Errorf("KneeLine(%+v)\n got %q\nwant %q", tt.k, got, tt.want)
 		}
+	}
+}
+
+// TestTrendHTMLKnee: the trend page has a section per knee, with the knee
+// chart and the latency-versus-load chart, the verdict and the words, and
+// a hostile target name escaped.
+func TestTrendHTMLKnee(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 3, 0, 0, 0, time.UTC)
+	var pts []trend.KneePoint
+	for i := range 8 {
+		k := 42.0
+		if i >= 6 {
+			k = 29
+		}
+		pts = append(pts, trend.KneePoint{At: t0.AddDate(0, 0, i), Rate: k, Lo: k - 5, Hi: k + 3,
+			Load: []history.LoadStep{{Rate: 20, TTFTP95: 70}, {Rate: 40, TTFTP95: 200 - 3*k}, {Rate: 60, TTFTP95: 900}}})
+	}
+	rep := trend.Report{Verdict: trend.Regressed, Knees: []trend.KneeSeries{{Target: "<script>x", Points: pts, Ref: 42, RefN: 6, Change: 29.0/42 - 1, Tolerance: 0.15, Regressed: true}}}
+	var b strings.Builder
+	if err := TrendHTML(&b, rep, nil, TrendOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{`id="knee-0"`, "knee of &lt;script&gt;x", `class="v-regressed">REGRESSED`, `aria-label="knee per sweep"`, `aria-label="TTFT P95 against the arrival rate"`, "FAIL: the knee of target &lt;script&gt;x fell 31%"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "<script>") {
+		t.Errorf("the target name is not escaped")
+	}
+	if os.Getenv("LATGATE_KNEE_PAGE") != "" {
+		os.WriteFile(os.Getenv("LATGATE_KNEE_PAGE"), []byte(page), 0o644)
 	}
 }

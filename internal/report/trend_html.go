@@ -123,6 +123,9 @@ ul.warnings li{color:#9a6700}
 		}
 		fmt.Fprintln(ew, "</section>")
 	}
+	for i, k := range rep.Knees {
+		kneeHTML(ew, i, k)
+	}
 	fmt.Fprintln(ew, "</main>")
 	fmt.Fprint(ew, "</body>\n</html>\n")
 	return ew.err

@@ -37,6 +37,8 @@ type KneePoint struct {
 	At                   time.Time
 	Rate, Lo, Hi         float64
 	Below, Above, HiOpen bool
+	// Load is the sweep's rates (the latency-versus-load chart).
+	Load []history.LoadStep
 }
 
 // KneeSeries is a target's knees over the history's sweeps, and tonight's
@@ -77,7 +79,7 @@ func Knees(sweeps []history.Record, blessedAt time.Time, tolerance float64) []Kn
 				out = append(out, KneeSeries{Target: t.Name, Region: t.Region, Tolerance: tolerance})
 			}
 			k := t.Knee
-			out[i].Points = append(out[i].Points, KneePoint{At: r.At, Rate: k.Rate, Lo: k.Lo, Hi: k.Hi, Below: k.Below, Above: k.Above, HiOpen: k.HiOpen})
+			out[i].Points = append(out[i].Points, KneePoint{At: r.At, Rate: k.Rate, Lo: k.Lo, Hi: k.Hi, Below: k.Below, Above: k.Above, HiOpen: k.HiOpen, Load: t.Load})
 		}
 	}
 	for i := range out {
