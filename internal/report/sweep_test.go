@@ -67,3 +67,32 @@ func TestTrendHTMLKnee(t *testing.T) {
 		os.WriteFile(os.Getenv("LATGATE_KNEE_PAGE"), []byte(page), 0o644)
 	}
 }
+
+// TestStallLine: a closed-loop request 77 times its prompt's median total
+// is a stall the loop counted once, and the note says what an open loop at
+// the run's pace would have measured; a run at a rate, or one without such
+// a request, has no note.
+func TestStallLine(t *testing.T) {
+	samples := make([]results.Sample, 100)
+	for i := range samples {
+		samples[i] = results.Sample{Seq: i + 1, TTFT: 11, Total: 13}
+	}
+	samples[37].Total, samples[37].TTFT = 1011, 1000
+	p := results.Prompt{ID: "p", Samples: samples}
+	p.Metrics = results.MetricsOf(samples)
+	tg := results.Target{Name: "api", Requests: 100, WallMS: 2300, Prompts: []results.Prompt{p}}
+	got := StallLine(tg, results.Run{Concurrency: 1})
+	want := "request 38 of prompt p took 1011 ms (×78 its median): a closed loop sends nothing while its streams wait, so a stall counts once per stream; an open loop at this run's pace (43.5/s) would have sent about 44 requests during it, each waiting: set run.rate to measure them (coordinated omission)"
+	if got != want {
+		t.Errorf("StallLine\n got %q\nwant %q", got, want)
+	}
+	if got := StallLine(tg, results.Run{Rate: 50, Arrival: "poisson"}); got != "" {
+		t.Errorf("at a rate: %q, want none", got)
+	}
+	samples[37].Total = 20
+	p.Samples, p.Metrics = samples, results.MetricsOf(samples)
+	tg.Prompts = []results.Prompt{p}
+	if got := StallLine(tg, results.Run{Concurrency: 1}); got != "" {
+		t.Errorf("no stall: %q, want none", got)
+	}
+}

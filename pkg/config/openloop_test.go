@@ -51,6 +51,7 @@ func TestOpenLoopErrors(t *testing.T) {
 		{"rate and concurrency", "run: {rate: 4, concurrency: 2}", []string{"run.concurrency: cannot be set with run.rate", "remove one"}},
 		{"duration and requests", "run: {rate: 4, duration: 10s, requests: 5}", []string{"run.requests: cannot be set with run.duration"}},
 		{"zero rate", "run: {rate: 0}", []string{"run.rate: must be between 0.01 and 10000, got 0; e.g. rate: 8"}},
+		{"a bad rate is said once", "run: {rate: 20000, max_in_flight: 8}", []string{"latgate.yaml:3: run.rate: must be between 0.01 and 10000, got 20000"}},
 		{"bad arrival", "run: {rate: 1, arrival: bursty}", []string{`run.arrival: "bursty" is not an arrival process; use poisson`}},
 		{"bad max_in_flight", "run: {rate: 1, max_in_flight: 0}", []string{"run.max_in_flight: must be between 1 and 1024"}},
 	}
@@ -64,6 +65,9 @@ func TestOpenLoopErrors(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q\nlacks %q", err, w)
 				}
+			}
+			if strings.Count(err.Error(), "latgate.yaml:") != 1 {
+				t.Errorf("error %q: want one problem", err)
 			}
 		})
 	}

@@ -97,6 +97,9 @@ func (p *parser) run(n *yaml.Node, prompts int) Run {
 // loop's, and turns run.duration into run.requests over prompts prompts.
 func (p *parser) openLoop(m map[string]*yaml.Node, r *Run, prompts int) {
 	if r.Rate == 0 {
+		if get(m, "rate") != nil {
+			return // a rate was given, and refused: said once, not again for every key with it
+		}
 		for _, k := range []string{"arrival", "duration", "max_in_flight"} {
 			if n := get(m, k); n != nil {
 				p.fail(n, "run."+k, "applies to an arrival-rate run only: set run.rate (requests per second per target, e.g. rate: 8), or remove run.%s", k)

@@ -3,6 +3,7 @@ package measure
 import (
 	"context"
 	"math"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -193,5 +194,40 @@ func TestPacedStall(t *testing.T) {
 		case !open && slow != 1:
 			t.Errorf("closed loop: %d requests took ≥ 500 ms, want the one in flight", slow)
 		}
+	}
+}
+
+// TestPacedStarved: a generator starved of CPU (four spinning goroutines a
+// core in the same process: each wake-up waits for the scheduler's 10 ms
+// preemption) sends late, and its sends say so: the schedule was not held
+// (the gate then decides nothing of the target). Not parallel: the
+// spinners would starve the package's other tests.
+func TestPacedStarved(t *testing.T) {
+	ep, _ := paceEndpoint(t, "fast?ttft=1ms&itl=1ms&tokens=2")
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 4 * runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				for i := 0; i < 1e6; i++ { // no call, no yield: preempted only by the runtime
+				}
+			}
+		})
+	}
+	run := config.Run{Requests: 100, Warmup: 0, Concurrency: 1, Timeout: 10 * time.Second, Rate: 50, Arrival: config.ArrivalConstant, MaxInFlight: 256}
+	f, err := Run(context.Background(), Options{Endpoints: []Endpoint{ep}, Prompts: twoPaced[:1], Run: run})
+	close(done)
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("sends %+v", f.Targets[0].Sends)
+	if s := f.Targets[0].Sends; s == nil || s.Held() {
+		t.Errorf("sends %+v under %d spinning goroutines: want the schedule not held (median late > %v ms)", s, 4*runtime.GOMAXPROCS(0), results.ScheduleLateMS)
 	}
 }
