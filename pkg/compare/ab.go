@@ -119,6 +119,22 @@ func CompareAB(base, cand Side, gate config.Gate, d Design) Report {
 			}
 		}
 	}
+	// The shares a gate asks for (slo_attainment: the goodput, at a rate
+	// the load's), the candidate's proportion against the base's, each
+	// side's requests independent: the implicit ones (stream_integrity)
+	// are check's, not ab's.
+	_, asked := shareSpecs(gate)
+	shares, shareWarns := shareChecks(abRenamed(base, cand), cand, gate, d, conf)
+	for _, c := range shares {
+		if asked[c.Metric] {
+			rep.Checks = append(rep.Checks, c)
+		}
+	}
+	for _, w := range shareWarns {
+		if w.Kind == WarnNoSLO || asked[w.Metric] {
+			rep.Found = append(rep.Found, w)
+		}
+	}
 	rep.Found = append(rep.Found, sampleWarnings(rep.Checks, len(cand.Targets) > 1)...)
 	for k, s := range []Side{base, cand} {
 		for _, w := range runWarnings(s.Targets) {
@@ -166,6 +182,8 @@ func abChecks(gate config.Gate) ([]parsedCheck, []Warning) {
 	for _, c := range gate.Checks {
 		s, err := stats.ParseStat(c.Stat)
 		switch {
+		case results.IsShare(c.Metric):
+			// decided apart, as check decides them (shareChecks)
 		case !slices.Contains(gatedMetrics, c.Metric):
 			warnings = append(warnings, Warning{Kind: WarnMetric, Metric: c.Metric, Stat: c.Stat})
 		case err != nil:
