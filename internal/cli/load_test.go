@@ -167,6 +167,7 @@ func TestSweepUsage(t *testing.T) {
 		{[]string{"--rates", "4,x"}, `--rates: "x" is not a number`},
 		{[]string{"--rates", "0"}, "--rates: 0 is not a rate between 0.01 and 10000"},
 		{[]string{"--rates", "4", "--goal", "150%"}, "--goal: 150% must be above 0% and at most 100%"},
+		{[]string{"--rates", "4", "--goal", "95"}, "--goal: 95 must be above 0% and at most 100% (written 95% or 0.95)"},
 		{[]string{"--rates", "4", "--concurrency", "2"}, "--concurrency does not apply to a sweep"},
 	} {
 		code, out, errs := run(t, nil, append([]string{"sweep", "--config", cfg, "--quiet"}, tt.args...)...)

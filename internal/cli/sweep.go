@@ -93,17 +93,12 @@ func parseRates(s string) ([]float64, error) {
 
 // parseShare reads "95%" or "0.95": a share above 0 and at most 1.
 func parseShare(s string) (float64, error) {
-	t := strings.TrimSpace(s)
-	pct := strings.HasSuffix(t, "%")
-	v, err := strconv.ParseFloat(strings.TrimSuffix(t, "%"), 64)
+	v, err := parseFraction(s, "share", "95% or 0.95")
 	if err != nil {
-		return 0, fmt.Errorf("%q is not a share; write e.g. 95%% or 0.95", s)
-	}
-	if pct || v > 1 {
-		v /= 100
+		return 0, err
 	}
 	if !(v > 0 && v <= 1) {
-		return 0, fmt.Errorf("%s must be above 0%% and at most 100%%", s)
+		return 0, fmt.Errorf("%s must be above 0%% and at most 100%% (written 95%% or 0.95)", s)
 	}
 	return v, nil
 }

@@ -65,17 +65,26 @@ its interval to clear the tolerance, so real rates are lower.
 
 // parseRate reads "1%" or "0.01": a rate strictly between 0 and 50%.
 func parseRate(s string) (float64, error) {
-	t := strings.TrimSpace(s)
-	pct := strings.HasSuffix(t, "%")
-	v, err := strconv.ParseFloat(strings.TrimSuffix(t, "%"), 64)
+	v, err := parseFraction(s, "rate", "1% or 0.01")
 	if err != nil {
-		return 0, fmt.Errorf("%q is not a rate; write e.g. 1%% or 0.01", s)
-	}
-	if pct {
-		v /= 100
+		return 0, err
 	}
 	if !(v > 0 && v < 0.5) {
 		return 0, fmt.Errorf("%s must be above 0%% and below 50%%", s)
+	}
+	return v, nil
+}
+
+// parseFraction reads "95%" or "0.95" as a fraction (what names it, and e.g.
+// two ways to write it, for the error).
+func parseFraction(s, what, example string) (float64, error) {
+	t := strings.TrimSpace(s)
+	v, err := strconv.ParseFloat(strings.TrimSuffix(t, "%"), 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a %s; write e.g. %s", s, what, example)
+	}
+	if strings.HasSuffix(t, "%") {
+		v /= 100
 	}
 	return v, nil
 }

@@ -1035,16 +1035,7 @@ func TestSerial(t *testing.T) {
 	p.TTFT, p.ITL, p.Serial = Dist{Median: 10 * time.Millisecond}, Dist{Median: 2 * time.Millisecond}, true
 	r, c := startSim(t, p)
 	r.Server().Record(true)
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Go(func() {
-			resp := post(t.Context(), t, c, r.URL(), streamReq(false))
-			if _, err := readFrames(resp.Body); err != nil {
-				t.Error(err)
-			}
-		})
-	}
-	wg.Wait()
+	sendTogether(t, c, r.URL(), 4)
 	recs := r.Server().Records()
 	if len(recs) != 4 {
 		t.Fatalf("%d records, want 4", len(recs))
@@ -1164,16 +1155,7 @@ func TestCapacity(t *testing.T) {
 	p.TTFT, p.ITL, p.Capacity = Dist{Median: 20 * time.Millisecond}, Dist{Median: 2 * time.Millisecond}, 2
 	r, c := startSim(t, p)
 	r.Server().Record(true)
-	var wg sync.WaitGroup
-	for range 6 {
-		wg.Go(func() {
-			resp := post(t.Context(), t, c, r.URL(), streamReq(false))
-			if _, err := readFrames(resp.Body); err != nil {
-				t.Error(err)
-			}
-		})
-	}
-	wg.Wait()
+	sendTogether(t, c, r.URL(), 6)
 	recs := r.Server().Records()
 	if len(recs) != 6 {
 		t.Fatalf("%d records, want 6", len(recs))
@@ -1201,16 +1183,7 @@ func TestBatchITL(t *testing.T) {
 	p.TTFT, p.ITL, p.BatchITL = Dist{Median: 300 * time.Millisecond}, Dist{Median: itl}, 1
 	r, c := startSim(t, p)
 	r.Server().Record(true)
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Go(func() {
-			resp := post(t.Context(), t, c, r.URL(), streamReq(false))
-			if _, err := readFrames(resp.Body); err != nil {
-				t.Error(err)
-			}
-		})
-	}
-	wg.Wait()
+	sendTogether(t, c, r.URL(), 4)
 	factors := map[int64]bool{}
 	for _, rec := range r.Server().Records() {
 		gap := rec.Plan.Tokens[1] - rec.Plan.Tokens[0]
@@ -1243,4 +1216,20 @@ func TestStall(t *testing.T) {
 	if rec := r.Server().Records()[0]; rec.Tokens[0].Sub(rec.Start) < 200*time.Millisecond {
 		t.Errorf("server sent the first token %v after arrival, during the stall", rec.Tokens[0].Sub(rec.Start))
 	}
+}
+
+// sendTogether sends n streamed chat requests at once and reads each to
+// its end.
+func sendTogether(t *testing.T, c *http.Client, base string, n int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			resp := post(t.Context(), t, c, base, streamReq(false))
+			if _, err := readFrames(resp.Body); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
 }
