@@ -279,3 +279,49 @@ gate:
 		t.Errorf("the report does not say the load:\n%s", out)
 	}
 }
+
+// TestStallReported: the simulator stalls for a second half a second into
+// the run. In a closed loop the stall is one request in a hundred, and the
+// report says why that undercounts it (coordinated omission) and what a
+// rate would measure; at a rate every request that arrived during it
+// waited, so the TTFT P95 holds it, and the report says the load instead.
+func TestStallReported(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("measures for a few seconds")
+	}
+	dir := t.TempDir()
+	conf := func(name, run string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(`targets:
+  - {name: api, base_url: "sim:fixed?ttft=10ms&itl=1ms&tokens=4&stall=1s&stall_at=500ms&spin=0s", model: sim, max_tokens: 8}
+prompts:
+  - {id: p, messages: [{role: user, content: "Say hi."}]}
+run: {requests: 100, warmup: 0`+run+`}
+`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	code, closed, errs := run(t, nil, "measure", "--config", conf("closed.yaml", ""), "--quiet")
+	flat := strings.Join(strings.Fields(closed), " ") // the note wraps at 100 columns
+	if code != ExitPass || !strings.Contains(flat, "a closed loop sends nothing while its streams wait") || !strings.Contains(flat, "(coordinated omission)") {
+		t.Errorf("closed loop: exit %d, want 0 with the coordinated-omission note\nstdout:\n%s\nstderr:\n%s", code, closed, errs)
+	}
+	var f results.File
+	out := filepath.Join(dir, "open.json")
+	code, open, errs := run(t, nil, "measure", "--config", conf("open.yaml", ", rate: 50"), "--quiet", "--out", out)
+	if code != ExitPass || strings.Contains(open, "coordinated omission") || !strings.Contains(open, "times from each scheduled send") {
+		t.Fatalf("at a rate: exit %d, want 0 with the sends' note and no stall note\nstdout:\n%s\nstderr:\n%s", code, open, errs)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	if p95 := f.Targets[0].Overall.Metrics.TTFT.P95; p95 < 500 {
+		t.Errorf("at a rate the TTFT P95 is %.0f ms: the stall should hold it (≥ 500 ms)\n%s", p95, open)
+	}
+}
