@@ -213,6 +213,7 @@ func (a *App) dayNoise(cfg *config.Config, path string, blessedAt time.Time) com
 		a.Out.Note("day-to-day noise not learned from the history: %v", err)
 		return nil
 	}
+	h.AtLoad(cfg.Run.Rate) // a day's level at one load is no level at another
 	var series []compare.DayLevels
 	for _, l := range history.Series(h.Records, compare.GatedMetrics(cfg.Gate)) {
 		after := -1

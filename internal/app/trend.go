@@ -11,7 +11,9 @@ import (
 	"github.com/latgate/latgate/internal/report"
 	"github.com/latgate/latgate/internal/trend"
 	"github.com/latgate/latgate/pkg/baseline"
+	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/measure"
 )
 
 // TrendRequest is `latgate trend`: change points and drift in the run
@@ -160,6 +162,10 @@ func (a *App) loadHistory(configPath, historyPath, baselinePath string) (history
 	}
 	for _, w := range hist.Warnings {
 		warnings = append(warnings, fmt.Sprintf("%s: %s", path, w))
+	}
+	if n := hist.AtLoad(cfg.Run.Rate); n > 0 {
+		warnings = append(warnings, fmt.Sprintf("%s: %s at another load than the config's (%s) left out: latency at one load is not compared with another's",
+			path, plural(n, "run", "runs"), compare.LoadOf(measure.RunOf(cfg.Run))))
 	}
 	in = historyInputs{cfg: cfg, hist: hist, path: path, basePath: orConfig(baselinePath, cfg.Baseline), warnings: warnings}
 	in.base, err = baseline.Load(in.basePath)

@@ -38,6 +38,23 @@ type File struct {
 	Sweeps []Record
 }
 
+// AtLoad keeps the records of runs at arrival rate rate (0: a closed loop)
+// and returns how many it left out: latency at one load says nothing of
+// another, so a config that moved to a rate (or another one) starts its
+// series afresh instead of reading the old load's as drift.
+func (f *File) AtLoad(rate float64) (dropped int) {
+	kept, lines := f.Records[:0], f.Lines[:0]
+	for i, r := range f.Records {
+		if r.Rate == rate {
+			kept, lines = append(kept, r), append(lines, f.Lines[i])
+			continue
+		}
+		dropped++
+	}
+	f.Records, f.Lines = kept, lines
+	return dropped
+}
+
 // MaxFileSize bounds the history file read into memory (--history-keep
 // bounds it in use: 1000 runs of 10 prompts are about 5 MB).
 const MaxFileSize = 256 << 20

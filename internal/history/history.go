@@ -37,7 +37,11 @@ type Record struct {
 	BlessedAt  time.Time `json:"blessed_at,omitzero"`
 	ConfigHash string    `json:"config_hash"`
 	Requests   int       `json:"requests"`
-	Targets    []Target  `json:"targets"`
+	// Rate is the run's arrival rate (run.rate, requests/s per target; 0
+	// for a closed loop): a record measures the endpoint at that load, and
+	// is compared only with records of the same (File.AtLoad).
+	Rate    float64  `json:"rate,omitempty"`
+	Targets []Target `json:"targets"`
 }
 
 // Runner identifies where a run was measured from (see results.Runner).
@@ -168,7 +172,7 @@ func FromResults(f *results.File, m Meta) Record {
 		return out
 	}
 	r := fromMeta(m, f.Version, f.ConfigHash)
-	r.Requests = f.Run.Requests
+	r.Requests, r.Rate = f.Run.Requests, f.Run.Rate
 	for _, t := range f.Targets {
 		ht := Target{
 			Name: t.Name, Region: t.Region, Model: san(t.Model),

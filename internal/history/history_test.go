@@ -453,3 +453,20 @@ func TestImpossibleValuesSkipped(t *testing.T) {
 		})
 	}
 }
+
+// TestAtLoad: a history read for one load keeps that load's records (with
+// their line numbers) and says how many of another it left out; a
+// record's rate comes from its run's.
+func TestAtLoad(t *testing.T) {
+	f := &File{
+		Records: []Record{{Requests: 1}, {Requests: 2, Rate: 8}, {Requests: 3}, {Requests: 4, Rate: 16}},
+		Lines:   []int{1, 2, 3, 4},
+	}
+	if n := f.AtLoad(0); n != 2 || len(f.Records) != 2 || f.Records[1].Requests != 3 || f.Lines[1] != 3 {
+		t.Errorf("AtLoad(0): dropped %d, kept %+v at lines %v; want the two closed-loop runs, lines 1 and 3", n, f.Records, f.Lines)
+	}
+	rec := FromResults(&results.File{Run: results.Run{Requests: 5, Rate: 8, Arrival: "poisson", MaxInFlight: 256}}, Meta{})
+	if rec.Rate != 8 {
+		t.Errorf("a record of a run at 8 requests/s has rate %v", rec.Rate)
+	}
+}
