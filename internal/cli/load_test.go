@@ -1,14 +1,17 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/latgate/latgate/pkg/results"
+	"github.com/latgate/latgate/pkg/sim"
 )
 
 // loadConfig is a server of four batch slots answering in about 30 ms,
@@ -105,18 +108,31 @@ func TestRateBaselineIdentity(t *testing.T) {
 }
 
 // TestSweepKnee: sweep finds the simulator's knee within ±10% of its
-// capacity, four batch slots of a 95 ms answer (60 ms to the first token,
-// seven 5 ms gaps): 4 / 0.095 s ≈ 42 requests/s; the sweep file holds every
-// rate measured and the knee, and the sweep stops past it.
+// capacity: four batch slots of a 95 ms answer (60 ms to the first token,
+// seven 5 ms gaps), 4 / 0.095 s ≈ 42 requests/s on a quiet machine. The
+// capacity is taken from the simulator's own record of how long it served
+// each request (a loaded runner stretches its answers, and so its
+// capacity); the sweep file holds every rate measured and the knee, and the
+// sweep stops past it.
 func TestSweepKnee(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("measures for about 20 seconds")
 	}
+	p, err := sim.ParseSpec("fixed?capacity=4&ttft=60ms&itl=5ms&tokens=8&spin=0s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := sim.Start(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	srv.Server().Record(true)
 	dir := t.TempDir()
 	cfg := writeConfig(t, dir, `targets:
   - name: vllm
-    base_url: "sim:fixed?capacity=4&ttft=60ms&itl=5ms&tokens=8&spin=0s"
+    base_url: "`+srv.URL()+`"
     model: sim
     max_tokens: 16
     slo: {ttft: 300ms}
@@ -125,10 +141,18 @@ prompts:
 run: {warmup: 1}
 `)
 	out := filepath.Join(dir, "sweep.json")
-	code, stdout, errs := run(t, nil, "sweep", "--config", cfg, "--quiet", "--rates", "20,30,36,40,44,48,60,80", "--duration", "3s", "--out", out)
+	code, stdout, errs := run(t, nil, "sweep", "--config", cfg, "--quiet", "--rates", "16,20,24,28,32,36,40,44,48,56,64,80", "--duration", "3s", "--out", out)
 	if code != ExitPass {
 		t.Fatalf("sweep exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, errs)
 	}
+	var served []float64
+	for _, r := range srv.Server().Records() {
+		if n := len(r.Tokens); n > 0 {
+			served = append(served, r.Tokens[n-1].Sub(r.Start).Seconds())
+		}
+	}
+	slices.Sort(served)
+	capacity := 4 / served[len(served)/2]
 	data, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
@@ -141,9 +165,8 @@ run: {warmup: 1}
 		t.Fatalf("sweep file %s: want one target with a knee", data)
 	}
 	k, steps := sw.Targets[0].Knee, sw.Targets[0].Steps
-	const capacity = 4 / 0.095
 	if k.Below || k.Above || k.Rate < 0.9*capacity || k.Rate > 1.1*capacity || k.Lo > k.Rate || k.Hi < k.Rate {
-		t.Errorf("knee %+v, want %.1f ± 10%% inside its interval\n%s", *k, capacity, stdout)
+		t.Errorf("knee %+v, want %.1f ± 10%% (4 slots / a median answer of %.0f ms) inside its interval\n%s", *k, capacity, 1000*served[len(served)/2], stdout)
 	}
 	if n := len(steps); n == len(sw.Rates) || steps[n-1].Goodput >= sw.Goal-0.1 {
 		t.Errorf("%d of %d rates measured, the last at goodput %.2f: the sweep should stop past the knee\n%s", n, len(sw.Rates), steps[n-1].Goodput, stdout)
@@ -179,9 +202,10 @@ func TestSweepUsage(t *testing.T) {
 
 // TestSweepTrend is the knee in the nightly: three sweeps of a server of
 // two batch slots answering in about 50 ms (a knee near 40 requests/s),
-// each adding its knee to the history, then two of the same server 40%
-// slower per answer (a knee near 28/s): trend passes on the first sweeps
-// and fails on the knee once it stayed down for two, naming it.
+// each adding its knee to the history, then two of the same server with
+// one slot (a knee near 20/s, half: a loaded runner stretches both alike):
+// trend passes on the first sweeps and fails on the knee once it stayed
+// down for two, naming it.
 func TestSweepTrend(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -189,12 +213,12 @@ func TestSweepTrend(t *testing.T) {
 	}
 	dir := t.TempDir()
 	hist := filepath.Join(dir, "history.jsonl")
-	spec := func(ttft string) string {
-		return "sim:fixed?capacity=2&ttft=" + ttft + "&itl=2ms&tokens=6&spin=0s"
+	spec := func(slots string) string {
+		return "sim:fixed?capacity=" + slots + "&ttft=40ms&itl=2ms&tokens=6&spin=0s"
 	}
 	cfg := writeConfig(t, dir, `targets:
   - name: vllm
-    base_url: "`+spec("40ms")+`"
+    base_url: "`+spec("2")+`"
     model: sim
     max_tokens: 16
     slo: {ttft: 250ms}
@@ -203,10 +227,10 @@ prompts:
 run: {warmup: 1}
 knee: {tolerance: 15%}
 `)
-	sweep := func(ttft string) {
+	sweep := func(slots string) {
 		t.Helper()
-		code, out, errs := run(t, nil, "sweep", "--config", cfg, "--quiet", "--rates", "20,28,36,44,52", "--duration", "1500ms",
-			"--history", hist, "--base-url", spec(ttft))
+		code, out, errs := run(t, nil, "sweep", "--config", cfg, "--quiet", "--rates", "12,20,28,36,44,52", "--duration", "1500ms",
+			"--history", hist, "--base-url", spec(slots))
 		if code != ExitPass {
 			t.Fatalf("sweep exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 		}
@@ -217,16 +241,16 @@ knee: {tolerance: 15%}
 		return code, out + errs
 	}
 	for range 3 {
-		sweep("40ms")
+		sweep("2")
 	}
 	if code, out := trend(); code != ExitPass || !strings.Contains(out, "knee of target vllm") {
 		t.Fatalf("after three sweeps at the same capacity: trend exit %d, want 0 with the knee\n%s", code, out)
 	}
-	sweep("60ms") // one sweep down: not yet
+	sweep("1") // one sweep down: not yet
 	if code, out := trend(); code != ExitPass {
 		t.Fatalf("after one slower sweep: trend exit %d, want 0 (two in a row fail)\n%s", code, out)
 	}
-	sweep("60ms")
+	sweep("1")
 	code, out := trend()
 	if code != ExitRegression || !strings.Contains(out, "FAIL: the knee of target vllm fell") || !strings.Contains(out, "REGRESSED (the capacity fell)") {
 		t.Errorf("after two slower sweeps: trend exit %d, want 1 naming the knee\n%s", code, out)
@@ -235,10 +259,10 @@ knee: {tolerance: 15%}
 }
 
 // TestABAtARate: ab of two deployments under one arrival stream, each side
-// at 36 requests/s: one server of eight batch slots against one of four
-// (95 ms answers: knees near 84 and 42 per second) fails naming TTFT P95
-// and the goodput (an SLO of 120 ms to the first token); the report says
-// the load.
+// at 36 requests/s: one server of eight batch slots against one of two
+// (95 ms answers: knees near 84 and 21 per second, the second overloaded)
+// fails naming TTFT P95 and the goodput (an SLO of 120 ms to the first
+// token); the report says the load.
 func TestABAtARate(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -265,10 +289,10 @@ gate:
 		}
 		return p
 	}
-	eight, four := conf("eight.yaml", "8"), conf("four.yaml", "4")
-	code, out, errs := run(t, nil, "ab", "--quiet", eight, four)
+	eight, two := conf("eight.yaml", "8"), conf("two.yaml", "2")
+	code, out, errs := run(t, nil, "ab", "--quiet", eight, two)
 	if code != ExitRegression {
-		t.Fatalf("ab 8 slots → 4 at 36/s: exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+		t.Fatalf("ab 8 slots → 2 at 36/s: exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
 	for _, c := range []string{"ttft p95", "slo_attainment"} {
 		if !regexp.MustCompile(`(?m)^vllm\s+chat\s+` + c + `\s.*REGRESSED$`).MatchString(out) {
