@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/sim"
@@ -347,5 +348,43 @@ run: {requests: 100, warmup: 0`+run+`}
 	}
 	if p95 := f.Targets[0].Overall.Metrics.TTFT.P95; p95 < 500 {
 		t.Errorf("at a rate the TTFT P95 is %.0f ms: the stall should hold it (≥ 500 ms)\n%s", p95, open)
+	}
+}
+
+// TestSweepInterrupted: a sweep stopped in its second rate (the context
+// cancelled, as Ctrl-C does) exits 3 and still writes what it measured,
+// marked partial.
+func TestSweepInterrupted(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("measures for a few seconds")
+	}
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, loadConfig(""))
+	out := filepath.Join(dir, "sweep.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		time.Sleep(2500 * time.Millisecond) // the first rate takes 2 s
+		cancel()
+	}()
+	code, stdout, errs := runIn(ctx, Env{Getenv: func(string) string { return "" }}, "sweep", "--config", cfg, "--quiet",
+		"--rates", "20,40", "--duration", "2s", "--out", out)
+	if code != ExitMeasurement {
+		t.Fatalf("interrupted sweep: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitMeasurement, stdout, errs)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("no sweep file: %v", err)
+	}
+	var sw results.Sweep
+	if err := json.Unmarshal(data, &sw); err != nil {
+		t.Fatal(err)
+	}
+	if !sw.Partial || len(sw.Targets) != 1 || len(sw.Targets[0].Steps) == 0 || sw.Targets[0].Steps[0].Rate != 20 {
+		t.Errorf("sweep file %s: want partial, with the first rate measured", data)
+	}
+	if !strings.Contains(stdout, "the sweep was interrupted") {
+		t.Errorf("the report does not say the sweep was interrupted:\n%s", stdout)
 	}
 }
