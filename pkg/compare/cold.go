@@ -73,35 +73,104 @@ func coldHead(t results.Target) (n int, ratio float64) {
 	return reqs[head-1].seq, math.Exp(shift)
 }
 
-// withoutColdHeads returns s with each target's cold head (coldHead) left
-// out of its prompts' samples, and a warning per target that had one,
-// naming side ("baseline" or "" for the run). s is not modified.
-func withoutColdHeads(s Side, side string) (Side, []Warning) {
-	var warns []Warning
-	out := s
-	out.Targets = slices.Clone(s.Targets)
-	for i, t := range out.Targets {
-		last, ratio := coldHead(t)
-		if last == 0 {
-			continue
-		}
-		n := 0
-		t.Prompts = slices.Clone(t.Prompts)
-		for j, p := range t.Prompts {
-			kept := make([]results.Sample, 0, len(p.Samples))
-			for _, x := range p.Samples {
-				if x.Seq > last {
-					kept = append(kept, x)
-				}
-			}
-			n += len(p.Samples) - len(kept)
-			t.Prompts[j].Samples = kept
-		}
-		out.Targets[i] = t
-		warns = append(warns, Warning{Kind: WarnColdStart, Side: side, Target: t.Name, Region: t.Region,
-			NameTarget: len(s.Targets) > 1, Count: n, Ratio: ratio})
+// withoutColdHeads returns base and cur with each target's cold head
+// (coldHead) left out of its prompts' samples, and a warning per side and
+// target that lost one. A target one side found cold whose other side has
+// too few requests to test (coldMinRequests) loses as many of its first
+// requests there too, at most a third: the same endpoint starts cold in
+// every run, and a start left in on one side only reads as a regression
+// (or hides one). base and cur are not modified.
+func withoutColdHeads(base, cur Side) (Side, Side, []Warning) {
+	base.Targets, cur.Targets = slices.Clone(base.Targets), slices.Clone(cur.Targets)
+	type head struct {
+		last, n  int
+		ratio    float64
+		testable bool
 	}
-	return out, warns
+	heads := func(s Side) map[string]head {
+		m := make(map[string]head, len(s.Targets))
+		for _, t := range s.Targets {
+			last, ratio := coldHead(t)
+			m[targetKey(t)] = head{last: last, n: seqsUpTo(t, last), ratio: ratio, testable: requestCount(t) >= coldMinRequests}
+		}
+		return m
+	}
+	bh, ch := heads(base), heads(cur)
+	var warns []Warning
+	cut := func(s *Side, side string, own, other map[string]head) {
+		for i, t := range s.Targets {
+			h, o := own[targetKey(t)], other[targetKey(t)]
+			w := Warning{Kind: WarnColdStart, Side: side, Target: t.Name, Region: t.Region, NameTarget: len(s.Targets) > 1, Ratio: h.ratio}
+			if h.last == 0 && !h.testable && o.n > 0 {
+				// Matched: the other side's start, as many requests here.
+				h.last, w.Matched, w.Requests = lastOfFirst(t, min(o.n, requestCount(t)/3)), true, o.n
+			}
+			if h.last == 0 {
+				continue
+			}
+			s.Targets[i], w.Count = leaveOutHead(t, h.last)
+			warns = append(warns, w)
+		}
+	}
+	cut(&base, "baseline", bh, ch)
+	cut(&cur, "", ch, bh)
+	return base, cur, warns
+}
+
+// requestCount is how many samples t's prompts hold.
+func requestCount(t results.Target) int {
+	n := 0
+	for _, p := range t.Prompts {
+		n += len(p.Samples)
+	}
+	return n
+}
+
+// seqsUpTo is how many of t's samples have Seq ≤ last.
+func seqsUpTo(t results.Target, last int) int {
+	n := 0
+	for _, p := range t.Prompts {
+		for _, x := range p.Samples {
+			if x.Seq <= last {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// lastOfFirst is the Seq of t's k-th request in arrival order (0 when k
+// is 0).
+func lastOfFirst(t results.Target, k int) int {
+	if k <= 0 {
+		return 0
+	}
+	seqs := make([]int, 0, requestCount(t))
+	for _, p := range t.Prompts {
+		for _, x := range p.Samples {
+			seqs = append(seqs, x.Seq)
+		}
+	}
+	slices.Sort(seqs)
+	return seqs[min(k, len(seqs))-1]
+}
+
+// leaveOutHead returns t without its samples of Seq ≤ last and how many
+// it left out; t's prompts are not modified.
+func leaveOutHead(t results.Target, last int) (results.Target, int) {
+	n := 0
+	t.Prompts = slices.Clone(t.Prompts)
+	for j, p := range t.Prompts {
+		kept := make([]results.Sample, 0, len(p.Samples))
+		for _, x := range p.Samples {
+			if x.Seq > last {
+				kept = append(kept, x)
+			}
+		}
+		n += len(p.Samples) - len(kept)
+		t.Prompts[j].Samples = kept
+	}
+	return t, n
 }
 
 // relLog calls f with each sample of p that has a positive value of metric

@@ -48,8 +48,8 @@ func TestColdHead(t *testing.T) {
 	// Left out of the comparison on either side, the files untouched.
 	cold := Side{Targets: []results.Target{coldRun(4, 60, 24, 3, 1)}}
 	before := slices.Clone(cold.Targets[0].Prompts[0].Samples)
-	trimmed, warns := withoutColdHeads(cold, "baseline")
-	if len(warns) != 1 || warns[0].Kind != WarnColdStart || warns[0].Side != "baseline" || warns[0].Count == 0 || warns[0].Ratio <= 1 {
+	trimmed, _, warns := withoutColdHeads(cold, Side{})
+	if len(warns) != 1 || warns[0].Kind != WarnColdStart || warns[0].Side != "baseline" || warns[0].Matched || warns[0].Count == 0 || warns[0].Ratio <= 1 {
 		t.Fatalf("warnings %+v, want one cold start of the baseline", warns)
 	}
 	last, _ = coldHead(cold.Targets[0])
@@ -68,4 +68,65 @@ func TestColdHead(t *testing.T) {
 	if !slices.EqualFunc(before, cold.Targets[0].Prompts[0].Samples, func(a, b results.Sample) bool { return a.Seq == b.Seq && a.TTFT == b.TTFT }) {
 		t.Errorf("withoutColdHeads modified its input")
 	}
+}
+
+// TestColdHeadMatched: a side too short to test its own start loses as
+// many first requests as the other side's cold start (at most a third of
+// it), in arrival order, either way round; a side long enough to test, and
+// found steady, keeps all of them.
+func TestColdHeadMatched(t *testing.T) {
+	cold := coldRun(4, 60, 24, 3, 1) // 120 requests, a head found
+	headN := warnOf(t, Side{Targets: []results.Target{cold}}, Side{}).Count
+	tests := []struct {
+		name      string
+		short     results.Target
+		wantCut   int
+		wantMatch bool
+	}{
+		{"short run (30 requests)", coldRun(5, 15, 24, 3, 1), min(headN, 30/3), true},
+		{"short run (16 requests)", coldRun(6, 8, 24, 3, 1), 16 / 3, true},
+		{"testable steady run", coldRun(7, 60, 0, 1, 1), 0, false},
+	}
+	for _, tc := range tests {
+		for _, baseCold := range []bool{true, false} {
+			base, cur := Side{Targets: []results.Target{cold}}, Side{Targets: []results.Target{tc.short}}
+			shortSide := ""
+			if !baseCold {
+				base, cur, shortSide = cur, base, "baseline"
+			}
+			b, c, warns := withoutColdHeads(base, cur)
+			short := c.Targets[0]
+			if !baseCold {
+				short = b.Targets[0]
+			}
+			var got *Warning
+			for i := range warns {
+				if warns[i].Side == shortSide {
+					got = &warns[i]
+				}
+			}
+			cut := requestCount(tc.short) - requestCount(short)
+			if cut != tc.wantCut || (got != nil) != (tc.wantCut > 0) || (got != nil && (got.Matched != tc.wantMatch || got.Count != cut || got.Requests != headN)) {
+				t.Errorf("%s (cold side is the baseline: %v): cut %d, warning %+v; want %d cut, matched %v to %d", tc.name, baseCold, cut, got, tc.wantCut, tc.wantMatch, headN)
+			}
+			last := lastOfFirst(tc.short, cut) // the cut are the first in arrival order
+			for _, p := range short.Prompts {
+				for _, s := range p.Samples {
+					if s.Seq <= last {
+						t.Errorf("%s: seq %d of the matched head (to %d) kept", tc.name, s.Seq, last)
+					}
+				}
+			}
+		}
+	}
+}
+
+// warnOf is withoutColdHeads' one warning of base's cold start.
+func warnOf(t *testing.T, base, cur Side) Warning {
+	t.Helper()
+	_, _, warns := withoutColdHeads(base, cur)
+	if len(warns) != 1 {
+		t.Fatalf("warnings %+v, want one", warns)
+	}
+	return warns[0]
 }

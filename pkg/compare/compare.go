@@ -301,10 +301,9 @@ func CompareWith(base, cur Side, gate config.Gate, s Setup) Report {
 	}
 	conf, d := rep.Confidence, s.Design
 	if !s.est.keepColdHeads {
-		var baseCold, curCold []Warning
-		base, baseCold = withoutColdHeads(base, "baseline")
-		cur, curCold = withoutColdHeads(cur, "")
-		rep.Found = append(append(rep.Found, baseCold...), curCold...)
+		var cold []Warning
+		base, cur, cold = withoutColdHeads(base, cur)
+		rep.Found = append(rep.Found, cold...)
 	}
 
 	var checks []parsedCheck

@@ -40,7 +40,9 @@ const (
 	WarnScheduleMissed WarningKind = "schedule_missed"
 	// WarnColdStart: Target's first Count requests (of the baseline when
 	// Side is "baseline") ran slower than the rest, Ratio × in median TTFT:
-	// a cold start, left out of the comparison (see coldHead).
+	// a cold start, left out of the comparison (see coldHead). Matched:
+	// this side had too few requests to test its own start, and its first
+	// Count are left out as the other side's cold start of Requests was.
 	WarnColdStart WarningKind = "cold_start"
 	// WarnCorrelated: Target's requests (of the baseline when Side is
 	// "baseline") were correlated in arrival order in Metric: the run's
@@ -84,4 +86,6 @@ type Warning struct {
 	// Ratio is a cold start's median TTFT over the steady part's, or
 	// correlated requests' variance inflation of the run's mean.
 	Ratio float64
+	// Matched is a cold start taken from the other side (WarnColdStart).
+	Matched bool
 }
