@@ -124,7 +124,7 @@ prompts:
     messages:
       - {role: system, content: %q}
       - {role: user, content: "What are your opening hours?"}
-run: {requests: 20, warmup: 0, concurrency: 2}
+run: {requests: 20, bless_requests: 60, warmup: 0, concurrency: 2}
 %s`, spec, system, system, extra)
 }
 
@@ -209,7 +209,7 @@ func TestLongerPromptAttributed(t *testing.T) {
 prompts:
   - id: notes
     messages: [{role: user, content: %q}]
-run: {requests: 20, warmup: 1, concurrency: 2}
+run: {requests: 20, bless_requests: 60, warmup: 1, concurrency: 2}
 `, content)
 	}
 	cfg := blessed(t, body(text))
@@ -250,7 +250,7 @@ func TestSLOAttainment(t *testing.T) {
   - {name: sim, base_url: "sim:default?tokens=40", model: sim, max_tokens: 40, slo: {ttft: 600ms}}
 prompts:
   - {id: greeting, messages: [{role: user, content: "Say hello."}]}
-run: {requests: 60, warmup: 1, concurrency: 8}
+run: {requests: 60, bless_requests: 120, warmup: 1, concurrency: 8}
 gate:
   checks:
     - {metric: slo_attainment, min: 90%}

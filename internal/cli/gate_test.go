@@ -44,6 +44,7 @@ func TestFailedCheckStillReports(t *testing.T) {
 // chart included, outside GitHub Actions too; inside, the file is what the
 // step summary got.
 func TestSummaryFile(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("measures twice")
 	}

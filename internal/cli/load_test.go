@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latgate/latgate/internal/testkit"
 	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/sim"
 )
@@ -116,6 +117,7 @@ func TestRateBaselineIdentity(t *testing.T) {
 // capacity); the sweep file holds every rate measured and the knee, and the
 // sweep stops past it.
 func TestSweepKnee(t *testing.T) {
+	testkit.Timing(t) // a capacity in wall-clock requests/s: .ci/run measures it on a quiet machine
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("measures for about 20 seconds")
@@ -208,6 +210,7 @@ func TestSweepUsage(t *testing.T) {
 // trend passes on the first sweeps and fails on the knee once it stayed
 // down for two, naming it.
 func TestSweepTrend(t *testing.T) {
+	testkit.Timing(t) // a capacity in wall-clock requests/s: .ci/run measures it on a quiet machine
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("sweeps five times, about 30 seconds")

@@ -85,7 +85,7 @@ func TestColdStart(t *testing.T) {
 prompts:
   - {id: greeting, messages: [{role: user, content: "Say hello."}]}
   - {id: summarize, messages: [{role: user, content: "Summarize."}]}
-run: {requests: 30, warmup: 1, concurrency: 1}
+run: {requests: 30, max_requests: 30, bless_requests: 60, warmup: 1, concurrency: 2}
 `
 	cfg := blessed(t, body)
 	code, stdout, stderr := run(t, nil, "check", "--config", cfg, "--quiet")
