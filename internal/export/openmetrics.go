@@ -153,7 +153,7 @@ func OpenMetrics(w io.Writer, sides []Side, rep *compare.Report) error {
 				prompt = "all prompts"
 			}
 			kind := "change" // against the baseline
-			if c.Max > 0 {
+			if c.Rule() == compare.RuleLimit {
 				kind = "limit" // an absolute max: a check of its own beside the change
 			}
 			l := []string{"target", c.Target, "region", c.Region, "prompt", prompt, "metric", c.Metric, "stat", c.Stat, "kind", kind}

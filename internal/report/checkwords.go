@@ -31,10 +31,10 @@ func Summary(c compare.Check) string {
 	if c.Verdict == compare.Unbaselined {
 		return "new: no baseline: measured, not gated; bless to gate it from now on"
 	}
-	if c.IsShare() {
+	switch c.Rule() {
+	case compare.RuleShare, compare.RuleFloor:
 		return shareSummary(c)
-	}
-	if c.Max > 0 {
+	case compare.RuleLimit:
 		return limitSummary(c)
 	}
 	values := fmt.Sprintf("(%s -> %s)", formatValue(c.Metric, c.Baseline), formatValue(c.Metric, c.Current))
@@ -128,7 +128,7 @@ func pctOrDash(r float64) string {
 // undecided: compare both in one run (latgate ab) or watch the nightly".
 func Decider(c compare.Check) string {
 	switch {
-	case c.More < 0 && (c.Max > 0 || c.Min > 0):
+	case c.More < 0 && c.Absolute():
 		return "the statistic sits on the limit: more requests may not decide it"
 	case c.Stuck == compare.StuckSchedule:
 		return fmt.Sprintf("latgate could not send on the arrival schedule (its sends were up to %s late at P99): the endpoint got less load than the rate asks, so the run decides nothing of it; re-run on a quieter runner, or at a lower run.rate", numfmt.Millis(c.RunnerLag))
@@ -206,14 +206,14 @@ func ChangePhrase(c compare.Check) string {
 		}
 		return s
 	}
-	switch {
-	case c.IsShare() && c.Min > 0:
+	switch c.Rule() {
+	case compare.RuleFloor:
 		return sharePercent(c.Current) + " " + shareInterval(c)
-	case c.IsShare():
+	case compare.RuleShare:
 		return sharePoints(c.Current-c.Baseline) + " " + shareInterval(c)
-	case c.Max > 0:
+	case compare.RuleLimit:
 		return fmtMS(c.Current) + " [" + limitInterval(c) + " ms]"
-	case c.Scale == compare.ScaleDifference:
+	case compare.RuleDifference:
 		return fmt.Sprintf("%s ms [%s, %s ms]", signed(c.Current-c.Baseline), signed(c.Lo), signed(c.Hi))
 	}
 	return fmt.Sprintf("%s [%s, %s]", pctOrDash(c.Ratio), numfmt.PctBeside(c.Lo, c.Bound()), numfmt.PctBeside(c.Hi, c.Bound()))
@@ -222,16 +222,17 @@ func ChangePhrase(c compare.Check) string {
 // Allowed is what c's change is held to, in the unit of Change: "+35%", a
 // margin "±0.25 ms" on the difference scale, "max 800 ms", "min 95%".
 func Allowed(c compare.Check) string {
-	switch {
-	case c.IsShare() && c.Min > 0:
+	switch c.Rule() {
+	case compare.RuleFloor:
 		return "min " + sharePercent(c.Min)
-	case c.IsShare():
+	case compare.RuleShare:
 		return sharePoints(c.Threshold)
-	case c.Max > 0:
+	case compare.RuleLimit:
 		return "max " + fmtMS(c.Max)
-	case c.Scale == compare.ScaleDifference:
+	case compare.RuleDifference:
 		return "±" + fmtMS(c.Margin)
-	case c.Verdict == compare.Improved && c.Threshold > 0:
+	}
+	if c.Verdict == compare.Improved && c.Threshold > 0 {
 		return numfmt.Pct(1 / c.Threshold)
 	}
 	return numfmt.Pct(c.Threshold)
@@ -259,11 +260,11 @@ func sharePercent(p float64) string {
 // points ("[-100, -93] pts"), or of the share ("[88%, 96%]"; a bound that
 // would print equal to min but is not gets a decimal: "[88%, 94.9%]").
 func shareInterval(c compare.Check) string {
-	return "[" + shareBounds(c) + "]" + map[bool]string{false: " pts", true: ""}[c.Min > 0]
+	return "[" + shareBounds(c) + "]" + map[bool]string{false: " pts", true: ""}[c.Rule() == compare.RuleFloor]
 }
 
 func shareBounds(c compare.Check) string {
-	if c.Min > 0 {
+	if c.Rule() == compare.RuleFloor {
 		f := func(x float64) string {
 			if x != c.Min && sharePercent(x) == sharePercent(c.Min) {
 				return fmt.Sprintf("%.1f%%", 100*x)
@@ -282,7 +283,7 @@ func shareBounds(c compare.Check) string {
 //	93% [95% CI 88%, 96%] < min 95%
 func shareSummary(c compare.Check) string {
 	conf := fmtConf(c.Confidence)
-	if c.Min > 0 {
+	if c.Rule() == compare.RuleFloor {
 		limit := "min " + sharePercent(c.Min)
 		switch {
 		case c.NCur == 0:

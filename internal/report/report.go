@@ -187,7 +187,7 @@ func targets(cs []compare.Check) []string {
 
 func targetOf(c compare.Check) string { return results.Label(c.Target, c.Region) }
 
-func isAggregate(c compare.Check) bool { return c.Prompt == "" }
+func isAggregate(c compare.Check) bool { return c.Pooled() }
 
 func promptOf(c compare.Check) string {
 	if isAggregate(c) {
@@ -199,13 +199,12 @@ func promptOf(c compare.Check) string {
 // checkOf names the check: "ttft p95", and "ttft p95 max" for the limit
 // check of a gate check's max.
 func checkOf(c compare.Check) string {
-	switch {
-	case c.IsShare() && c.Min > 0:
+	switch c.Rule() {
+	case compare.RuleFloor:
 		return c.Metric + " min"
-	case c.IsShare():
+	case compare.RuleShare:
 		return c.Metric
-	}
-	if isLimit(c) {
+	case compare.RuleLimit:
 		return c.Metric + " " + c.Stat + " max"
 	}
 	return c.Metric + " " + c.Stat
@@ -213,11 +212,11 @@ func checkOf(c compare.Check) string {
 
 // isLimit reports whether c is a limit check (gate max): the current
 // statistic against an absolute limit, no baseline.
-func isLimit(c compare.Check) bool { return c.Max > 0 }
+func isLimit(c compare.Check) bool { return c.Rule() == compare.RuleLimit }
 
 // isFloor reports whether c holds a share to a minimum (gate min:), the
 // mirror of a limit.
-func isFloor(c compare.Check) bool { return c.IsShare() && c.Min > 0 }
+func isFloor(c compare.Check) bool { return c.Rule() == compare.RuleFloor }
 
 // limitOf is the limit a limit check holds the statistic to: "max 800 ms".
 func limitOf(c compare.Check) string { return "max " + numfmt.Millis(c.Max) }
@@ -252,8 +251,11 @@ func attribution(c compare.Check) (string, bool) {
 
 // hasData reports whether both sides have a value and the ratio is defined.
 func hasData(c compare.Check) bool {
-	if c.IsShare() {
-		return c.NCur > 0 && (c.Min > 0 || c.NBase > 0)
+	switch c.Rule() {
+	case compare.RuleFloor:
+		return c.NCur > 0
+	case compare.RuleShare:
+		return c.NCur > 0 && c.NBase > 0
 	}
 	return c.NBase > 0 && c.NCur > 0 && c.Baseline > 0
 }
@@ -264,7 +266,7 @@ func hasData(c compare.Check) bool {
 func symmetricNote(rep compare.Report) string {
 	for _, cs := range [][]compare.Check{rep.Checks, rep.Aggregates} {
 		for _, c := range cs {
-			if c.OkConfidence == 0 && (c.Max > 0 || c.IsShare()) {
+			if r := c.Rule(); c.OkConfidence == 0 && (r == compare.RuleLimit || r == compare.RuleShare || r == compare.RuleFloor) {
 				return "; limits and shares: " + confPct(rep.Confidence) + " intervals"
 			}
 		}
@@ -289,12 +291,15 @@ func floorMS(c compare.Check) float64 { return float64(c.Tolerance.Floor) / 1e6 
 
 // change is the ratio as a percentage, "-" when undefined.
 func change(c compare.Check) string {
-	switch {
-	case c.IsShare() && c.Min <= 0 && c.NBase > 0 && c.NCur > 0:
-		return sharePoints(c.Current - c.Baseline)
-	case c.IsShare():
+	switch c.Rule() {
+	case compare.RuleShare:
+		if c.NBase > 0 && c.NCur > 0 {
+			return sharePoints(c.Current - c.Baseline)
+		}
 		return "-"
-	case c.Scale == compare.ScaleDifference:
+	case compare.RuleFloor:
+		return "-"
+	case compare.RuleDifference:
 		return signedMS(c.Current - c.Baseline)
 	}
 	if c.Ratio <= 0 {

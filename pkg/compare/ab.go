@@ -114,7 +114,7 @@ func CompareAB(base, cand Side, gate config.Gate, d Design) Report {
 		// rule, on the candidate as a run without a baseline.
 		lim := CompareSequential(Side{}, cand, limitsOnly(gate), d)
 		for _, c := range lim.Checks {
-			if c.Max > 0 {
+			if c.Rule() == RuleLimit {
 				rep.Checks = append(rep.Checks, c)
 			}
 		}
@@ -421,7 +421,7 @@ func (g abGroup) pool(conf float64, d Design) (Check, []float64, bool) {
 	a.Baseline, a.Ratio = math.Exp(lw), math.Exp(theta)
 	a.Lo, a.Hi = math.Exp(theta-zl*math.Sqrt(vb)), math.Exp(theta+zh*math.Sqrt(va))
 	Decide(&a)
-	if a.Max == 0 && !a.IsShare() {
+	if a.Rule() == RuleRatio || a.Rule() == RuleDifference {
 		a.Baseline = math.Exp(lb)
 		a.Current = a.Baseline * a.Ratio
 	}
@@ -460,7 +460,7 @@ func abNameChanges(base, cand Side) []Change {
 // base's, "" when the interval includes no change or there is none. It
 // says nothing of the tolerance: a check can be ok and faster.
 func (c Check) Faster() string {
-	if c.Max > 0 || c.Lo <= 0 || c.Hi <= 0 || math.IsNaN(c.Lo) || math.IsNaN(c.Hi) {
+	if c.Rule() == RuleLimit || c.Lo <= 0 || c.Hi <= 0 || math.IsNaN(c.Lo) || math.IsNaN(c.Hi) {
 		return ""
 	}
 	_, lo, hi, _ := c.Slowdown() // larger is slower

@@ -466,7 +466,7 @@ func runJobs(jobs []*job, conf float64, d Design) {
 // after (targetJobs.decide).
 func (j *job) run(conf float64, d Design) {
 	c := &j.check
-	if c.Max > 0 {
+	if c.Rule() == RuleLimit {
 		j.runLimit(conf, d)
 		return
 	}
@@ -631,11 +631,11 @@ func dayRatioSigma(sigma float64) float64 { return math.Sqrt2 * sigma }
 // can be built from hand-made checks by the same rule. A Stat that does not
 // parse can never be resolved: the check is inconclusive.
 func Decide(c *Check) {
-	if c.IsShare() {
+	switch c.Rule() {
+	case RuleShare, RuleFloor:
 		DecideShare(c)
 		return
-	}
-	if c.Max > 0 {
+	case RuleLimit:
 		DecideLimit(c)
 		return
 	}
@@ -860,10 +860,10 @@ func need(stat, metric string, level float64) (values, requests int) {
 // Resolved reports whether both sides have enough values for the statistic
 // (a pooled check pools resolved prompts only).
 func (c Check) Resolved() bool {
-	if c.Prompt == "" && len(c.Prompts) > 0 && c.Max == 0 {
+	if c.Pooled() && len(c.Prompts) > 0 && c.Rule() != RuleLimit {
 		return true
 	}
-	if c.Max > 0 { // a limit check has only the current side
+	if c.Rule() == RuleLimit { // a limit check has only the current side
 		if c.Metric == results.ITL {
 			return c.GapsCur >= c.Need && c.NCur >= c.NeedRequests
 		}
@@ -1025,7 +1025,7 @@ func sampleWarnings(cs []Check, manyTargets bool) []Warning {
 // documentation), and if so what the smaller side has, what it needs, and
 // the unit counted: "requests", or "gaps" for pooled itl.
 func (c Check) Shortfall() (have, need int, unit string, short bool) {
-	if c.NCur == 0 || c.NBase == 0 && c.Max <= 0 || c.Resolved() {
+	if c.NCur == 0 || c.NBase == 0 && c.Rule() != RuleLimit || c.Resolved() {
 		return 0, 0, "", false
 	}
 	have, need, unit = c.Unresolved()
@@ -1034,7 +1034,7 @@ func (c Check) Shortfall() (have, need int, unit string, short bool) {
 
 // Unresolved returns what an unresolved check has, needs, and the unit.
 func (c Check) Unresolved() (have, need int, unit string) {
-	if c.Max > 0 {
+	if c.Rule() == RuleLimit {
 		switch {
 		case c.Metric == results.ITL && c.NCur < c.NeedRequests:
 			return c.NCur, c.NeedRequests, "requests"

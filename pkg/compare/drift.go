@@ -43,7 +43,7 @@ func SelfDrift(s Side, gate config.Gate) []Check {
 	rep := Compare(first, second, g)
 	var out []Check
 	for _, c := range append(rep.Checks, rep.Aggregates...) {
-		if c.Max == 0 && (c.Verdict == Regressed || c.Verdict == Improved) {
+		if c.Rule() != RuleLimit && (c.Verdict == Regressed || c.Verdict == Improved) {
 			out = append(out, c)
 		}
 	}

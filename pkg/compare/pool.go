@@ -143,8 +143,8 @@ func lastLook(d Design, n int) bool {
 // a finite interval of its change on either scale.
 func (j *job) testable() bool {
 	c := j.check
-	return c.Max == 0 && c.NBase > 0 && c.NCur > 0 && c.Resolved() && (c.Lo != 0 || c.Hi != 0) &&
-		!math.IsInf(c.Lo, 0) && !math.IsInf(c.Hi, 0) && (c.Scale == ScaleDifference || c.Baseline > 0)
+	return c.Rule() != RuleLimit && c.NBase > 0 && c.NCur > 0 && c.Resolved() && (c.Lo != 0 || c.Hi != 0) &&
+		!math.IsInf(c.Lo, 0) && !math.IsInf(c.Hi, 0) && (c.Rule() == RuleDifference || c.Baseline > 0)
 }
 
 // zStat is a prompt test's statistic: how many standard errors of its lower

@@ -92,7 +92,7 @@ func explains(c Check, l *results.Lateness, sd *results.Sends, base Side) bool {
 		}
 		span := streamSpan(base, c)
 		return span > 0 && c.Current > 0 && span*(ref/c.Current-1) <= late
-	case c.Max > 0:
+	case c.Rule() == RuleLimit:
 		return c.Current-c.Max <= late
 	}
 	return c.Current-c.Baseline <= late

@@ -302,7 +302,7 @@ func simpson(xs []float64) []float64 {
 func Undecided(rep Report) []Check {
 	var out []Check
 	for _, c := range slices.Concat(rep.Checks, rep.Aggregates) {
-		if c.Verdict == Inconclusive && !c.Diagnostic && c.NCur > 0 && (c.Max > 0 || c.Min > 0 || c.NBase > 0 && (c.Baseline > 0 || c.Scale == ScaleDifference || c.IsShare())) {
+		if c.Verdict == Inconclusive && !c.Diagnostic && c.NCur > 0 && (c.Absolute() || c.NBase > 0 && (c.Baseline > 0 || c.Rule() == RuleDifference || c.Rule() == RuleShare)) {
 			out = append(out, c)
 		}
 	}

@@ -1,0 +1,48 @@
+package report
+
+import (
+	"testing"
+
+	"github.com/latgate/latgate/pkg/compare"
+	"github.com/latgate/latgate/pkg/results"
+)
+
+// TestEveryRuleWorded: each of compare's rules has words of its own for
+// what a check is held to, and a sentence; a new rule without a sample here
+// fails, so its words are not left to the ratio's by default.
+func TestEveryRuleWorded(t *testing.T) {
+	base := compare.Check{Metric: results.TTFT, Stat: "p95", Baseline: 100, Current: 110, Ratio: 1.1, Lo: 1.02, Hi: 1.2,
+		Threshold: 1.15, Confidence: 0.95, NBase: 100, NCur: 100, Verdict: compare.OK}
+	share := compare.Check{Metric: "slo_attainment", Baseline: 0.99, Current: 0.97, Lo: 0.95, Hi: 0.99, Threshold: -0.05,
+		Confidence: 0.95, NBase: 100, NCur: 100, Verdict: compare.OK}
+	sample := map[compare.Rule]compare.Check{compare.RuleRatio: base, compare.RuleShare: share}
+	diff := base
+	diff.Metric, diff.Stat, diff.Scale, diff.Margin, diff.Baseline, diff.Current, diff.Lo, diff.Hi = results.ITL, "p50", compare.ScaleDifference, 0.25, 0, 0.1, -0.1, 0.2
+	sample[compare.RuleDifference] = diff
+	limit := base
+	limit.Max, limit.Baseline, limit.Ratio, limit.Lo, limit.Hi = 800, 0, 0, 100, 120
+	sample[compare.RuleLimit] = limit
+	floor := share
+	floor.Min, floor.Baseline, floor.NBase = 0.9, 0, 0
+	sample[compare.RuleFloor] = floor
+
+	allowed := map[string]compare.Rule{}
+	for _, r := range compare.Rules() {
+		c, ok := sample[r]
+		if !ok {
+			t.Errorf("rule %q has no sample check here: add one, and its words in Allowed, ChangePhrase and Summary", r)
+			continue
+		}
+		if c.Rule() != r {
+			t.Fatalf("the sample of %q is a %q check", r, c.Rule())
+		}
+		a := Allowed(c)
+		if other, dup := allowed[a]; dup || a == "" {
+			t.Errorf("rule %q: Allowed %q, the same as %q's", r, a, other)
+		}
+		allowed[a] = r
+		if Summary(c) == "" || ChangePhrase(c) == "" {
+			t.Errorf("rule %q: Summary %q, ChangePhrase %q; want words", r, Summary(c), ChangePhrase(c))
+		}
+	}
+}
