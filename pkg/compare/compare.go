@@ -132,6 +132,10 @@ type Check struct {
 	// DayLag is, when the history's levels wander (are autocorrelated),
 	// the baseline's age in runs DayNoise was read at (DayNoise.Lag).
 	DayLag int `json:"day_lag,omitempty"`
+	// DayDF is DayNoise's degrees of freedom as an estimate (DayNoise.DF:
+	// the day-to-day part of the interval takes Student's t at DayDF); 0
+	// when it is taken as known.
+	DayDF int `json:"day_df,omitempty"`
 	// RunNoise is the run-level noise in the interval: σ (log units) of
 	// the difference of the two sides' run levels beyond independent
 	// requests, from requests correlated in arrival order (see Wander;
@@ -472,7 +476,7 @@ func (j *job) run(conf float64, d Design) {
 	}
 	c.NBase, c.NCur = j.base.requests(), j.cur.requests()
 	c.atLook(d, conf, c.NBase)
-	c.DayNoise, c.DayRuns, c.DayLag = j.noise.Sigma, j.noise.Runs, j.noise.Lag
+	c.DayNoise, c.DayRuns, c.DayLag, c.DayDF = j.noise.Sigma, j.noise.Runs, j.noise.Lag, j.noise.DF
 	if c.Metric == results.ITL {
 		c.GapsBase, c.GapsCur = len(j.base.vals), len(j.cur.vals)
 	}
@@ -520,8 +524,9 @@ func (j *job) estimate() {
 	j.poolable = true
 	day := dayRatioSigma(c.DayNoise)
 	c.RunNoise = math.Sqrt(j.wander)
-	c.Lo = math.Exp(theta - math.Sqrt(below*below+zl*zl*(day*day+j.wander)))
-	c.Hi = math.Exp(theta + math.Sqrt(above*above+zh*zh*(day*day+j.wander)))
+	dl, dh := dayCrit(zl, c.DayDF)*day, dayCrit(zh, c.DayDF)*day
+	c.Lo = math.Exp(theta - math.Sqrt(below*below+dl*dl+zl*zl*j.wander))
+	c.Hi = math.Exp(theta + math.Sqrt(above*above+dh*dh+zh*zh*j.wander))
 }
 
 // okConfidence is the gate's ok_confidence, 0 (symmetric) when unset or
@@ -794,7 +799,7 @@ func (c *Check) moreRequests() int {
 		if lr > lt {
 			z = zr // the regression end must
 		}
-		sd = z * dayRatioSigma(c.DayNoise)
+		sd = dayCrit(z, c.DayDF) * dayRatioSigma(c.DayNoise)
 	}
 	if h <= 0 {
 		return 0

@@ -30,7 +30,30 @@ type DayNoise struct {
 	// (the variogram's lag, at most half the history); 0 when the levels
 	// are independent from run to run and one lag is every lag.
 	Lag int `json:"lag,omitempty"`
+	// DF is the degrees of freedom of Sigma as an estimate: the interval's
+	// day-to-day part then takes Student's t at DF, not the normal, so that
+	// σ learned from 20 runs is not used as if it were known (#29). 0 when
+	// Sigma is assumed, or read at the baseline's age (the largest of the
+	// variogram's values, which errs wide already).
+	DF int `json:"df,omitempty"`
 }
+
+// dayCrit is the critical value of the day-to-day part of an interval
+// whose sampling part has critical value z: z when σ is taken as known (df
+// 0), else Student's t with df degrees of freedom at the same one-sided
+// tail.
+func dayCrit(z float64, df int) float64 {
+	if df <= 0 || !(z > 0) {
+		return z
+	}
+	return stats.TQuantile(1-stats.NormalCDF(z), df)
+}
+
+// mssdDF is the degrees of freedom a variance estimated from k successive
+// differences of independent normal values is worth: the mean square
+// successive difference has about 2/3 the efficiency of the sample
+// variance (von Neumann, 1941).
+func mssdDF(k int) int { return max(1, int(math.Round(2*float64(k)/3))) }
 
 // NoiseKey names a target's metric.
 type NoiseKey struct{ Target, Region, Metric string }
@@ -149,7 +172,7 @@ func dayNoise(runs []map[string]float64, after int) (DayNoise, bool) {
 			kept++
 		}
 	}
-	out := DayNoise{Sigma: math.Sqrt(ss/float64(max(kept, 1))) / math.Sqrt2, Runs: n}
+	out := DayNoise{Sigma: math.Sqrt(ss/float64(max(kept, 1))) / math.Sqrt2, Runs: n, DF: mssdDF(kept)}
 	if !autocorrelated(levels, dayAlpha) {
 		return out, true
 	}
@@ -163,7 +186,9 @@ func dayNoise(runs []map[string]float64, after int) (DayNoise, bool) {
 		for _, x := range rest {
 			ss += x * x
 		}
-		out.Sigma = math.Sqrt(max(out.Sigma*out.Sigma, ss/float64(n-2)))
+		if v := ss / float64(n-2); v > out.Sigma*out.Sigma {
+			out.Sigma, out.DF = math.Sqrt(v), n-2
+		}
 		return out, true
 	}
 	age := n + 1 // the baseline older than the history
@@ -176,7 +201,7 @@ func dayNoise(runs []map[string]float64, after int) (DayNoise, bool) {
 		g = max(g, semivariogram(levels, h))
 	}
 	if g > out.Sigma*out.Sigma {
-		out.Sigma = math.Sqrt(g)
+		out.Sigma, out.DF = math.Sqrt(g), 0
 	}
 	out.Lag = lag
 	return out, true

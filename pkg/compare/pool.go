@@ -223,7 +223,7 @@ func (g group) pool(conf float64, d Design, est estimators) (Check, bool) {
 	t := use[0].check
 	a := Check{
 		Target: t.Target, Region: t.Region, Metric: t.Metric, Stat: t.Stat,
-		Confidence: conf, OkConfidence: t.OkConfidence, Tolerance: g.tol, DayNoise: g.noise.Sigma, DayRuns: g.noise.Runs, DayLag: g.noise.Lag,
+		Confidence: conf, OkConfidence: t.OkConfidence, Tolerance: g.tol, DayNoise: g.noise.Sigma, DayRuns: g.noise.Runs, DayLag: g.noise.Lag, DayDF: g.noise.DF,
 	}
 	nb := use[0].check.NBase
 	for _, j := range use {
@@ -281,9 +281,10 @@ func (g group) pool(conf float64, d Design, est estimators) (Check, bool) {
 			j.above = (parts[i].theta - theta) / math.Sqrt(v)
 		}
 	}
-	day := math.Hypot(dayRatioSigma(g.noise.Sigma), math.Sqrt(g.wander))
+	day := dayRatioSigma(g.noise.Sigma)
 	a.RunNoise = math.Sqrt(g.wander)
-	sl, sh := zl*day, zh*day
+	sl := math.Hypot(dayCrit(zl, g.noise.DF)*day, zl*a.RunNoise)
+	sh := math.Hypot(dayCrit(zh, g.noise.DF)*day, zh*a.RunNoise)
 	// The pooled row's reference level is the geometric mean of the
 	// baseline statistics of every prompt of the check, equally weighted:
 	// it depends on the baseline file and the prompts the run measured

@@ -210,6 +210,65 @@ func TestDayNoiseWidens(t *testing.T) {
 	}
 }
 
+// TestLearnedDayNoiseIsAnEstimate (#29): σ learned from a history is an
+// estimate, not the truth: LearnDayNoise gives its degrees of freedom, and
+// the interval's day-to-day part takes Student's t at them, where the same
+// σ assumed (or read at the baseline's age) keeps the normal's critical
+// value.
+func TestLearnedDayNoiseIsAnEstimate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	key := NoiseKey{Target: "t", Metric: results.TTFT}
+	var runs []map[string]float64
+	for range MinDayRuns {
+		runs = append(runs, map[string]float64{"a": 100 * math.Exp(0.05*rng.NormFloat64())})
+	}
+	n := LearnDayNoise([]DayLevels{{Key: key, Runs: runs, After: -1}})[key]
+	if n.Lag != 0 || n.DF != mssdDF(MinDayRuns-1) || n.DF < 10 || n.DF > MinDayRuns-1 {
+		t.Fatalf("independent levels from %d runs: %+v, want DF %d (2/3 of %d successive differences) at no lag", MinDayRuns, n, mssdDF(MinDayRuns-1), MinDayRuns-1)
+	}
+	for _, tt := range []struct {
+		z      float64
+		df     int
+		lo, hi float64
+	}{
+		{1.96, 0, 1.96, 1.96},      // taken as known
+		{1.96, 13, 2.15, 2.17},     // t(0.975, 13) = 2.160
+		{1.2816, 13, 1.34, 1.36},   // the 90% ok end: t(0.90, 13) = 1.350
+		{1.96, 1000, 1.961, 1.963}, // many runs: the normal
+		{0, 13, 0, 0},              // no interval: nothing to widen
+	} {
+		if got := dayCrit(tt.z, tt.df); got < tt.lo || got > tt.hi {
+			t.Errorf("dayCrit(%g, %d) = %.4f, want in [%g, %g]", tt.z, tt.df, got, tt.lo, tt.hi)
+		}
+	}
+
+	base, cur := tenPrompts(150, 1)
+	gate := config.DefaultGate()
+	gate.Checks = gate.Checks[:1]
+	gate.DayToDay = 0
+	quiet := Compare(base, cur, gate).Aggregates[0]
+	learned := func(df int) Check {
+		noise := Noise{{Target: base.Targets[0].Name, Region: base.Targets[0].Region, Metric: gate.Checks[0].Metric}: {Sigma: 0.05, Runs: 20, DF: df}}
+		return CompareWith(base, cur, gate, Setup{Noise: noise}).Aggregates[0]
+	}
+	known, est := learned(0), learned(13)
+	below := math.Log(quiet.Ratio) - math.Log(quiet.Lo)
+	z := critical(0.95)
+	for _, c := range []struct {
+		name string
+		got  Check
+		crit float64
+	}{{"σ taken as known", known, z}, {"σ from 13 degrees of freedom", est, dayCrit(z, 13)}} {
+		want := math.Hypot(below, c.crit*math.Sqrt2*0.05)
+		if got := math.Log(c.got.Ratio) - math.Log(c.got.Lo); math.Abs(got-want) > 1e-9 {
+			t.Errorf("%s: lower half-width %.5f, want %.5f", c.name, got, want)
+		}
+	}
+	if est.DayDF != 13 || known.DayDF != 0 {
+		t.Errorf("DayDF %d and %d, want 13 and 0", est.DayDF, known.DayDF)
+	}
+}
+
 // TestCannotGatePerCheck: the thin-baseline rule looks at each gated check's
 // own metric (#16 item 4): a baseline whose itl gaps were emptied cannot
 // gate an itl check however many requests it holds, and says which check.
