@@ -261,7 +261,7 @@ func abChanges(pl abPlan) []string {
 		bs.Targets, cs.Targets = append(bs.Targets, b), append(cs.Targets, c)
 	}
 	for _, ch := range compare.Pair(bs, cs).Changes {
-		what := ch.Label()
+		what := report.ChangeLabel(ch)
 		switch ch.Kind {
 		case compare.ChangeNew:
 			what = "only in " + pl.cfg[1].Path

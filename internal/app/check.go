@@ -170,7 +170,7 @@ func (a *App) checkLimitsOnly(ctx context.Context, sink *publish.Sink, cfg *conf
 	// Everything is "new" against no baseline: say it once, not per row.
 	rep.Changes = nil
 	for i := range rep.Checks {
-		rep.Checks[i].Labels = nil
+		rep.Checks[i].Changed = nil
 	}
 	rep.Warnings = append(rep.Warnings, limitsOnlyNotice(basePath, res.Path, cfg.Path))
 	rep.Warnings = append(rep.Warnings, queueWarnings(f)...)

@@ -97,7 +97,7 @@ func abChange(c compare.Change) string {
 	if c.Kind == compare.ChangeEdited {
 		return ChangeWhere(c) + ": the prompt's text differs: compared, labelled \"edited\""
 	}
-	return ChangeWhere(c) + ": " + c.Label() + ": compared, labelled"
+	return ChangeWhere(c) + ": " + ChangeLabel(c) + ": compared, labelled"
 }
 
 // abNext is the line an A/B run ends with when it failed or left gated

@@ -20,7 +20,7 @@ func labelled(rep compare.Report) bool {
 		return true
 	}
 	for _, c := range ordered(rep) {
-		if len(c.Labels) > 0 {
+		if len(c.Changed) > 0 {
 			return true
 		}
 	}
@@ -28,7 +28,7 @@ func labelled(rep compare.Report) bool {
 }
 
 // labels is a check's labels in one cell: "model a → b; edited".
-func labels(c compare.Check) string { return strings.Join(c.Labels, "; ") }
+func labels(c compare.Check) string { return strings.Join(labelsOf(c), "; ") }
 
 // changeSummary names the changes briefly for the outcome line:
 // "model a → b (target t); edited: p; new: q; removed: r".
@@ -38,7 +38,7 @@ func changeSummary(rep compare.Report) string {
 	many := len(targets(append(ordered(rep), rep.New...))) > 1
 	for _, c := range rep.Changes {
 		if c.Kind == compare.ChangeSetting {
-			s := c.Label()
+			s := ChangeLabel(c)
 			if many && c.Target != "" {
 				s += " (" + ChangeWhere(c) + ")"
 			}
@@ -117,7 +117,7 @@ func BlessChanges(w io.Writer, changes []compare.Change) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintln(ew, "this baseline changes what is measured (intended, for the reviewer):")
 	for _, c := range changes {
-		what := c.Label()
+		what := ChangeLabel(c)
 		switch c.Kind {
 		case compare.ChangeNew:
 			what = "new"

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/latgate/latgate/internal/numfmt"
 	"github.com/latgate/latgate/pkg/compare"
@@ -36,7 +37,7 @@ func ChangeMessage(c compare.Change) string {
 	case compare.ChangeRemoved:
 		return ChangeWhere(c) + ": removed: in the baseline, not in this run"
 	}
-	return ChangeWhere(c) + ": " + c.Label() + ": compared, labelled"
+	return ChangeWhere(c) + ": " + ChangeLabel(c) + ": compared, labelled"
 }
 
 // shortHash is a prompt hash as a reader compares it: its first 8
@@ -73,4 +74,38 @@ func ImprovementText(im compare.Improvement) string {
 // the baseline's total P99 (312 ms)".
 func SlowLimitText(l compare.SlowLimit) string {
 	return fmt.Sprintf("%d× the baseline's total P99 (%s)", compare.SlowFactor, numfmt.Millis(l.P99))
+}
+
+// ChangeLabel is a change as a check's label: "model gpt-4o → gpt-4.1",
+// "endpoint api.a.com/v1 → api.b.com/v1", "edited" (a pooled check's:
+// "edited: a, b", the prompts it pools), "new: no baseline", "removed".
+func ChangeLabel(c compare.Change) string {
+	switch c.Kind {
+	case compare.ChangeEdited:
+		if len(c.Prompts) > 0 {
+			return "edited: " + strings.Join(c.Prompts, ", ")
+		}
+		return "edited"
+	case compare.ChangeNew:
+		return "new: no baseline"
+	case compare.ChangeRemoved:
+		return "removed"
+	}
+	name := c.Field
+	switch c.Field {
+	case compare.FieldBaseURL:
+		name = "endpoint"
+	case compare.FieldExtra:
+		return "extra_body changed"
+	}
+	return name + " " + c.Baseline + " → " + c.Current
+}
+
+// labelsOf is the words of what changed for c (Check.Changed), in order.
+func labelsOf(c compare.Check) []string {
+	out := make([]string, 0, len(c.Changed))
+	for _, ch := range c.Changed {
+		out = append(out, ChangeLabel(ch))
+	}
+	return out
 }

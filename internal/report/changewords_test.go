@@ -1,9 +1,12 @@
 package report
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/latgate/latgate/pkg/compare"
 )
@@ -68,5 +71,27 @@ func TestImprovementText(t *testing.T) {
 func TestSlowLimitText(t *testing.T) {
 	if w := SlowLimitText(compare.SlowLimit{After: 6 * time.Second, P99: 300}); w != "20× the baseline's total P99 (300 ms)" {
 		t.Errorf("SlowLimitText = %q", w)
+	}
+}
+
+// TestWithReasonsLabels: a results file's checks carry the words of what
+// changed for them ("labels"), which compare leaves to report.
+func TestWithReasonsLabels(t *testing.T) {
+	rep := WithReasons(changedReport())
+	got := map[string][]string{}
+	for _, c := range slices.Concat(rep.Checks, rep.Aggregates, rep.New) {
+		if c.Target == "primary" && c.Stat == "p50" && c.Metric == "ttft" {
+			got[c.Prompt] = c.Labels
+		}
+	}
+	want := map[string][]string{
+		"greeting":    {"model gpt-4o-mini → gpt-4.1-mini"},
+		"code-review": {"model gpt-4o-mini → gpt-4.1-mini"},
+		"summarize":   {"model gpt-4o-mini → gpt-4.1-mini", "edited"},
+		"":            {"model gpt-4o-mini → gpt-4.1-mini", "edited: summarize"},
+		"faq":         {"new: no baseline"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("labels by prompt (-want +got):\n%s", diff)
 	}
 }

@@ -388,7 +388,8 @@ func driftValue(metric string, v float64) string {
 	return numfmt.Millis(v)
 }
 
-// WithReasons returns rep with each check's Reason set to its Summary, the
+// WithReasons returns rep with each check's Reason set to its Summary and
+// its Labels to the words of what changed for it (Check.Changed), the
 // sentence a results file carries beside the numbers for a reader of the
 // JSON (results/v1's "reason"), and its Warnings the words of every warning
 // (Warnings); rep itself is not modified.
@@ -397,7 +398,10 @@ func WithReasons(rep compare.Report) compare.Report {
 	for _, cs := range []*[]compare.Check{&rep.Checks, &rep.Aggregates, &rep.New} {
 		out := slices.Clone(*cs)
 		for i := range out {
-			out[i].Reason = Summary(out[i])
+			out[i].Reason, out[i].Labels = Summary(out[i]), labelsOf(out[i])
+			if len(out[i].Labels) == 0 {
+				out[i].Labels = nil
+			}
 		}
 		*cs = out
 	}

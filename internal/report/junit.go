@@ -93,7 +93,7 @@ func JUnit(w io.Writer, rep compare.Report, opts Options) error {
 				Time:      seconds(opts.Wall.prompt(c)),
 			}
 			msg := message(c)
-			if len(c.Labels) > 0 {
+			if len(c.Changed) > 0 {
 				msg += " [changed since baseline: " + labels(c) + "]"
 			}
 			if line, ok := attribution(c); ok {
@@ -106,7 +106,7 @@ func JUnit(w io.Writer, rep compare.Report, opts Options) error {
 				tc.Failure = &junit.Result{Message: "inconclusive (strict): " + msg, Type: "inconclusive", Data: xmlText(detail(c, rep.Confidence))}
 			case c.Verdict == compare.Inconclusive:
 				tc.Skipped = &junit.Result{Message: "inconclusive: " + msg, Data: xmlText(detail(c, rep.Confidence))}
-			case len(c.Labels) > 0:
+			case len(c.Changed) > 0:
 				tc.SystemOut = &junit.Output{Data: xmlText("changed since baseline: " + labels(c))}
 			}
 			add(tc, c)

@@ -240,19 +240,19 @@ func changedReport() compare.Report {
 			if c.Target != "primary" {
 				continue
 			}
-			c.Labels = []string{"model gpt-4o-mini → gpt-4.1-mini"}
+			c.Changed = []compare.Change{rep.Changes[0]}
 			switch c.Prompt {
 			case "summarize":
-				c.Labels = append(c.Labels, "edited")
+				c.Changed = append(c.Changed, rep.Changes[1])
 			case "":
-				c.Labels = append(c.Labels, "edited: summarize")
+				c.Changed = append(c.Changed, compare.Change{Kind: compare.ChangeEdited, Target: "primary", Prompts: []string{"summarize"}})
 			}
 		}
 	}
 	for _, stat := range []string{"p50", "p95"} {
 		rep.New = append(rep.New, compare.Check{Target: "primary", Prompt: "faq", Metric: results.TTFT, Stat: stat,
 			Current: map[string]float64{"p50": 333, "p95": 410}[stat], NCur: 120, Verdict: compare.Unbaselined,
-			Labels: []string{"new: no baseline"}})
+			Changed: []compare.Change{rep.Changes[2]}})
 	}
 	return rep
 }

@@ -454,7 +454,7 @@ func fitTable(rows [][]string, notes map[int]string, col int, head, none string,
 // labelScope is the scope a check's labels hold for: its prompt when one
 // of them is the prompt's own (edited, new), else its target.
 func labelScope(c compare.Check) string {
-	for _, l := range c.Labels {
+	for _, l := range labelsOf(c) {
 		if l == string(compare.ChangeEdited) || l == string(compare.ChangeNew) || strings.HasPrefix(l, string(compare.ChangeEdited)+":") {
 			return targetOf(c) + "\x00" + promptOf(c) + "\x00" + strings.Join(c.Prompts, ",")
 		}

@@ -94,7 +94,7 @@ func TestCompareABReport(t *testing.T) {
 	}
 	var got []string
 	for _, c := range slices.Concat(rep.Checks, rep.Aggregates) {
-		got = append(got, strings.Join([]string{c.Prompt, c.Metric, c.Stat, string(c.Verdict), strings.Join(c.Labels, ";")}, " "))
+		got = append(got, strings.Join([]string{c.Prompt, c.Metric, c.Stat, string(c.Verdict), strings.Join(changeKeys(c.Changed), ";")}, " "))
 		if c.Max == 0 && (c.Look != 1 || c.Looks != 4 || !(c.Level > 0.95)) {
 			t.Errorf("%s %s: look %d of %d at %v, want look 1 of 4 above 95%%", c.Prompt, c.Stat, c.Look, c.Looks, c.Level)
 		}
@@ -132,7 +132,7 @@ func TestCompareABTargetsByPosition(t *testing.T) {
 	if len(rep.Checks) != 1 || rep.Checks[0].Target != "large" || rep.Checks[0].Verdict != OK {
 		t.Fatalf("checks %+v, want one ok check of target large", rep.Checks)
 	}
-	if diff := cmp.Diff([]string{"target small → large"}, rep.Checks[0].Labels); diff != "" {
+	if diff := cmp.Diff([]string{"target small → large"}, changeKeys(rep.Checks[0].Changed)); diff != "" {
 		t.Errorf("labels (-want +got):\n%s", diff)
 	}
 }

@@ -172,9 +172,12 @@ type Check struct {
 	Verdict   Verdict `json:"verdict"`
 	// Reason is Summary(): the verdict as one human sentence.
 	Reason string `json:"reason"`
-	// Labels name what changed since the baseline for this check (see
-	// Pair): "model a → b", "edited", …; empty when nothing did.
-	Labels []string `json:"labels,omitempty"`
+	// Changed is what changed since the baseline for this check (see
+	// Pair); empty when nothing did. Labels are their words, which
+	// internal/report sets for a results file (WithReasons): "model a →
+	// b", "edited", ….
+	Changed []Change `json:"-"`
+	Labels  []string `json:"labels,omitempty"`
 	// Max, when positive, makes this a limit check (gate `max:`): the
 	// current statistic against an absolute limit in milliseconds, with no
 	// baseline. Lo and Hi then bound the current statistic itself, in

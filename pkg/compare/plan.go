@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -51,28 +50,9 @@ type Change struct {
 	Field    string     `json:"field,omitempty"`
 	Baseline string     `json:"baseline,omitempty"`
 	Current  string     `json:"current,omitempty"`
-}
-
-// Label is the change as a check's label: "model gpt-4o → gpt-4.1",
-// "endpoint api.a.com/v1 → api.b.com/v1", "edited", "new: no baseline",
-// "removed".
-func (c Change) Label() string {
-	switch c.Kind {
-	case ChangeEdited:
-		return "edited"
-	case ChangeNew:
-		return "new: no baseline"
-	case ChangeRemoved:
-		return "removed"
-	}
-	name := c.Field
-	switch c.Field {
-	case FieldBaseURL:
-		name = "endpoint"
-	case FieldExtra:
-		return "extra_body changed"
-	}
-	return fmt.Sprintf("%s %s → %s", name, c.Baseline, c.Current)
+	// Prompts are, on a pooled check's edit (Check.Changed), the edited
+	// prompts it pools; never in Report.Changes.
+	Prompts []string `json:"-"`
 }
 
 // Plan is what Pair found: every difference between the two runs, and how
@@ -130,20 +110,20 @@ func Pair(base, cur Side) Plan {
 	return p
 }
 
-// labels returns the labels of the changes that apply to a check of target
-// and prompt (prompt empty for an aggregate over prompts): run settings, the
-// target's settings, and the prompt's edit; an aggregate names the edited
-// prompts it combines.
-func (p Plan) labels(target, region, prompt string, prompts []string) []string {
-	var out []string
+// changed returns the changes that apply to a check of target and prompt
+// (prompt empty for an aggregate over prompts): run settings, the target's
+// settings, and the prompt's edit; an aggregate has one edit naming the
+// edited prompts it pools.
+func (p Plan) changed(target, region, prompt string, prompts []string) []Change {
+	var out []Change
 	var edited []string
 	for _, c := range p.Changes {
 		switch {
 		case c.Kind == ChangeSetting && (c.Target == "" || c.Target == target && c.Region == region):
-			out = append(out, c.Label())
+			out = append(out, c)
 		case c.Kind == ChangeEdited && c.Target == target && c.Region == region:
 			if prompt != "" && c.Prompt == prompt {
-				out = append(out, c.Label())
+				out = append(out, c)
 			}
 			if prompt == "" && slices.Contains(prompts, c.Prompt) {
 				edited = append(edited, c.Prompt)
@@ -151,19 +131,20 @@ func (p Plan) labels(target, region, prompt string, prompts []string) []string {
 		}
 	}
 	if len(edited) > 0 {
-		out = append(out, "edited: "+strings.Join(edited, ", "))
+		out = append(out, Change{Kind: ChangeEdited, Target: target, Region: region, Prompts: edited})
 	}
 	return out
 }
 
-// label sets the labels of the report's checks and aggregates, and adds the
+// label sets what changed for each of the report's checks and aggregates
+// (Check.Changed), and adds the
 // changes and the measured values of what has no baseline.
 func (p Plan) label(rep *Report, cur Side, checks []parsedCheck) {
 	rep.Changes = p.Changes
 	for _, cs := range [][]Check{rep.Checks, rep.Aggregates} {
 		for i := range cs {
 			c := &cs[i]
-			c.Labels = p.labels(c.Target, c.Region, c.Prompt, c.Prompts)
+			c.Changed = p.changed(c.Target, c.Region, c.Prompt, c.Prompts)
 		}
 	}
 	isNew := func(t results.Target, prompt string) bool {
@@ -191,7 +172,7 @@ func (p Plan) label(rep *Report, cur Side, checks []parsedCheck) {
 				}
 				c := Check{
 					Target: t.Name, Region: t.Region, Prompt: pr.ID, Metric: pc.c.Metric, Stat: pc.c.Stat,
-					NCur: d.requests(), Verdict: Unbaselined, Labels: []string{ChangeNew.label()},
+					NCur: d.requests(), Verdict: Unbaselined, Changed: []Change{{Kind: ChangeNew, Target: t.Name, Region: t.Region, Prompt: pr.ID}},
 				}
 				if pc.c.Metric == results.ITL {
 					c.GapsCur = len(d.vals)
@@ -204,9 +185,6 @@ func (p Plan) label(rep *Report, cur Side, checks []parsedCheck) {
 		}
 	}
 }
-
-// label is the label of a kind on its own.
-func (k ChangeKind) label() string { return Change{Kind: k}.Label() }
 
 // displayEndpoint shortens a base URL for a label: without the scheme, and
 // the simulator's spec as written.

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -16,32 +17,29 @@ func TestPair(t *testing.T) {
 		name       string
 		change     func(cur *Side)
 		wantPairs  int
-		wantLabels []string // Label() of each change, in order
+		wantLabels []string // changeKey of each change, in order
 	}{
 		{"identical", func(*Side) {}, 2, nil},
 		{"model and endpoint", func(c *Side) {
 			c.Targets[0].Model = "m2"
 			c.Targets[0].BaseURL = "https://other.example.com/v1/"
-		}, 2, []string{"model m → m2", "endpoint 127.0.0.1:8080/v1 → other.example.com/v1"}},
+		}, 2, []string{"model m → m2", "base_url 127.0.0.1:8080/v1 → other.example.com/v1"}},
 		{"request parameters and concurrency", func(c *Side) {
 			c.Run.Concurrency = 4
 			c.Targets[0].Params.MaxTokens = 128
 			c.Targets[0].Params.ExtraHash = "x"
-		}, 2, []string{"concurrency 1 → 4", "max_tokens 64 → 128", "extra_body changed"}},
+		}, 2, []string{"concurrency 1 → 4", "max_tokens 64 → 128", "extra_hash (none) → x"}},
 		{"edited, removed and new prompts", func(c *Side) {
 			c.Targets[0].Prompts = []results.Prompt{{ID: "a", Hash: "other"}, {ID: "c", Hash: "h-c"}}
-		}, 1, []string{"edited", "removed", "new: no baseline"}},
-		{"nothing in common", func(c *Side) { c.Targets[0].Name = "u" }, 0, []string{"removed", "new: no baseline"}},
+		}, 1, []string{"edited", "removed", "new"}},
+		{"nothing in common", func(c *Side) { c.Targets[0].Name = "u" }, 0, []string{"removed", "new"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cur := mk()
 			tt.change(&cur)
 			p := Pair(mk(), cur)
-			var got []string
-			for _, c := range p.Changes {
-				got = append(got, c.Label())
-			}
+			got := changeKeys(p.Changes)
 			if diff := cmp.Diff(tt.wantLabels, got); diff != "" {
 				t.Errorf("labels (-want +got):\n%s", diff)
 			}
@@ -70,7 +68,7 @@ func TestCompareLabelsChanges(t *testing.T) {
 	}
 	got := map[string][]string{}
 	for _, c := range append(r.Checks, r.Aggregates...) {
-		got[c.Prompt] = c.Labels
+		got[c.Prompt] = changeKeys(c.Changed)
 	}
 	want := map[string][]string{
 		"a": {"model m → m-slow"},
@@ -93,4 +91,21 @@ func TestCompareLabelsChanges(t *testing.T) {
 	if diff := cmp.Diff([]ChangeKind{ChangeSetting, ChangeEdited, ChangeRemoved, ChangeNew}, kinds); diff != "" {
 		t.Errorf("change kinds (-want +got):\n%s", diff)
 	}
+}
+
+// changeKeys names each change by its fields, for comparing what a check
+// was found to carry (internal/report words them).
+func changeKeys(cs []Change) []string {
+	var out []string
+	for _, c := range cs {
+		switch {
+		case c.Kind == ChangeSetting:
+			out = append(out, c.Field+" "+c.Baseline+" → "+c.Current)
+		case len(c.Prompts) > 0:
+			out = append(out, string(c.Kind)+": "+strings.Join(c.Prompts, ", "))
+		default:
+			out = append(out, string(c.Kind))
+		}
+	}
+	return out
 }
