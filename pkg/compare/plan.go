@@ -137,8 +137,8 @@ func (p Plan) changed(target, region, prompt string, prompts []string) []Change 
 }
 
 // label sets what changed for each of the report's checks and aggregates
-// (Check.Changed), and adds the
-// changes and the measured values of what has no baseline.
+// (Check.Changed), and adds the changes and the measured values of what
+// has no baseline.
 func (p Plan) label(rep *Report, cur Side, checks []parsedCheck) {
 	rep.Changes = p.Changes
 	for _, cs := range [][]Check{rep.Checks, rep.Aggregates} {
