@@ -103,7 +103,7 @@ func ChangeLabel(c compare.Change) string {
 
 // labelsOf is the words of what changed for c (Check.Changed), in order.
 func labelsOf(c compare.Check) []string {
-	out := make([]string, 0, len(c.Changed))
+	var out []string // nil when nothing changed: no "labels" in a results file
 	for _, ch := range c.Changed {
 		out = append(out, ChangeLabel(ch))
 	}

@@ -399,9 +399,6 @@ func WithReasons(rep compare.Report) compare.Report {
 		out := slices.Clone(*cs)
 		for i := range out {
 			out[i].Reason, out[i].Labels = Summary(out[i]), labelsOf(out[i])
-			if len(out[i].Labels) == 0 {
-				out[i].Labels = nil
-			}
 		}
 		*cs = out
 	}
