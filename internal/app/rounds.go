@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -79,13 +80,19 @@ func designOf(run config.Run, fs ...*results.File) compare.Design {
 // decide, say why on stderr and measure the round (measureRound), then
 // compare again. The decisions are compare's; the loop only measures. An
 // error of measureRound ends it with an empty report.
+//
+// A round asked again after it was measured ends the loop too: NextRound
+// plans from the requests compared (a cold head left out is not), so a
+// round that measured nothing new would be asked for ever.
 func (a *App) rounds(design compare.Design, quiet bool, compareAt func() compare.Report, measureRound func(compare.Round) error) (compare.Report, error) {
+	var last *compare.Round
 	for {
 		rep := compareAt()
 		r, more := compare.NextRound(rep, design)
-		if !more {
+		if !more || last != nil && reflect.DeepEqual(*last, r) {
 			return rep, nil
 		}
+		last = &r
 		if !quiet {
 			a.Out.Note("%s", roundLine(r))
 		}
