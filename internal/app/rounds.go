@@ -81,9 +81,11 @@ func designOf(run config.Run, fs ...*results.File) compare.Design {
 // compare again. The decisions are compare's; the loop only measures. An
 // error of measureRound ends it with an empty report.
 //
-// A round asked again after it was measured ends the loop too: NextRound
-// plans from the requests compared (a cold head left out is not), so a
-// round that measured nothing new would be asked for ever.
+// A round asked again after it was measured ends the loop too. NextRound
+// plans from the requests measured (Report.Measured), a cold head left out
+// of the comparison included, so that should not happen; the guard keeps
+// a round that measured nothing new (an endpoint that fails every request
+// of it within the budget) from being asked for ever.
 func (a *App) rounds(design compare.Design, quiet bool, compareAt func() compare.Report, measureRound func(compare.Round) error) (compare.Report, error) {
 	var last *compare.Round
 	for {

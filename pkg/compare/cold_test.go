@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/results"
 )
 
@@ -129,4 +130,42 @@ func warnOf(t *testing.T, base, cur Side) Warning {
 		t.Fatalf("warnings %+v, want one", warns)
 	}
 	return warns[0]
+}
+
+// TestRoundPlansFromMeasured: when a cold head is left out of the
+// comparison, the next round still asks for more requests than each
+// prompt holds as measured. Planned from the compared count, it asked for
+// a look the results already reached: a round that measures nothing,
+// asked for again and again (seen in CI against Ollama).
+func TestRoundPlansFromMeasured(t *testing.T) {
+	base := Side{Targets: []results.Target{coldRun(8, 60, 0, 1, 1)}}
+	cur := Side{Targets: []results.Target{coldRun(9, 30, 30, 3, 1)}} // 60 requests, its own head found
+	gate := config.DefaultGate()
+	gate.Checks = gate.Checks[:1]
+	gate.Checks[0].Tolerance.Rel = 0.02 // undecided: no change, little room
+	gate.DayToDay = 0                   // more requests can decide it
+	design := NewDesign(10, 60)
+	rep := CompareWith(base, cur, gate, Setup{Design: design})
+	cut := 0
+	for _, w := range rep.Found {
+		if w.Kind == WarnColdStart && w.Side == "" {
+			cut = w.Count
+		}
+	}
+	compared := 0
+	for _, c := range rep.Checks {
+		compared = max(compared, c.NCur)
+	}
+	if to, _ := design.Next(compared); cut == 0 || to > 30 {
+		t.Fatalf("%d requests of the current run left out as its cold head, %d a prompt compared, next look %d: the test needs the look after the compared count to be one the 30 measured reached", cut, compared, to)
+	}
+	r, more := NextRound(rep, design)
+	if !more {
+		t.Fatalf("no next round (verdict %s): the test needs an undecided check", rep.Verdict)
+	}
+	for _, p := range cur.Targets[0].Prompts {
+		if to, ok := r.Requests[TargetID{Name: "t"}][p.ID]; ok && to <= len(p.Samples) {
+			t.Errorf("prompt %s: round to %d requests, but %d are measured (%d of the run's left out as its cold head)", p.ID, to, len(p.Samples), cut)
+		}
+	}
 }

@@ -224,6 +224,13 @@ type Report struct {
 	// OkConfidence is the gate's ok_confidence: the one-sided level of each
 	// relative check's ok end (0: symmetric intervals at Confidence).
 	OkConfidence float64 `json:"ok_confidence,omitempty"`
+	// Measured is the requests (samples and failures) each prompt of the
+	// current side holds as measured, a cold head left out of the
+	// comparison included: what NextRound plans the next look from, so that
+	// a round always asks for requests the results do not hold yet. Nil
+	// when the report was not made from the measured side (a results
+	// file's recorded comparison, ab).
+	Measured map[TargetID]map[string]int `json:"-"`
 }
 
 // parsedCheck is a gate check with its statistic parsed.
@@ -307,6 +314,7 @@ func CompareWith(base, cur Side, gate config.Gate, s Setup) Report {
 		rep.Resamples = DefaultResamples
 	}
 	conf, d := rep.Confidence, s.Design
+	rep.Measured = measuredOf(cur)
 	if !s.est.keepColdHeads {
 		var cold []Warning
 		base, cur, cold = withoutColdHeads(base, cur)

@@ -407,13 +407,34 @@ type promptKey struct {
 	p string
 }
 
-// promptRequests returns the current requests per target × prompt: the most
-// any check of the prompt counted.
+// promptRequests returns the current requests per target × prompt: as
+// measured (rep.Measured), else the most any check of the prompt counted.
+// The compared count alone would plan a look the results already reached
+// when a cold head was left out of the comparison.
 func promptRequests(rep Report) map[promptKey]int {
 	out := map[promptKey]int{}
 	for _, c := range rep.Checks {
 		k := promptKey{TargetID{c.Target, c.Region}, c.Prompt}
 		out[k] = max(out[k], c.NCur)
+	}
+	for id, prompts := range rep.Measured {
+		for p, n := range prompts {
+			k := promptKey{id, p}
+			out[k] = max(out[k], n)
+		}
+	}
+	return out
+}
+
+// measuredOf is the requests each prompt of s holds, per target.
+func measuredOf(s Side) map[TargetID]map[string]int {
+	out := make(map[TargetID]map[string]int, len(s.Targets))
+	for _, t := range s.Targets {
+		m := make(map[string]int, len(t.Prompts))
+		for _, p := range t.Prompts {
+			m[p.ID] = max(p.Requests, len(p.Samples)+len(p.Failures))
+		}
+		out[TargetID{t.Name, t.Region}] = m
 	}
 	return out
 }
