@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"io"
 	"io/fs"
 	"slices"
 	"strconv"
@@ -16,7 +15,7 @@ import (
 	"github.com/latgate/latgate/internal/export"
 	"github.com/latgate/latgate/internal/publish"
 	"github.com/latgate/latgate/internal/report"
-	"github.com/latgate/latgate/internal/sanitize"
+	"github.com/latgate/latgate/internal/view"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/measure"
@@ -61,7 +60,7 @@ type ABRequest struct {
 
 // UnchangedVerdict is what `ab --if-changed` writes as its verdict when
 // the two configs measure the same targets and prompts.
-const UnchangedVerdict = "unchanged"
+const UnchangedVerdict = view.UnchangedVerdict
 
 // abPlan is what an A/B run measures: the configs, the target pairs and
 // the prompts both sides have, in the candidate's order.
@@ -159,7 +158,7 @@ func (a *App) AB(ctx context.Context, req ABRequest) (err error) {
 	strict := strictGate(req.Strict, gate)
 	opts := report.Options{Strict: strict, OnInconclusive: gate.OnInconclusive, BaselinePath: pl.cfg[0].Path, Results: pl.cfg[1].Path, Wall: report.WallOf(files[1]),
 		Rerun: abCommandLine(req, pl), Bless: "latgate bless --config " + shellQuote(pl.cfg[1].Path), Cost: abBill(files, pl.cfg), Wide: req.Wide}
-	pubErr := sink.Publish(withOpenMetrics(publish.AB(rep, info, opts, locator(pl.cfg[1])), &rep,
+	pubErr := sink.Publish(view.OfAB(rep, info, opts, locator(pl.cfg[1])).WithExport(&rep,
 		export.Side{Name: "base", File: files[0]}, export.Side{Name: "candidate", File: files[1]}))
 	return gateOutcome(rep, strict, outErr, pubErr)
 }
@@ -281,17 +280,7 @@ func abChanges(pl abPlan) []string {
 func (a *App) publishUnchanged(sink *publish.Sink, pl abPlan) error {
 	msg := fmt.Sprintf("%s and %s measure the same targets and prompts, so ab was not run (--if-changed): the check against the baseline decides",
 		pl.cfg[0].Path, pl.cfg[1].Path)
-	return sink.Publish(publish.Report{
-		Text: func(w io.Writer) error {
-			_, err := fmt.Fprintf(w, "latgate ab: %s\n", msg)
-			return err
-		},
-		Summary: func(w io.Writer) error {
-			_, err := fmt.Fprintf(w, "## latgate ab: not run\n\n%s\n", sanitize.Markdown(msg))
-			return err
-		},
-		Outputs: []publish.Output{{Name: "verdict", Value: UnchangedVerdict}},
-	})
+	return sink.Publish(view.Unchanged(msg))
 }
 
 // runDiffers names the run settings in which base differs from cand.

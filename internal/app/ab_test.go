@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/latgate/latgate/internal/golden"
+	"github.com/latgate/latgate/internal/publish"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/measure"
 	"github.com/latgate/latgate/pkg/results"
@@ -61,7 +62,7 @@ func TestABGolden(t *testing.T) {
 	out := t.TempDir()
 	junit, md, res := filepath.Join(out, "junit.xml"), filepath.Join(out, "report.md"), filepath.Join(out, "ab.json")
 	req := ABRequest{Base: "base.yaml", Candidate: "cand.yaml", Out: res, Run: Run{Quiet: true}}
-	req.Gate.JUnit, req.Gate.Markdown = junit, md
+	req.Gate.Reports = publish.Reports{"junit": junit, "markdown": md}
 	err := a.AB(context.Background(), req)
 	if !errors.Is(err, ErrRegression) {
 		t.Fatalf("AB: %v, want a regression\nstderr:\n%s", err, stderr)

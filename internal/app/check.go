@@ -11,6 +11,7 @@ import (
 	"github.com/latgate/latgate/internal/publish"
 	"github.com/latgate/latgate/internal/report"
 	"github.com/latgate/latgate/internal/trend"
+	"github.com/latgate/latgate/internal/view"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/results"
@@ -109,7 +110,7 @@ func (a *App) Check(ctx context.Context, req CheckRequest) (err error) {
 	}
 	// The verdict is published whatever could not be written.
 	outErr := writeResults(out, compare.Recorded{File: f, Comparison: &rep})
-	pubErr := sink.Publish(withOpenMetrics(publish.Gate(rep, g.reportOptions(&rep), locator(cfg)), &rep, export.Side{File: f}))
+	pubErr := sink.Publish(view.OfGate(rep, g.reportOptions(&rep), locator(cfg)).WithExport(&rep, export.Side{File: f}))
 	histErr := a.recordHistory(ctx, hist, req.History.Keep, cfg, f, "check", string(rep.Verdict), base.BlessedAt)
 	return gateOutcome(rep, strict, outErr, pubErr, histErr)
 }
@@ -142,9 +143,9 @@ func (a *App) checkUngated(ctx context.Context, sink *publish.Sink, cfg *config.
 	}
 	a.warnQueueing(f)
 	outErr := writeResults(res, compare.Recorded{File: f})
-	pubErr := sink.Publish(withOpenMetrics(publish.NoBaseline(noBaselineNotice(basePath, res.Path, cfg.Path), f), nil, export.Side{File: f}))
-	histErr := a.recordHistory(ctx, hist, req.History.Keep, cfg, f, "check", publish.NoBaselineVerdict, time.Time{})
-	return outputErr(publish.NoBaselineVerdict, false, outErr, pubErr, histErr)
+	pubErr := sink.Publish(view.Ungated(noBaselineNotice(basePath, res.Path, cfg.Path), f).WithExport(nil, export.Side{File: f}))
+	histErr := a.recordHistory(ctx, hist, req.History.Keep, cfg, f, "check", view.NoBaselineVerdict, time.Time{})
+	return outputErr(view.NoBaselineVerdict, false, outErr, pubErr, histErr)
 }
 
 // hasLimits reports whether some gate check has an absolute limit (max).
@@ -176,7 +177,7 @@ func (a *App) checkLimitsOnly(ctx context.Context, sink *publish.Sink, cfg *conf
 	rep.Warnings = append(rep.Warnings, queueWarnings(f)...)
 	strict := strictGate(req.Strict, cfg.Gate)
 	g := gated{cfg: cfg, gate: cfg.Gate, strict: strict, baseFlag: req.Baseline, f: f, wide: req.Wide}
-	pubErr := sink.Publish(withOpenMetrics(publish.Gate(rep, g.reportOptions(&rep), locator(cfg)), &rep, export.Side{File: f}))
+	pubErr := sink.Publish(view.OfGate(rep, g.reportOptions(&rep), locator(cfg)).WithExport(&rep, export.Side{File: f}))
 	histErr := a.recordHistory(ctx, hist, req.History.Keep, cfg, f, "check", string(rep.Verdict), time.Time{})
 	return gateOutcome(rep, strict, outErr, pubErr, histErr)
 }

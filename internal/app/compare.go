@@ -6,9 +6,9 @@ import (
 	"io/fs"
 
 	"github.com/latgate/latgate/internal/export"
-	"github.com/latgate/latgate/internal/publish"
 	"github.com/latgate/latgate/internal/report"
 	"github.com/latgate/latgate/internal/trend"
+	"github.com/latgate/latgate/internal/view"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/results"
@@ -85,7 +85,7 @@ func (a *App) Compare(req CompareRequest) (err error) {
 	if w := reblessWarning(rep, blessCmd); w != "" {
 		rep.Warnings = append(rep.Warnings, w)
 	}
-	return gateOutcome(rep, strict, sink.Publish(withOpenMetrics(publish.Gate(rep, g.reportOptions(&rep), locator(cfg)), &rep, export.Side{File: f})))
+	return gateOutcome(rep, strict, sink.Publish(view.OfGate(rep, g.reportOptions(&rep), locator(cfg)).WithExport(&rep, export.Side{File: f})))
 }
 
 // gateSettings are the gate compare applies: the config's (cfg non-nil),

@@ -11,6 +11,7 @@ import (
 	"github.com/latgate/latgate/internal/numfmt"
 	"github.com/latgate/latgate/internal/publish"
 	"github.com/latgate/latgate/internal/report"
+	"github.com/latgate/latgate/internal/view"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/measure"
@@ -170,7 +171,7 @@ func (a *App) checkSlowed(sink *publish.Sink, cfg *config.Config, baseFlag strin
 	outErr := writeResults(out, compare.Recorded{File: f})
 	next := "next: find why the endpoint is this much slower (a starved or swapping server, another model, a cold start) and re-run the check: latgate check --config " +
 		shellQuote(cfg.Path) + "; if it is meant to be this slow, bless again: " + blessCommandLine(cfg, baseFlag, "")
-	pubErr := sink.Publish(publish.Slowed(msg, next))
+	pubErr := sink.Publish(view.Slowed(msg, next))
 	if err := outputErr(string(compare.Regressed), true, outErr, pubErr); err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package app
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path/filepath"
 	"slices"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/latgate/latgate/internal/cost"
 	"github.com/latgate/latgate/internal/diagnose"
-	"github.com/latgate/latgate/internal/export"
 	"github.com/latgate/latgate/internal/history"
 	"github.com/latgate/latgate/internal/jsonfile"
 	"github.com/latgate/latgate/internal/publish"
@@ -334,11 +332,4 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// withOpenMetrics gives r its OpenMetrics rendering (--openmetrics): the
-// runs of sides and rep's checks (nil rep: none, as without a baseline).
-func withOpenMetrics(r publish.Report, rep *compare.Report, sides ...export.Side) publish.Report {
-	r.OpenMetrics = func(w io.Writer) error { return export.OpenMetrics(w, sides, rep) }
-	return r
 }

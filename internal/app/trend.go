@@ -10,6 +10,7 @@ import (
 	"github.com/latgate/latgate/internal/publish"
 	"github.com/latgate/latgate/internal/report"
 	"github.com/latgate/latgate/internal/trend"
+	"github.com/latgate/latgate/internal/view"
 	"github.com/latgate/latgate/pkg/baseline"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
@@ -78,12 +79,12 @@ func (a *App) Trend(req TrendRequest) error {
 	} else {
 		warnings = append(warnings, in.noBaseline)
 	}
-	var issue []publish.Output
+	var issue []view.Output
 	if key, title, ok := trend.IssueKey(rep, base); ok {
-		issue = []publish.Output{{Name: "issue-key", Value: key}, {Name: "issue-title", Value: title}}
+		issue = []view.Output{{Name: "issue-key", Value: key}, {Name: "issue-title", Value: title}}
 	}
 	regressed := rep.Verdict == trend.Regressed
-	if err := outputErr(string(rep.Verdict), regressed, sink.Publish(publish.Trend(rep, warnings, ropts, issue...))); err != nil {
+	if err := outputErr(string(rep.Verdict), regressed, sink.Publish(view.OfTrend(rep, warnings, ropts, issue...))); err != nil {
 		a.Out.AnnotateError("latgate: output not written", err)
 		return err
 	}

@@ -3,14 +3,13 @@ package app
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"strings"
 
 	"github.com/latgate/latgate/internal/inputfile"
 	"github.com/latgate/latgate/internal/publish"
-	"github.com/latgate/latgate/internal/report"
 	"github.com/latgate/latgate/internal/sanitize"
+	"github.com/latgate/latgate/internal/view"
 	"github.com/latgate/latgate/pkg/config"
 )
 
@@ -76,7 +75,7 @@ func (a *App) refuseUntrusted(cfg *config.Config, trustedPath string) error {
 
 // SkippedVerdict is what a run skipped by --skip-without-key writes as its
 // verdict to $GITHUB_OUTPUT.
-const SkippedVerdict = "skipped"
+const SkippedVerdict = view.SkippedVerdict
 
 // skipWithoutKey reports whether cfg has a target that is not the simulator
 // and names a variable it sends (api_key_env, sse.headers_env) or passes
@@ -109,16 +108,5 @@ func (a *App) skipWithoutKey(sink *publish.Sink, cfg *config.Config) (bool, erro
 		verb = "are"
 	}
 	msg := fmt.Sprintf("%s %s empty: GitHub gives a fork's or Dependabot's pull request no secrets, so latency was not measured (--skip-without-key). A maintainer can push the branch to this repository to run the check.", strings.Join(empty, ", "), verb)
-	return true, sink.Publish(publish.Report{
-		Text: func(w io.Writer) error {
-			_, err := fmt.Fprintf(w, "latgate: skipped: %s\n", msg)
-			return err
-		},
-		Summary: func(w io.Writer) error {
-			_, err := fmt.Fprintf(w, "## latgate: skipped\n\n%s\n", sanitize.Markdown(msg))
-			return err
-		},
-		Annotations: func(w io.Writer) error { return report.Command(w, "notice", "latgate skipped", msg) },
-		Outputs:     []publish.Output{{Name: "verdict", Value: SkippedVerdict}},
-	})
+	return true, sink.Publish(view.Skipped(msg))
 }

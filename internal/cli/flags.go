@@ -5,6 +5,8 @@ import (
 
 	"github.com/latgate/latgate/internal/app"
 	"github.com/latgate/latgate/internal/publish"
+	"github.com/latgate/latgate/internal/render"
+	"github.com/latgate/latgate/internal/view"
 )
 
 // The flags several commands share, each turned into the part of a
@@ -41,17 +43,39 @@ func parseRunFlags(c *ucli.Context) app.Run {
 	return r
 }
 
-// gateFlagDefs are the report flags of check and compare.
+// gateFlagDefs are the report flags of check and compare: the formats
+// that show a gate (render.Formats), then the gate's own.
 func gateFlagDefs() []ucli.Flag {
-	return []ucli.Flag{
-		&ucli.StringFlag{Name: "junit", Usage: "write a JUnit XML report to `FILE` (one testcase per prompt × metric × statistic)", TakesFile: true},
-		&ucli.StringFlag{Name: "markdown", Usage: "write the verdicts as Markdown to `FILE` (for a PR comment)", TakesFile: true},
-		summaryFlag(),
-		&ucli.StringFlag{Name: "openmetrics", Usage: "write the run's latencies and the checks as OpenMetrics text to `FILE` (for Prometheus: the textfile collector, promtool backfill; docs/observability.md)", TakesFile: true},
+	return append(reportFlagDefs(view.KindGate),
 		&ucli.BoolFlag{Name: "strict", Usage: "fail (exit 1) on inconclusive checks too"},
 		&ucli.BoolFlag{Name: "strict-baseline", Usage: "refuse (exit 2) a baseline that measured another model, endpoint, parameter or prompt set, instead of gating the change and labelling it"},
 		wideFlag(),
+	)
+}
+
+// reportFlagDefs are the report file flags of a command whose outcome is
+// kind: one per format with a flag that shows it, in render.Formats'
+// order (then extra's, a test's), with the format's own help.
+func reportFlagDefs(kind view.Kind, extra ...render.Format) []ucli.Flag {
+	var out []ucli.Flag
+	for _, f := range append(render.Formats(), extra...) {
+		if u := f.Usage; f.Flag != "" && u != nil && u(kind) != "" {
+			out = append(out, &ucli.StringFlag{Name: f.Flag, Usage: u(kind), TakesFile: true})
+		}
 	}
+	return out
+}
+
+// parseReports is the report files the flags of kind (and of extra's
+// formats) name, by format.
+func parseReports(c *ucli.Context, kind view.Kind, extra ...render.Format) publish.Reports {
+	r := publish.Reports{}
+	for _, f := range append(render.Formats(), extra...) {
+		if f.Flag != "" && f.Usage != nil && f.Usage(kind) != "" {
+			r[f.Name] = c.String(f.Flag)
+		}
+	}
+	return r
 }
 
 // wideFlag is --wide: every column of the text tables, however wide.
@@ -59,13 +83,8 @@ func wideFlag() ucli.Flag {
 	return &ucli.BoolFlag{Name: "wide", Usage: "keep every column of the tables on stdout, however wide (by default a table fits 100 columns: its widest optional column moves onto lines under its rows, then each target heads its rows)"}
 }
 
-// summaryFlag is --summary: the job summary's Markdown, outside Actions too.
-func summaryFlag() ucli.Flag {
-	return &ucli.StringFlag{Name: "summary", Usage: "write the GitHub job summary's Markdown (tables and Mermaid charts) to `FILE`, in or outside Actions (GitLab, a local preview)", TakesFile: true}
-}
-
 func parseGateFlags(c *ucli.Context) app.Gate {
-	return app.Gate{Reports: publish.Reports{JUnit: c.String("junit"), Markdown: c.String("markdown"), Summary: c.String("summary"), OpenMetrics: c.String("openmetrics")},
+	return app.Gate{Reports: parseReports(c, view.KindGate),
 		Strict: c.Bool("strict"), StrictBaseline: c.Bool("strict-baseline"), Wide: c.Bool("wide")}
 }
 

@@ -2,12 +2,13 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/latgate/latgate/internal/app"
-	"github.com/latgate/latgate/internal/publish"
 	"github.com/latgate/latgate/internal/trend"
+	"github.com/latgate/latgate/internal/view"
 )
 
 const trendExitHelp = `EXIT CODES:
@@ -72,26 +73,23 @@ blessed>, the same for every night until the baseline is blessed again (the
 example workflow keeps one issue per key), and issue-title=.
 
 ` + trendExitHelp,
-		Flags: []ucli.Flag{
+		Flags: slices.Concat([]ucli.Flag{
 			&ucli.StringFlag{Name: "config", Aliases: []string{"c"}, Value: app.DefaultConfig, Usage: "the latgate.yaml whose checks and tolerances apply", TakesFile: true},
 			&ucli.StringFlag{Name: "history", Usage: "the history `FILE` (default: the config's history:)", TakesFile: true},
 			&ucli.StringFlag{Name: "baseline", Aliases: []string{"b"}, Usage: "the baseline `FILE` (default: the config's baseline:)", TakesFile: true},
-			&ucli.StringFlag{Name: "junit", Usage: "write a JUnit XML report to `FILE` (one testcase per series)", TakesFile: true},
-			summaryFlag(),
-			&ucli.StringFlag{Name: "markdown", Usage: "write the report with the charts of the series that changed as Markdown to `FILE`", TakesFile: true},
-			&ucli.StringFlag{Name: "html", Usage: "write the history as one self-contained HTML page to `FILE`: a chart per series and a table of verdicts (opens offline; for GitHub Pages)", TakesFile: true},
+		}, reportFlagDefs(view.KindTrend), []ucli.Flag{
 			&ucli.IntFlag{Name: "window", Value: trend.DefaultWindow, Usage: "analyse the newest `N` runs of each series"},
 			&ucli.IntFlag{Name: "recent", Value: trend.DefaultRecent, Usage: "measure the drift from the baseline over the newest `N` runs"},
 			&ucli.IntFlag{Name: "chart", Value: 30, Usage: "chart the newest `N` runs"},
 			wideFlag(),
-		},
+		}),
 		Action: func(c *ucli.Context) error {
 			if c.NArg() > 0 {
 				return usageErr(fmt.Errorf("trend takes no arguments, got %q (did you mean --history %s?)", c.Args().First(), c.Args().First()))
 			}
 			return a.Trend(app.TrendRequest{
 				ConfigPath: c.String("config"), History: c.String("history"), Baseline: c.String("baseline"),
-				Reports: publish.Reports{JUnit: c.String("junit"), Markdown: c.String("markdown"), HTML: c.String("html"), Summary: c.String("summary")},
+				Reports: parseReports(c, view.KindTrend),
 				Window:  c.Int("window"), Recent: c.Int("recent"), Chart: c.Int("chart"), Wide: c.Bool("wide"),
 			})
 		},

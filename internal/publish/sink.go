@@ -10,27 +10,23 @@ import (
 
 	"github.com/latgate/latgate/internal/atomicfile"
 	"github.com/latgate/latgate/internal/history"
+	"github.com/latgate/latgate/internal/render"
+	"github.com/latgate/latgate/internal/view"
 )
 
-// Reports are the report files a command was asked for ("" for none).
-type Reports struct {
-	JUnit, Markdown string
-	// HTML is trend's page (--html).
-	HTML string
-	// Summary (--summary) is the job summary's Markdown, charts included,
-	// written to a file anywhere (inside GitHub Actions it is also appended
-	// to $GITHUB_STEP_SUMMARY).
-	Summary string
-	// OpenMetrics (--openmetrics) is the run's figures and checks as
-	// OpenMetrics text (package export), for Prometheus and Grafana.
-	OpenMetrics string
-}
+// Reports are the report files a command was asked for: a path per
+// format name (render.Format.Name: "junit", "markdown", "html",
+// "summary", "openmetrics"); a format with no path, or "", writes no file.
+// The job summary's Markdown (--summary) is written to a file anywhere;
+// inside GitHub Actions it is also appended to $GITHUB_STEP_SUMMARY.
+type Reports map[string]string
 
 // Sink is the outputs of one command, and the files it reads: the plan the
 // path rule checks (see Check).
 type Sink struct {
 	*Streams
 	reports Reports
+	formats []render.Format
 	inputs  []File
 	outputs []File // replaced atomically: probed by Check
 	appends []File // the runner's files latgate appends to: not probed
@@ -47,16 +43,22 @@ type File struct {
 // with Output).
 func (s *Streams) Sink() *Sink { return &Sink{Streams: s} }
 
-// ReportSink returns the sink of a command that publishes Reports: to
+// ReportSink returns the sink of a command that publishes Documents: to
 // stdout, the report files r names, and inside GitHub Actions the job
-// summary, the step outputs and annotations.
-func (s *Streams) ReportSink(r Reports) *Sink {
-	k := &Sink{Streams: s, reports: r}
-	k.Output("--junit", r.JUnit)
-	k.Output("--markdown", r.Markdown)
-	k.Output("--html", r.HTML)
-	k.Output("--summary", r.Summary)
-	k.Output("--openmetrics", r.OpenMetrics)
+// summary, the step outputs and annotations, in every format of
+// render.Formats and the extra ones given (a test's).
+func (s *Streams) ReportSink(r Reports, extra ...render.Format) *Sink {
+	return s.reportSink(r, append(render.Formats(), extra...))
+}
+
+// reportSink is the report sink of formats.
+func (s *Streams) reportSink(r Reports, formats []render.Format) *Sink {
+	k := &Sink{Streams: s, reports: r, formats: formats}
+	for _, f := range k.formats {
+		if f.Flag != "" {
+			k.Output("--"+f.Flag, r[f.Name])
+		}
+	}
 	if g := s.github; g != nil {
 		for _, f := range []File{{"$GITHUB_STEP_SUMMARY", g.summary}, {"$GITHUB_OUTPUT", g.output}} {
 			if f.Path != "" {
@@ -114,60 +116,43 @@ func (f File) failed(err error) error {
 	return fmt.Errorf("could not write %s %s: %w", f.Role, f.Path, err)
 }
 
-// Report is one outcome as each output shows it. A nil renderer has
-// nothing for its output. Every command's outcome that reaches more than
-// stdout is a Report: a gate's verdicts, a run without a baseline, a run
-// that could not decide, a trend.
-type Report struct {
-	Text     func(io.Writer) error // stdout
-	JUnit    func(io.Writer) error // --junit
-	Markdown func(io.Writer) error // --markdown
-	HTML     func(io.Writer) error // --html
-	// Inside GitHub Actions (and Summary also to --summary anywhere):
-	Summary     func(io.Writer) error // appended to $GITHUB_STEP_SUMMARY; --summary
-	OpenMetrics func(io.Writer) error // --openmetrics
-	Annotations func(io.Writer) error // workflow commands, on stdout
-	Outputs     []Output              // appended to $GITHUB_OUTPUT
-}
-
-// Output is one step output: name=value.
-type Output struct {
-	Name, Value string
-}
-
-// Publish writes r to every output of the sink. An output that fails does
-// not stop the others: the outcome reaches every output it can, and the
-// failures come back joined, each naming its file. Report files and the job
-// summary pass through the redaction wrapper.
-func (k *Sink) Publish(r Report) error {
+// Publish writes d to every output of the sink, in each format that
+// shows its kind: stdout, the report files, and inside GitHub Actions the
+// annotations, the job summary and the step outputs (verdict= and
+// d.Outputs). An output that fails does not stop the others: the outcome
+// reaches every output it can, and the failures come back joined, each
+// naming its file. Report files and the job summary pass through the
+// redaction wrapper.
+func (k *Sink) Publish(d view.Document) error {
 	var errs []error
-	if r.Text != nil {
-		errs = append(errs, r.Text(k.Stdout))
-	}
-	errs = append(errs,
-		k.writeReport(File{"--junit", k.reports.JUnit}, r.JUnit),
-		k.writeReport(File{"--markdown", k.reports.Markdown}, r.Markdown),
-		k.writeReport(File{"--html", k.reports.HTML}, r.HTML),
-		k.writeReport(File{"--summary", k.reports.Summary}, r.Summary),
-		k.writeReport(File{"--openmetrics", k.reports.OpenMetrics}, r.OpenMetrics))
-	g := k.github
-	if g == nil {
-		return errors.Join(errs...)
-	}
-	if r.Annotations != nil {
-		errs = append(errs, r.Annotations(k.commands))
-	}
-	if r.Summary != nil && g.summary != "" {
-		var buf bytes.Buffer
-		if err := r.Summary(&buf); err != nil {
-			errs = append(errs, err)
-		} else {
-			errs = append(errs, k.appendTo(File{"$GITHUB_STEP_SUMMARY", g.summary}, k.Redact(buf.String())))
+	for _, f := range k.formats {
+		if !f.Shows(d.Kind) {
+			continue
+		}
+		write := func(w io.Writer) error { return f.Write(w, d) }
+		if f.Stdout {
+			errs = append(errs, write(k.Stdout))
+		}
+		if f.Flag != "" {
+			errs = append(errs, k.writeReport(File{"--" + f.Flag, k.reports[f.Name]}, write))
+		}
+		g := k.github
+		switch {
+		case g == nil:
+		case f.GitHub == render.Commands:
+			errs = append(errs, write(k.commands))
+		case f.GitHub == render.StepSummary && g.summary != "":
+			var buf bytes.Buffer
+			if err := write(&buf); err != nil {
+				errs = append(errs, err)
+			} else {
+				errs = append(errs, k.appendTo(File{"$GITHUB_STEP_SUMMARY", g.summary}, k.Redact(buf.String())))
+			}
 		}
 	}
-	if len(r.Outputs) > 0 && g.output != "" {
+	if g := k.github; g != nil && g.output != "" && d.Verdict != "" {
 		var b strings.Builder
-		for _, o := range r.Outputs {
+		for _, o := range append([]view.Output{{Name: "verdict", Value: d.Verdict}}, d.Outputs...) {
 			b.WriteString(o.Name + "=" + o.Value + "\n")
 		}
 		errs = append(errs, k.appendTo(File{"$GITHUB_OUTPUT", g.output}, b.String()))
@@ -176,13 +161,13 @@ func (k *Sink) Publish(r Report) error {
 }
 
 // writeReport writes a report file, redacted, where one was asked for.
-func (k *Sink) writeReport(f File, render func(io.Writer) error) error {
-	if f.Path == "" || render == nil {
+func (k *Sink) writeReport(f File, write func(io.Writer) error) error {
+	if f.Path == "" {
 		return nil
 	}
 	err := atomicfile.Write(f.Path, 0o644, func(w io.Writer) error {
 		var buf bytes.Buffer
-		if err := render(&buf); err != nil {
+		if err := write(&buf); err != nil {
 			return err
 		}
 		_, err := io.WriteString(w, k.Redact(buf.String()))

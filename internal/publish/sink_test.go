@@ -12,7 +12,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/latgate/latgate/internal/render"
 	"github.com/latgate/latgate/internal/testkit"
+	"github.com/latgate/latgate/internal/view"
 )
 
 // testStreams returns Streams on buffers inside GitHub Actions, with the
@@ -27,29 +29,32 @@ func testStreams(t *testing.T, dir string) (*Streams, *bytes.Buffer) {
 	return s, &out
 }
 
-func text(s string) func(io.Writer) error {
-	return func(w io.Writer) error {
-		_, err := io.WriteString(w, s)
-		return err
-	}
+// fixed is a format that writes s for every outcome: to stdout, to its
+// flag's file, or inside Actions where github says.
+func fixed(name, flag string, stdout bool, github render.GitHub, s string) render.Format {
+	return render.Format{Name: name, Flag: flag, Stdout: stdout, GitHub: github,
+		Shows: func(view.Kind) bool { return true },
+		Write: func(w io.Writer, _ view.Document) error {
+			_, err := io.WriteString(w, s)
+			return err
+		}}
 }
 
-// TestPublish: each renderer of a Report reaches its output, report files
-// and the job summary redacted; workflow commands pass only through
-// Annotations, and a "::" line on stdout is neutralised.
+// TestPublish: each format of a Document reaches its output, report files
+// and the job summary redacted; workflow commands pass only through the
+// Commands format, and a "::" line on stdout is neutralised.
 func TestPublish(t *testing.T) {
 	dir := t.TempDir()
 	s, out := testStreams(t, dir)
 	s.Learn("sk-publish-secret")
-	k := s.ReportSink(Reports{JUnit: filepath.Join(dir, "junit.xml"), Markdown: filepath.Join(dir, "report.md")})
-	err := k.Publish(Report{
-		Text:        text("verdicts sk-publish-secret\n::warning::not a command\n"),
-		JUnit:       text("<junit sk-publish-secret/>"),
-		Markdown:    text("# md sk-publish-secret"),
-		Summary:     text("summary sk-publish-secret\n"),
-		Annotations: text("::error title=t::a command sk-publish-secret\n"),
-		Outputs:     []Output{{"verdict", "ok"}, {"issue-key", "k"}},
+	k := s.reportSink(Reports{"junit": filepath.Join(dir, "junit.xml"), "markdown": filepath.Join(dir, "report.md")}, []render.Format{
+		fixed("text", "", true, render.NotGitHub, "verdicts sk-publish-secret\n::warning::not a command\n"),
+		fixed("junit", "junit", false, render.NotGitHub, "<junit sk-publish-secret/>"),
+		fixed("markdown", "markdown", false, render.NotGitHub, "# md sk-publish-secret"),
+		fixed("summary", "", false, render.StepSummary, "summary sk-publish-secret\n"),
+		fixed("annotations", "", false, render.Commands, "::error title=t::a command sk-publish-secret\n"),
 	})
+	err := k.Publish(view.Document{Verdict: "ok", Outputs: []view.Output{{Name: "issue-key", Value: "k"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,13 +89,14 @@ func TestPublishGoesOnAfterAFailure(t *testing.T) {
 	if err := os.WriteFile(bad, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	k := s.ReportSink(Reports{JUnit: filepath.Join(bad, "junit.xml"), Markdown: filepath.Join(dir, "report.md")})
-	err := k.Publish(Report{
-		Text:     func(io.Writer) error { return errors.New("stdout closed") },
-		JUnit:    text("x"),
-		Markdown: text("md"),
-		Outputs:  []Output{{"verdict", "regressed"}},
+	closed := fixed("text", "", true, render.NotGitHub, "")
+	closed.Write = func(io.Writer, view.Document) error { return errors.New("stdout closed") }
+	k := s.reportSink(Reports{"junit": filepath.Join(bad, "junit.xml"), "markdown": filepath.Join(dir, "report.md")}, []render.Format{
+		closed,
+		fixed("junit", "junit", false, render.NotGitHub, "x"),
+		fixed("markdown", "markdown", false, render.NotGitHub, "md"),
 	})
+	err := k.Publish(view.Document{Verdict: "regressed"})
 	for _, want := range []string{"stdout closed", "could not write --junit " + filepath.Join(bad, "junit.xml") + ": "} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v does not say %q", err, want)
@@ -110,7 +116,7 @@ func TestPublishGoesOnAfterAFailure(t *testing.T) {
 func TestSinkFilesAreItsOutputs(t *testing.T) {
 	dir := t.TempDir()
 	s, _ := testStreams(t, dir)
-	k := s.ReportSink(Reports{JUnit: "j.xml"})
+	k := s.ReportSink(Reports{"junit": "j.xml"})
 	k.Output("--out", "r.json")
 	k.Output("--history", "")
 	want := []File{{"--junit", "j.xml"}, {"--out", "r.json"},

@@ -24,9 +24,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/latgate/latgate/internal/app"
-	"github.com/latgate/latgate/internal/publish"
 	"github.com/latgate/latgate/internal/testkit"
+	"github.com/latgate/latgate/internal/view"
 	"github.com/latgate/latgate/pkg/compare"
 )
 
@@ -126,7 +125,7 @@ func TestActionMetadata(t *testing.T) {
 	// lacked no-baseline), and bless's.
 	verdict := a.Outputs["verdict"].Description
 	for _, v := range []string{string(compare.OK), string(compare.Improved), string(compare.Inconclusive), string(compare.Regressed),
-		publish.NoBaselineVerdict, app.SkippedVerdict, publish.ErrorVerdict, "blessed"} {
+		view.NoBaselineVerdict, view.SkippedVerdict, view.ErrorVerdict, "blessed"} {
 		if !regexp.MustCompile(`\b` + regexp.QuoteMeta(v) + `\b`).MatchString(verdict) {
 			t.Errorf("the verdict output's description does not name %q: %q", v, verdict)
 		}
