@@ -278,9 +278,7 @@ func abChanges(pl abPlan) []string {
 // compare: stdout, the job summary and verdict=unchanged; no JUnit or
 // Markdown report, so nothing is published as a check run or comment.
 func (a *App) publishUnchanged(sink *publish.Sink, pl abPlan) error {
-	msg := fmt.Sprintf("%s and %s measure the same targets and prompts, so ab was not run (--if-changed): the check against the baseline decides",
-		pl.cfg[0].Path, pl.cfg[1].Path)
-	return sink.Publish(view.Unchanged(msg))
+	return sink.Publish(view.Unchanged(pl.cfg[0].Path, pl.cfg[1].Path))
 }
 
 // runDiffers names the run settings in which base differs from cand.

@@ -143,7 +143,7 @@ func (a *App) checkUngated(ctx context.Context, sink *publish.Sink, cfg *config.
 	}
 	a.warnQueueing(f)
 	outErr := writeResults(res, compare.Recorded{File: f})
-	pubErr := sink.Publish(view.Ungated(noBaselineNotice(basePath, res.Path, cfg.Path), f).WithExport(nil, export.Side{File: f}))
+	pubErr := sink.Publish(view.Ungated(basePath, res.Path, cfg.Path, f).WithExport(nil, export.Side{File: f}))
 	histErr := a.recordHistory(ctx, hist, req.History.Keep, cfg, f, "check", view.NoBaselineVerdict, time.Time{})
 	return outputErr(view.NoBaselineVerdict, false, outErr, pubErr, histErr)
 }

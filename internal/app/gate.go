@@ -293,13 +293,6 @@ func defaultResultsPath(basePath string) string {
 	return filepath.Join(filepath.Dir(basePath), "latgate.results.json")
 }
 
-// noBaselineNotice is the warning of a check without a baseline.
-func noBaselineNotice(basePath, resultsPath, configPath string) string {
-	return fmt.Sprintf("no baseline: nothing was gated. There is no baseline at %s, so this run was measured and reported but "+
-		"compared with nothing (exit 0; --require-baseline makes this exit 2). The results are in %s: make them the baseline "+
-		"with `latgate bless --config %s --from %s`, review and commit it.", basePath, resultsPath, configPath, resultsPath)
-}
-
 // limitsOnlyNotice is the warning of a check without a baseline whose gate
 // has absolute limits: only those were gated.
 func limitsOnlyNotice(basePath, resultsPath, configPath string) string {

@@ -10,6 +10,7 @@ import (
 // OpenMetrics text (--openmetrics; internal/export). Only an outcome that
 // measured has it: a gate, ab, or a check without a baseline.
 func OpenMetrics() Format {
+	shows := kinds(view.KindGate, view.KindAB, view.KindUngated)
 	return Format{
 		Name: "openmetrics",
 		Flag: "openmetrics",
@@ -19,9 +20,12 @@ func OpenMetrics() Format {
 			}
 			return ""
 		},
-		Shows: kinds(view.KindGate, view.KindAB, view.KindUngated),
+		Shows: shows,
 		Write: func(w io.Writer, d view.Document) error {
-			if d.Export == nil {
+			switch {
+			case !shows(d.Kind):
+				return nothing("openmetrics", d)
+			case d.Export == nil:
 				return nil // measured nothing to export: an empty file
 			}
 			return d.Export.WriteOpenMetrics(w)

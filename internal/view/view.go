@@ -8,6 +8,7 @@
 package view
 
 import (
+	"fmt"
 	"io"
 	"strings"
 
@@ -127,9 +128,13 @@ func OfTrend(rep trend.Report, warnings []string, opts report.TrendOptions, outp
 	return Document{Kind: KindTrend, Verdict: string(rep.Verdict), Outputs: outputs, Trend: &Trend{Report: rep, Warnings: warnings, Options: opts}}
 }
 
-// Ungated is the Document of a check without a baseline: notice says so
-// and how to bless the results; measured is what it measured.
-func Ungated(notice string, measured *results.File) Document {
+// Ungated is the Document of a check without a baseline at basePath: it
+// says nothing was gated and how to bless the results it wrote to
+// resultsPath with the config at configPath; measured is what it measured.
+func Ungated(basePath, resultsPath, configPath string, measured *results.File) Document {
+	notice := fmt.Sprintf("no baseline: nothing was gated. There is no baseline at %s, so this run was measured and reported but "+
+		"compared with nothing (exit 0; --require-baseline makes this exit 2). The results are in %s: make them the baseline "+
+		"with `latgate bless --config %s --from %s`, review and commit it.", basePath, resultsPath, configPath, resultsPath)
 	return Document{Kind: KindUngated, Verdict: NoBaselineVerdict, Message: notice, Measured: measured}
 }
 
@@ -145,13 +150,21 @@ func Failure(msg string, measurement bool) Document {
 	return Document{Kind: KindFailure, Verdict: ErrorVerdict, Message: msg, Measurement: measurement}
 }
 
-// Skipped is the Document of a run not measured for want of its secrets.
-func Skipped(msg string) Document {
+// Skipped is the Document of a run not measured for want of its secrets:
+// empty names each variable that is empty ("$KEY (target t)").
+func Skipped(empty []string) Document {
+	verb := "is"
+	if len(empty) > 1 {
+		verb = "are"
+	}
+	msg := fmt.Sprintf("%s %s empty: GitHub gives a fork's or Dependabot's pull request no secrets, so latency was not measured (--skip-without-key). A maintainer can push the branch to this repository to run the check.", strings.Join(empty, ", "), verb)
 	return Document{Kind: KindSkipped, Verdict: SkippedVerdict, Message: msg}
 }
 
-// Unchanged is the Document of an `ab --if-changed` with nothing to compare.
-func Unchanged(msg string) Document {
+// Unchanged is the Document of an `ab --if-changed` whose two configs
+// (base, candidate: their paths) measure the same targets and prompts.
+func Unchanged(base, candidate string) Document {
+	msg := fmt.Sprintf("%s and %s measure the same targets and prompts, so ab was not run (--if-changed): the check against the baseline decides", base, candidate)
 	return Document{Kind: KindUnchanged, Verdict: UnchangedVerdict, Message: msg}
 }
 
