@@ -163,7 +163,7 @@ func slowed(merr error, f *results.File, base compare.Side, timeout time.Duratio
 
 // checkSlowed ends a check whose requests were far slower than the baseline
 // allows: it prints what was measured, writes the partial results to out,
-// publishes the regression everywhere (publish.Slowed) and fails with exit 1.
+// publishes the regression everywhere (view.Slowed) and fails with exit 1.
 func (a *App) checkSlowed(sink *publish.Sink, cfg *config.Config, baseFlag string, f *results.File, out *publish.File, msg string) error {
 	if err := report.Measure(a.Out.Stdout, f); err != nil {
 		return err

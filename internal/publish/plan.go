@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/latgate/latgate/internal/inputfile"
 	"github.com/latgate/latgate/pkg/config"
@@ -37,8 +38,12 @@ func (k *Sink) InputConfig(cfg *config.Config) {
 // Check applies the rule to the files declared so far: no output is an
 // input or another output, and every output can be written. It is a
 // problem with how latgate was called (exit 2), found before anything is
-// measured.
+// measured. A report format asked for that no format writes (a bug of
+// the caller: Reports keys are render.Format names) is refused too.
 func (k *Sink) Check() error {
+	if len(k.unknown) > 0 {
+		return fmt.Errorf("no output format is called %s: report files are asked for by render.Format name (junit, markdown, html, summary, openmetrics)", strings.Join(k.unknown, ", "))
+	}
 	type resolved struct {
 		File
 		real string

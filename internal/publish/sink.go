@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/latgate/latgate/internal/atomicfile"
 	"github.com/latgate/latgate/internal/history"
 	"github.com/latgate/latgate/internal/render"
+	"github.com/latgate/latgate/internal/sanitize"
 	"github.com/latgate/latgate/internal/view"
 )
 
@@ -27,6 +29,7 @@ type Sink struct {
 	*Streams
 	reports Reports
 	formats []render.Format
+	unknown []string // report formats asked for that no format writes: Check refuses them
 	inputs  []File
 	outputs []File // replaced atomically: probed by Check
 	appends []File // the runner's files latgate appends to: not probed
@@ -59,6 +62,12 @@ func (s *Streams) reportSink(r Reports, formats []render.Format) *Sink {
 			k.Output("--"+f.Flag, r[f.Name])
 		}
 	}
+	for name := range r {
+		if !slices.ContainsFunc(formats, func(f render.Format) bool { return f.Name == name && f.Flag != "" }) {
+			k.unknown = append(k.unknown, name)
+		}
+	}
+	slices.Sort(k.unknown)
 	if g := s.github; g != nil {
 		for _, f := range []File{{"$GITHUB_STEP_SUMMARY", g.summary}, {"$GITHUB_OUTPUT", g.output}} {
 			if f.Path != "" {
@@ -153,7 +162,10 @@ func (k *Sink) Publish(d view.Document) error {
 	if g := k.github; g != nil && g.output != "" && d.Verdict != "" {
 		var b strings.Builder
 		for _, o := range append([]view.Output{{Name: "verdict", Value: d.Verdict}}, d.Outputs...) {
-			b.WriteString(o.Name + "=" + o.Value + "\n")
+			// One line each, redacted: a value from a history or an
+			// endpoint (issue-title=) with a newline would set outputs of
+			// its own (a "verdict=ok" after the real one).
+			b.WriteString(o.Name + "=" + k.Redact(sanitize.Line(o.Value, 0)) + "\n")
 		}
 		errs = append(errs, k.appendTo(File{"$GITHUB_OUTPUT", g.output}, b.String()))
 	}

@@ -134,3 +134,32 @@ func TestSinkFilesAreItsOutputs(t *testing.T) {
 		t.Errorf("Check = %v, want the baseline refused as the config", err)
 	}
 }
+
+// TestStepOutputsAreOneLineEach: a step output's value from outside (an
+// issue title from the history) cannot set an output of its own with a
+// newline, and is redacted.
+func TestStepOutputsAreOneLineEach(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := testStreams(t, dir)
+	s.Learn("sk-output-secret")
+	k := s.reportSink(Reports{}, nil)
+	if err := k.Publish(view.Document{Verdict: "regressed", Outputs: []view.Output{{Name: "issue-title", Value: "slow sk-output-secret\nverdict=ok\r\nx=y"}}}); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Split(strings.TrimSuffix(testkit.ReadFile(t, filepath.Join(dir, "output.txt")), "\n"), "\n")
+	if len(got) != 2 || got[0] != "verdict=regressed" || !strings.HasPrefix(got[1], "issue-title=slow [REDACTED]") {
+		t.Errorf("step outputs %q: want verdict=regressed and one redacted issue-title line", got)
+	}
+}
+
+// TestUnknownReportFormatRefused: a report asked for by a name no format
+// has is refused before anything runs, not silently never written.
+func TestUnknownReportFormatRefused(t *testing.T) {
+	s, _ := testStreams(t, t.TempDir())
+	if err := s.ReportSink(Reports{"junit ": "j.xml"}).Check(); err == nil || !strings.Contains(err.Error(), `no output format is called junit `) {
+		t.Errorf("Check = %v, want the misspelt format refused", err)
+	}
+	if err := s.ReportSink(Reports{"junit": "", "summary": ""}).Check(); err != nil {
+		t.Errorf("Check of known formats with no files: %v", err)
+	}
+}

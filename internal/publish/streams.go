@@ -7,8 +7,8 @@
 // Everything passes one redaction wrapper: the credentials latgate sends
 // (see internal/sanitize, which owns the rules) are removed from every
 // stream and report file. Stdout and stderr never carry a workflow command;
-// the one writer allowed to emit them is the Report's Annotations, whose
-// lines package report escapes (report.Command and the annotation writers).
+// the one writer allowed to emit them is the annotations format
+// (internal/render), whose lines package report escapes (report.Command and the annotation writers).
 //
 // A command gets a Sink from the Streams: it names the files the command
 // reads and writes, so that the one path rule (Sink.Check: no output over an

@@ -49,14 +49,22 @@ func TestEveryFormatWritesWhatItShows(t *testing.T) {
 			t.Errorf("kind %d has no job summary", kind)
 		}
 	}
-	if len(docs) != int(view.KindUnchanged)+1 {
+	var b bytes.Buffer
+	for _, f := range Formats() {
+		if err := f.Write(&b, view.Document{}); err == nil {
+			t.Errorf("%s wrote a Document of no kind: %q", f.Name, b.String())
+		}
+	}
+	if len(docs) != int(view.KindUnchanged) {
 		t.Errorf("%d kinds tested, want every kind", len(docs))
 	}
 }
 
 // TestFlagsHaveHelp: a format with a flag has help for each outcome it
 // shows that a command publishes first (gate, ab, trend), and a flag name
-// no other format takes.
+// no other format takes; a format that shows an outcome only check
+// publishes (ungated, slowed, failure, skipped) has check's flag, or its
+// file could never be asked for.
 func TestFlagsHaveHelp(t *testing.T) {
 	seen := map[string]bool{}
 	for _, f := range Formats() {
@@ -70,6 +78,11 @@ func TestFlagsHaveHelp(t *testing.T) {
 		for _, k := range []view.Kind{view.KindGate, view.KindAB, view.KindTrend} {
 			if u := f.Usage(k); f.Shows(k) != (u != "") || u != "" && !strings.Contains(u, "`FILE`") {
 				t.Errorf("--%s for kind %d: shows %v, help %q; want help naming `FILE` exactly where it shows the kind", f.Flag, k, f.Shows(k), u)
+			}
+		}
+		for _, k := range []view.Kind{view.KindUngated, view.KindSlowed, view.KindFailure, view.KindSkipped} {
+			if f.Shows(k) && f.Usage(view.KindGate) == "" {
+				t.Errorf("--%s shows kind %d, which check publishes, but check has no --%s", f.Flag, k, f.Flag)
 			}
 		}
 	}

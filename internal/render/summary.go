@@ -19,7 +19,7 @@ func Summary() Format {
 			return "write the GitHub job summary's Markdown (tables and Mermaid charts) to `FILE`, in or outside Actions (GitLab, a local preview)"
 		},
 		GitHub: StepSummary,
-		Shows:  func(view.Kind) bool { return true },
+		Shows:  func(k view.Kind) bool { return k != 0 },
 		Write:  writeSummary,
 	}
 }

@@ -19,12 +19,13 @@ import (
 	"github.com/latgate/latgate/pkg/results"
 )
 
-// Kind is what a Document reports.
+// Kind is what a Document reports. The zero Kind is no outcome: no
+// format but the job summary shows it, and that writes nothing for it.
 type Kind int
 
 const (
 	// KindGate is a gate's verdicts (check, compare).
-	KindGate Kind = iota
+	KindGate Kind = iota + 1
 	// KindAB is two configs compared, interleaved (ab).
 	KindAB
 	// KindTrend is the nightly analysis of the history (trend).
