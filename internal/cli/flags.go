@@ -59,8 +59,8 @@ func gateFlagDefs() []ucli.Flag {
 func reportFlagDefs(kind view.Kind, extra ...render.Format) []ucli.Flag {
 	var out []ucli.Flag
 	for _, f := range append(render.Formats(), extra...) {
-		if u := f.Usage; f.Flag != "" && u != nil && u(kind) != "" {
-			out = append(out, &ucli.StringFlag{Name: f.Flag, Usage: u(kind), TakesFile: true})
+		if f.Offers(kind) {
+			out = append(out, &ucli.StringFlag{Name: f.Flag, Usage: f.Usage(kind), TakesFile: true})
 		}
 	}
 	return out
@@ -71,7 +71,7 @@ func reportFlagDefs(kind view.Kind, extra ...render.Format) []ucli.Flag {
 func parseReports(c *ucli.Context, kind view.Kind, extra ...render.Format) publish.Reports {
 	r := publish.Reports{}
 	for _, f := range append(render.Formats(), extra...) {
-		if f.Flag != "" && f.Usage != nil && f.Usage(kind) != "" {
+		if f.Offers(kind) {
 			r[f.Name] = c.String(f.Flag)
 		}
 	}

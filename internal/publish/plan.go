@@ -42,7 +42,13 @@ func (k *Sink) InputConfig(cfg *config.Config) {
 // the caller: Reports keys are render.Format names) is refused too.
 func (k *Sink) Check() error {
 	if len(k.unknown) > 0 {
-		return fmt.Errorf("no output format is called %s: report files are asked for by render.Format name (junit, markdown, html, summary, openmetrics)", strings.Join(k.unknown, ", "))
+		var names []string
+		for _, f := range k.formats {
+			if f.Flag != "" {
+				names = append(names, f.Name)
+			}
+		}
+		return fmt.Errorf("no output format is called %s: report files are asked for by render.Format name (%s)", strings.Join(k.unknown, ", "), strings.Join(names, ", "))
 	}
 	type resolved struct {
 		File

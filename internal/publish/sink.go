@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strings"
@@ -102,10 +101,10 @@ func (k *Sink) Files() []File {
 	return append(append([]File{}, k.outputs...), k.appends...)
 }
 
-// Write atomically replaces the file with data (a data file: results, a
-// baseline; it holds sanitised fields, and is not passed through the
-// redaction of reports, which could break its encoding). A nil file is not
-// written.
+// Write atomically replaces the file with data as given: a data file
+// (results, a baseline) holds sanitised fields and is not redacted, which
+// could break its encoding; Publish hands a report file its text already
+// redacted. A nil file is not written.
 func (f *File) Write(data []byte) error {
 	if f == nil {
 		return nil
@@ -134,32 +133,41 @@ func (f File) failed(err error) error {
 // redaction wrapper.
 func (k *Sink) Publish(d view.Document) error {
 	var errs []error
+	g := k.github
 	for _, f := range k.formats {
 		if !f.Shows(d.Kind) {
 			continue
 		}
-		write := func(w io.Writer) error { return f.Write(w, d) }
 		if f.Stdout {
-			errs = append(errs, write(k.Stdout))
+			errs = append(errs, f.Write(k.Stdout, d))
 		}
-		if f.Flag != "" {
-			errs = append(errs, k.writeReport(File{"--" + f.Flag, k.reports[f.Name]}, write))
+		if g != nil && f.GitHub == render.Commands {
+			errs = append(errs, f.Write(k.commands, d))
 		}
-		g := k.github
-		switch {
-		case g == nil:
-		case f.GitHub == render.Commands:
-			errs = append(errs, write(k.commands))
-		case f.GitHub == render.StepSummary && g.summary != "":
-			var buf bytes.Buffer
-			if err := write(&buf); err != nil {
-				errs = append(errs, err)
-			} else {
-				errs = append(errs, k.appendTo(File{"$GITHUB_STEP_SUMMARY", g.summary}, k.Redact(buf.String())))
-			}
+		// A report file and the job summary hold the same text: written
+		// once, redacted once.
+		var file *File
+		if f.Flag != "" && k.reports[f.Name] != "" {
+			file = &File{"--" + f.Flag, k.reports[f.Name]}
+		}
+		summary := g != nil && f.GitHub == render.StepSummary && g.summary != ""
+		if file == nil && !summary {
+			continue
+		}
+		var buf bytes.Buffer
+		if err := f.Write(&buf, d); err != nil {
+			errs = append(errs, fmt.Errorf("could not write the %s report: %w", f.Name, err))
+			continue
+		}
+		text := k.Redact(buf.String())
+		if file != nil {
+			errs = append(errs, file.Write([]byte(text)))
+		}
+		if summary {
+			errs = append(errs, k.appendTo(File{"$GITHUB_STEP_SUMMARY", g.summary}, text))
 		}
 	}
-	if g := k.github; g != nil && g.output != "" && d.Verdict != "" {
+	if g != nil && g.output != "" && d.Verdict != "" {
 		var b strings.Builder
 		for _, o := range append([]view.Output{{Name: "verdict", Value: d.Verdict}}, d.Outputs...) {
 			// One line each, redacted: a value from a history or an
@@ -170,25 +178,6 @@ func (k *Sink) Publish(d view.Document) error {
 		errs = append(errs, k.appendTo(File{"$GITHUB_OUTPUT", g.output}, b.String()))
 	}
 	return errors.Join(errs...)
-}
-
-// writeReport writes a report file, redacted, where one was asked for.
-func (k *Sink) writeReport(f File, write func(io.Writer) error) error {
-	if f.Path == "" {
-		return nil
-	}
-	err := atomicfile.Write(f.Path, 0o644, func(w io.Writer) error {
-		var buf bytes.Buffer
-		if err := write(&buf); err != nil {
-			return err
-		}
-		_, err := io.WriteString(w, k.Redact(buf.String()))
-		return err
-	})
-	if err != nil {
-		return f.failed(err)
-	}
-	return nil
 }
 
 func (k *Sink) appendTo(f File, data string) error {

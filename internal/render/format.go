@@ -50,6 +50,12 @@ type Format struct {
 	Write func(w io.Writer, d view.Document) error
 }
 
+// Offers reports whether f has a file flag for the commands whose outcome
+// is kind.
+func (f Format) Offers(kind view.Kind) bool {
+	return f.Flag != "" && f.Usage != nil && f.Usage(kind) != ""
+}
+
 // Formats are the formats latgate writes, in the order of their flags in
 // --help.
 func Formats() []Format {

@@ -3,6 +3,7 @@ package render
 import (
 	"io"
 
+	"github.com/latgate/latgate/internal/export"
 	"github.com/latgate/latgate/internal/view"
 )
 
@@ -28,7 +29,7 @@ func OpenMetrics() Format {
 			case d.Export == nil:
 				return nil // measured nothing to export: an empty file
 			}
-			return d.Export.WriteOpenMetrics(w)
+			return export.OpenMetrics(w, d.Export.Sides, d.Export.Report)
 		},
 	}
 }

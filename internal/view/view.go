@@ -9,7 +9,6 @@ package view
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/latgate/latgate/internal/export"
@@ -109,9 +108,6 @@ type Export struct {
 	Sides  []export.Side
 	Report *compare.Report
 }
-
-// WriteOpenMetrics writes e as OpenMetrics text.
-func (e *Export) WriteOpenMetrics(w io.Writer) error { return export.OpenMetrics(w, e.Sides, e.Report) }
 
 // OfGate is the Document of a gate's verdicts (check, compare).
 func OfGate(rep compare.Report, opts report.Options, locate func(target, prompt string) (string, int)) Document {
