@@ -75,8 +75,12 @@ func WarningText(w compare.Warning) string {
 			if w.Side == "baseline" {
 				other = "this run"
 			}
-			return fmt.Sprintf("%s%s: its first %d measured requests in %s are not compared either, as %s started cold over %d (too few requests to test its own start); raise run.warmup to send them unmeasured",
-				side, tgt, w.Count, of, other, w.Requests)
+			fewer := ""
+			if w.Count < w.Requests {
+				fewer = fmt.Sprintf("; %d, not %d, so the run keeps two thirds of its requests and each prompt what its checks need", w.Count, w.Requests)
+			}
+			return fmt.Sprintf("%s%s: its first %d measured requests in %s are not compared either, as %s started cold over %d (too few requests to test its own start%s); raise run.warmup to send them unmeasured",
+				side, tgt, w.Count, of, other, w.Requests, fewer)
 		}
 		return fmt.Sprintf("%s%s started cold in %s: its first %d measured requests were ×%.2g slower in median TTFT than the rest and are not compared (the steady latency is); raise run.warmup to send them unmeasured",
 			side, tgt, of, w.Count, w.Ratio)

@@ -43,7 +43,7 @@ func TestWarningText(t *testing.T) {
 		{compare.Warning{Kind: compare.WarnColdStart, Side: "baseline", Target: "t", Count: 24, Ratio: 1.5},
 			"target t started cold in the baseline: its first 24 measured requests were ×1.5 slower in median TTFT than the rest and are not compared (the steady latency is); raise run.warmup to send them unmeasured"},
 		{compare.Warning{Kind: compare.WarnColdStart, Target: "t", Count: 6, Requests: 8, Matched: true},
-			"target t: its first 6 measured requests in this run are not compared either, as the baseline started cold over 8 (too few requests to test its own start); raise run.warmup to send them unmeasured"},
+			"target t: its first 6 measured requests in this run are not compared either, as the baseline started cold over 8 (too few requests to test its own start; 6, not 8, so the run keeps two thirds of its requests and each prompt what its checks need); raise run.warmup to send them unmeasured"},
 		{compare.Warning{Kind: compare.WarnColdStart, Side: "baseline", Target: "t", Count: 16, Requests: 16, Matched: true},
 			"target t: its first 16 measured requests in the baseline are not compared either, as this run started cold over 16 (too few requests to test its own start); raise run.warmup to send them unmeasured"},
 		{compare.Warning{Kind: compare.WarnCorrelated, Target: "t", Metric: "ttft", Ratio: 3.42},

@@ -79,8 +79,13 @@ func coldHead(t results.Target) (n int, ratio float64) {
 // too few requests to test (coldMinRequests) loses as many of its first
 // requests there too, at most a third: the same endpoint starts cold in
 // every run, and a start left in on one side only reads as a regression
-// (or hides one). base and cur are not modified.
-func withoutColdHeads(base, cur Side) (Side, Side, []Warning) {
+// (or hides one). That matched cut stops before it would leave a prompt
+// of n requests fewer than keep(n) (nil keeps none): a start assumed, not
+// measured, never leaves a check its measured requests resolve without
+// data. (It did: a 12-request run lost 8 of its 24 to a baseline's start,
+// every itl check was left short of its 10 requests, and a 40× slower
+// stream passed undecided.) base and cur are not modified.
+func withoutColdHeads(base, cur Side, keep func(n int) int) (Side, Side, []Warning) {
 	base.Targets, cur.Targets = slices.Clone(base.Targets), slices.Clone(cur.Targets)
 	type head struct {
 		last, n  int
@@ -103,7 +108,7 @@ func withoutColdHeads(base, cur Side) (Side, Side, []Warning) {
 			w := Warning{Kind: WarnColdStart, Side: side, Target: t.Name, Region: t.Region, NameTarget: len(s.Targets) > 1, Ratio: h.ratio}
 			if h.last == 0 && !h.testable && o.n > 0 {
 				// Matched: the other side's start, as many requests here.
-				h.last, w.Matched, w.Requests = lastOfFirst(t, min(o.n, requestCount(t)/3)), true, o.n
+				h.last, w.Matched, w.Requests = lastOfFirst(t, min(o.n, requestCount(t)/3, cuttable(t, keep))), true, o.n
 			}
 			if h.last == 0 {
 				continue
@@ -115,6 +120,55 @@ func withoutColdHeads(base, cur Side) (Side, Side, []Warning) {
 	cut(&base, "baseline", bh, ch)
 	cut(&cur, "", ch, bh)
 	return base, cur, warns
+}
+
+// cuttable is how many of t's first requests, in arrival order, can be
+// left out before one of its prompts would keep fewer than keep(n) of its
+// n samples (all of them when keep is nil).
+func cuttable(t results.Target, keep func(n int) int) int {
+	if keep == nil {
+		return requestCount(t)
+	}
+	type req struct{ seq, prompt int }
+	var reqs []req
+	spare := make([]int, len(t.Prompts))
+	for j, p := range t.Prompts {
+		spare[j] = len(p.Samples) - keep(len(p.Samples))
+		for _, x := range p.Samples {
+			reqs = append(reqs, req{x.Seq, j})
+		}
+	}
+	slices.SortStableFunc(reqs, func(a, b req) int { return cmp.Compare(a.seq, b.seq) })
+	for k, r := range reqs {
+		if spare[r.prompt]--; spare[r.prompt] < 0 {
+			return k
+		}
+	}
+	return len(reqs)
+}
+
+// keepFor returns, for a prompt of n requests, the most requests any of
+// checks needs that n meets (0 when it meets none): what a matched cold
+// cut must leave it. The need is taken at the design's strictest look,
+// for a baseline as long as the prompt, so no look's check is left short.
+func keepFor(checks []parsedCheck, conf float64, d Design) func(n int) int {
+	return func(n int) int {
+		level := conf
+		if d.Sequential() {
+			level = max(level, slices.Max(d.Levels(conf, n)))
+		}
+		keep := 0
+		for _, c := range checks {
+			values, requests := need(c.c.Stat, c.c.Metric, level)
+			if c.c.Metric != results.ITL {
+				requests = values
+			}
+			if requests <= n {
+				keep = max(keep, requests)
+			}
+		}
+		return keep
+	}
 }
 
 // requestCount is how many samples t's prompts hold.

@@ -49,7 +49,7 @@ func TestColdHead(t *testing.T) {
 	// Left out of the comparison on either side, the files untouched.
 	cold := Side{Targets: []results.Target{coldRun(4, 60, 24, 3, 1)}}
 	before := slices.Clone(cold.Targets[0].Prompts[0].Samples)
-	trimmed, _, warns := withoutColdHeads(cold, Side{})
+	trimmed, _, warns := withoutColdHeads(cold, Side{}, nil)
 	if len(warns) != 1 || warns[0].Kind != WarnColdStart || warns[0].Side != "baseline" || warns[0].Matched || warns[0].Count == 0 || warns[0].Ratio <= 1 {
 		t.Fatalf("warnings %+v, want one cold start of the baseline", warns)
 	}
@@ -95,7 +95,7 @@ func TestColdHeadMatched(t *testing.T) {
 			if !baseCold {
 				base, cur, shortSide = cur, base, "baseline"
 			}
-			b, c, warns := withoutColdHeads(base, cur)
+			b, c, warns := withoutColdHeads(base, cur, nil)
 			short := c.Targets[0]
 			if !baseCold {
 				short = b.Targets[0]
@@ -125,7 +125,7 @@ func TestColdHeadMatched(t *testing.T) {
 // warnOf is withoutColdHeads' one warning of base's cold start.
 func warnOf(t *testing.T, base, cur Side) Warning {
 	t.Helper()
-	_, _, warns := withoutColdHeads(base, cur)
+	_, _, warns := withoutColdHeads(base, cur, nil)
 	if len(warns) != 1 {
 		t.Fatalf("warnings %+v, want one", warns)
 	}
@@ -167,5 +167,68 @@ func TestRoundPlansFromMeasured(t *testing.T) {
 		if to, ok := r.Requests[TargetID{Name: "t"}][p.ID]; ok && to <= len(p.Samples) {
 			t.Errorf("prompt %s: round to %d requests, but %d are measured (%d of the run's left out as its cold head)", p.ID, to, len(p.Samples), cut)
 		}
+	}
+}
+
+// TestMatchedCutLeavesChecksTheirData: a baseline's cold start, matched in
+// a run too short to test its own, never takes a prompt below what its
+// checks need. Found under a CPU hog: a 40-request bless lost its first 8
+// as a cold start, the 12-a-prompt check lost as many, every itl check was
+// left short of its 10 requests, and a 40× slower stream passed
+// undecided. Seeded, through CompareWith.
+func TestMatchedCutLeavesChecksTheirData(t *testing.T) {
+	gate := config.DefaultGate()
+	gate.Checks = []config.Check{
+		{Metric: results.ITL, Stat: "p50", Tolerance: config.Tolerance{Rel: 0.15}},
+		{Metric: results.ITL, Stat: "p95", Tolerance: config.Tolerance{Rel: 0.25}},
+	}
+	design := NewDesign(12, 48)
+	for seed := range uint64(8) {
+		base := Side{Targets: []results.Target{coldRun(20+seed, 40, 20, 4, 1)}} // a start of 8–16 found
+		cur := Side{Targets: []results.Target{coldRun(40+seed, 12, 0, 1, 40)}}  // 40× slower, 24 requests
+		rep := CompareWith(base, cur, gate, Setup{Design: design})
+		matched := false
+		for _, w := range rep.Found {
+			matched = matched || w.Kind == WarnColdStart && w.Matched
+		}
+		if !matched {
+			t.Fatalf("seed %d: no matched cold cut (%+v): the test needs one", seed, rep.Found)
+		}
+		for _, c := range rep.Checks {
+			if c.NCur < minITLRequests {
+				t.Errorf("seed %d: %s %s %s left %d current requests after the matched cut, want ≥ %d", seed, c.Prompt, c.Metric, c.Stat, c.NCur, minITLRequests)
+			}
+		}
+		if rep.Verdict != Regressed {
+			t.Errorf("seed %d: a 40× slower stream is %s, want %s", seed, rep.Verdict, Regressed)
+		}
+	}
+}
+
+// TestCuttable: the matched cut stops at the first request that would
+// take its prompt below keep.
+func TestCuttable(t *testing.T) {
+	tg := coldRun(1, 12, 0, 1, 1) // 2 prompts × 12, interleaved
+	tests := []struct {
+		name string
+		keep func(int) int
+		want int
+	}{
+		{"nil keeps none", nil, 24},
+		{"keep 10 of 12", func(int) int { return 10 }, 4}, // 2 spare a prompt, arrivals alternate
+		{"keep all", func(n int) int { return n }, 0},
+		{"keep 0", func(int) int { return 0 }, 24},
+	}
+	for _, tc := range tests {
+		if got := cuttable(tg, tc.keep); got != tc.want {
+			t.Errorf("%s: cuttable %d, want %d", tc.name, got, tc.want)
+		}
+	}
+	keep := keepFor([]parsedCheck{{c: config.Check{Metric: results.ITL, Stat: "p50"}}}, 0.95, Design{})
+	if got := keep(12); got != minITLRequests {
+		t.Errorf("keepFor an itl p50 check at 12 requests: %d, want %d", got, minITLRequests)
+	}
+	if got := keep(8); got != 0 {
+		t.Errorf("keepFor an itl p50 check at 8 requests (already short): %d, want 0", got)
 	}
 }

@@ -315,25 +315,27 @@ func CompareWith(base, cur Side, gate config.Gate, s Setup) Report {
 	}
 	conf, d := rep.Confidence, s.Design
 	rep.Measured = measuredOf(cur)
-	if !s.est.keepColdHeads {
-		var cold []Warning
-		base, cur, cold = withoutColdHeads(base, cur)
-		rep.Found = append(rep.Found, cold...)
-	}
 
 	var checks []parsedCheck
+	var unparsed []Warning
 	for _, c := range gate.Checks {
 		sp, err := stats.ParseStat(c.Stat)
 		switch {
 		case results.IsShare(c.Metric): // shareChecks
 		case !slices.Contains(gatedMetrics, c.Metric):
-			rep.Found = append(rep.Found, Warning{Kind: WarnMetric, Metric: c.Metric, Stat: c.Stat})
+			unparsed = append(unparsed, Warning{Kind: WarnMetric, Metric: c.Metric, Stat: c.Stat})
 		case err != nil:
-			rep.Found = append(rep.Found, Warning{Kind: WarnStat, Metric: c.Metric, Stat: c.Stat})
+			unparsed = append(unparsed, Warning{Kind: WarnStat, Metric: c.Metric, Stat: c.Stat})
 		default:
 			checks = append(checks, parsedCheck{c, sp})
 		}
 	}
+	if !s.est.keepColdHeads {
+		var cold []Warning
+		base, cur, cold = withoutColdHeads(base, cur, keepFor(checks, conf, d))
+		rep.Found = append(rep.Found, cold...)
+	}
+	rep.Found = append(rep.Found, unparsed...)
 
 	curTargets := make(map[string]results.Target, len(cur.Targets))
 	for _, t := range cur.Targets {

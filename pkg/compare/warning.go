@@ -42,7 +42,9 @@ const (
 	// Side is "baseline") ran slower than the rest, Ratio × in median TTFT:
 	// a cold start, left out of the comparison (see coldHead). Matched:
 	// this side had too few requests to test its own start, and its first
-	// Count are left out as the other side's cold start of Requests was.
+	// Count are left out as the other side's cold start of Requests was
+	// (fewer when that would cut more than a third of the run's requests
+	// or leave a prompt short of what its checks need).
 	WarnColdStart WarningKind = "cold_start"
 	// WarnCorrelated: Target's requests (of the baseline when Side is
 	// "baseline") were correlated in arrival order in Metric: the run's
