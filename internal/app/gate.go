@@ -213,7 +213,11 @@ func (a *App) dayNoise(cfg *config.Config, path string, blessedAt time.Time) com
 	}
 	h.AtLoad(cfg.Run.Rate) // a day's level at one load is no level at another
 	var series []compare.DayLevels
-	for _, l := range history.Series(h.Records, compare.GatedMetrics(cfg.Gate)) {
+	var want []history.Statistic
+	for _, s := range compare.GatedStats(cfg.Gate) {
+		want = append(want, history.Statistic{Metric: s.Metric, Stat: s.Stat})
+	}
+	for _, l := range history.Series(h.Records, want) {
 		after := -1
 		if !blessedAt.IsZero() {
 			after = 0
@@ -223,7 +227,7 @@ func (a *App) dayNoise(cfg *config.Config, path string, blessedAt time.Time) com
 				}
 			}
 		}
-		series = append(series, compare.DayLevels{Key: compare.NoiseKey{Target: l.Target, Region: l.Region, Metric: l.Metric}, Runs: l.Runs, After: after})
+		series = append(series, compare.DayLevels{Key: compare.NoiseKey{Target: l.Target, Region: l.Region, Metric: l.Metric, Stat: l.Stat}, Runs: l.Runs, After: after})
 	}
 	return compare.LearnDayNoise(series)
 }

@@ -31,3 +31,26 @@ func TestNoiseNote(t *testing.T) {
 		}
 	}
 }
+
+// TestNoiseNotePerStatistic: noise learned per statistic is said per
+// statistic where a metric's differ, and once where they agree.
+func TestNoiseNotePerStatistic(t *testing.T) {
+	check := func(metric, stat string, sigma float64) compare.Check {
+		return compare.Check{Metric: metric, Stat: stat, NBase: 60, NCur: 60, Baseline: 100, Current: 100, Ratio: 1, Lo: 0.9, Hi: 1.1,
+			Confidence: 0.95, DayNoise: sigma, DayRuns: 20}
+	}
+	for _, tt := range []struct {
+		name   string
+		checks []compare.Check
+		want   string
+	}{
+		{"one σ", []compare.Check{check("ttft", "p50", 0.05), check("ttft", "p90", 0.05), check("itl", "p50", 0.05)},
+			"day-to-day noise ±5% per run (from 20 runs of the history) widens"},
+		{"a tail of its own", []compare.Check{check("ttft", "p50", 0.05), check("ttft", "p90", 0.12), check("itl", "p50", 0.03), check("itl", "p95", 0.03)},
+			"day-to-day noise ttft p50 ±5% per run (from 20 runs of the history); ttft p90 ±12% per run (from 20 runs of the history); itl ±3% per run (from 20 runs of the history) widens"},
+	} {
+		if got := noiseNote(compare.Report{Checks: tt.checks}); !strings.HasPrefix(got, tt.want) {
+			t.Errorf("%s: %q, want it to start with %q", tt.name, got, tt.want)
+		}
+	}
+}

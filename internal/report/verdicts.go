@@ -229,18 +229,35 @@ func noiseNote(rep compare.Report) string {
 		sigma     float64
 		runs, lag int
 	}
-	metrics := map[string]src{}
-	var order []string
+	// Learned per statistic (compare.Noise): a label per metric when its
+	// statistics share one, else per "metric stat".
+	type stat struct{ metric, stat string }
+	seen := map[stat]src{}
+	var stats []stat
 	widest := 0.0
 	for _, c := range slices.Concat(rep.Aggregates, rep.Checks) {
 		if isLimit(c) || c.NBase == 0 || c.IsShare() { // a share's interval carries no day-to-day noise
 			continue
 		}
-		if _, ok := metrics[c.Metric]; !ok {
-			order = append(order, c.Metric)
+		k := stat{c.Metric, c.Stat}
+		if _, ok := seen[k]; !ok {
+			stats = append(stats, k)
 		}
-		metrics[c.Metric] = src{c.DayNoise, c.DayRuns, c.DayLag}
+		seen[k] = src{c.DayNoise, c.DayRuns, c.DayLag}
 		widest = max(widest, math.Expm1(dayHalfWidth(c)))
+	}
+	metrics := map[string]src{}
+	var order []string
+	for _, k := range stats {
+		alike := !slices.ContainsFunc(stats, func(o stat) bool { return o.metric == k.metric && seen[o] != seen[k] })
+		label := k.metric
+		if !alike {
+			label = k.metric + " " + k.stat
+		}
+		if _, ok := metrics[label]; !ok {
+			order = append(order, label)
+		}
+		metrics[label] = seen[k]
 	}
 	if len(order) == 0 || !slices.ContainsFunc(order, func(m string) bool { return metrics[m] != src{} }) {
 		return "" // none: an old report, or gate.day_to_day: 0 and no history

@@ -363,7 +363,7 @@ func CompareWith(base, cur Side, gate config.Gate, s Setup) Report {
 		}
 		for ci, pc := range checks {
 			tj.groups[ci].tol = Resolvable(pc.c.Metric, pc.c.Tolerance)
-			tj.groups[ci].noise = s.Noise.For(bt.Name, bt.Region, pc.c.Metric, gate.DayToDayFor(bt.BaseURL))
+			tj.groups[ci].noise = s.Noise.For(bt.Name, bt.Region, pc.c.Metric, pc.spec.String(), gate.DayToDayFor(bt.BaseURL))
 			tj.groups[ci].wander = wb[pc.c.Metric].Excess + wc[pc.c.Metric].Excess
 		}
 		for _, bp := range bt.Prompts {

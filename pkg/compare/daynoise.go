@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/stats"
 )
 
@@ -55,19 +56,35 @@ func dayCrit(z float64, df int) float64 {
 // variance (von Neumann, 1941).
 func mssdDF(k int) int { return max(1, int(math.Round(2*float64(k)/3))) }
 
-// NoiseKey names a target's metric.
-type NoiseKey struct{ Target, Region, Metric string }
+// NoiseKey names a target's statistic of a metric: Stat as
+// stats.Stat.String spells it ("p50", "p90", "mean").
+type NoiseKey struct{ Target, Region, Metric, Stat string }
 
-// Noise is the day-to-day noise learned per target × metric.
+// Noise is the day-to-day noise learned per target × metric × statistic.
 type Noise map[NoiseKey]DayNoise
 
-// For returns the noise learned for a target's metric, else the assumed
-// default (Runs 0).
-func (n Noise) For(target, region, metric string, assumed float64) DayNoise {
-	if v, ok := n[NoiseKey{target, region, metric}]; ok {
+// For returns the noise learned for a target's statistic of a metric, else
+// its metric's p50 noise (a history whose records predate the statistic),
+// else the assumed default (Runs 0). A tail moves from day to day by more
+// than the median when load shapes it (queueing, batching): its own
+// history says so, the median's would not (#29).
+func (n Noise) For(target, region, metric, stat string, assumed float64) DayNoise {
+	if v, ok := n[NoiseKey{target, region, metric, canonStat(stat)}]; ok {
+		return v
+	}
+	if v, ok := n[NoiseKey{target, region, metric, "p50"}]; ok {
 		return v
 	}
 	return DayNoise{Sigma: assumed}
+}
+
+// canonStat is stat as stats.Stat.String spells it ("P95" → "p95"), stat
+// itself when it does not parse.
+func canonStat(stat string) string {
+	if s, err := stats.ParseStat(stat); err == nil {
+		return s.String()
+	}
+	return stat
 }
 
 // MinDayRuns is the fewest history runs LearnDayNoise learns from: with
@@ -75,10 +92,11 @@ func (n Noise) For(target, region, metric string, assumed float64) DayNoise {
 // ±16% at 20 runs, one standard error).
 const MinDayRuns = 20
 
-// DayLevels is one target's metric over the runs of a history, oldest
-// first: Runs[r][prompt] is the run's p50 of the metric for that prompt (a
-// missing prompt is absent from the map). The application reads them from
-// the history file (history.Series, for the metrics GatedMetrics names).
+// DayLevels is one target's statistic of a metric (Key) over the runs of a
+// history, oldest first: Runs[r][prompt] is the run's statistic for that
+// prompt (a missing prompt is absent from the map). The application reads
+// them from the history file (history.Series, for the statistics
+// GatedStats names).
 // After is how many of the runs were measured after the baseline (the
 // newest After of Runs), −1 when that is not known (the baseline is then
 // taken as older than the whole history).
@@ -88,13 +106,34 @@ type DayLevels struct {
 	After int
 }
 
-// GatedMetrics are the metrics gate checks whose day-to-day noise the gate
-// uses: the gated ones it names, each once, in order.
-func GatedMetrics(gate config.Gate) []string { return metricsOf(gate) }
+// Statistic is one gated statistic of a metric, Stat as stats.Stat.String
+// spells it.
+type Statistic struct{ Metric, Stat string }
+
+// GatedStats are the statistics of gate's checks whose day-to-day noise the
+// gate uses: each gated metric's statistics its checks name, each once, in
+// order, and the metric's p50 (the fallback of Noise.For).
+func GatedStats(gate config.Gate) []Statistic {
+	var out []Statistic
+	add := func(s Statistic) {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	for _, c := range gate.Checks {
+		if sp, err := stats.ParseStat(c.Stat); err == nil && slices.Contains(results.GatedMetrics(), c.Metric) {
+			add(Statistic{c.Metric, sp.String()})
+			add(Statistic{c.Metric, "p50"})
+		}
+	}
+	return out
+}
 
 // LearnDayNoise estimates the day-to-day noise of each series: a run's
-// level is the mean over its prompts of ln p50 less that prompt's mean over
-// the runs (so prompts of different lengths share one level). What the gate
+// level is the mean over its prompts of ln(the statistic) less that
+// prompt's mean over the runs (so prompts of different lengths share one
+// level). A tail statistic's levels carry more of each run's own sampling
+// noise than the median's, so its σ errs wider still. What the gate
 // needs is the variance of (the level on the baseline's day − the level
 // today), 2σ²:
 //

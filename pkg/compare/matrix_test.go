@@ -56,6 +56,10 @@ type noiseClass struct {
 	// (#29: a level that wanders over days, a baseline as old as the
 	// history).
 	DayRho float64
+	// TailDay: a day's level moves the spread of TTFT (its σ × the level),
+	// not its median nor the stream: a tail that swings from day to day
+	// with load while the median holds (#29: day noise per statistic).
+	TailDay bool
 	// History is how many earlier runs (60 requests per prompt, each its own
 	// day) the gate learns the day-to-day noise from; 0: none.
 	History int
@@ -134,7 +138,9 @@ func matrixClasses() []noiseClass {
 	wanderingDays.Name, wanderingDays.History, wanderingDays.DayRho = "σ 0.3 + 2%×4, day levels AR(1) ρ 0.9 σ 0.10, 20-run history, baseline 21 days old", 20, 0.9
 	modest := day
 	modest.Name, modest.Day, modest.History = "σ 0.3 + 2%×4, day-to-day σ 0.05, 20-run history", 0.05, 20
-	return []noiseClass{lognormal(0.3), lognormal(0.6), lognormal(0.8), spikes(0.02, 4), spikes(0.05, 3), cold, slow, day, learned, wanderingDays, modest, hosted(), busy(), coldStart(), correlated(0.9, 0.1), wandering()}
+	tailDays := day
+	tailDays.Name, tailDays.Day, tailDays.History, tailDays.TailDay = "σ 0.3 + 2%×4, TTFT spread × e^(0.5 Z) day to day, median steady, 20-run history", 0.5, 20, true
+	return []noiseClass{lognormal(0.3), lognormal(0.6), lognormal(0.8), spikes(0.02, 4), spikes(0.05, 3), cold, slow, day, learned, wanderingDays, modest, tailDays, hosted(), busy(), coldStart(), correlated(0.9, 0.1), wandering()}
 }
 
 // wandering is the reference endpoint whose level wanders within each run
@@ -284,6 +290,9 @@ func newSimTarget(r matrixRow, seed uint64, level float64, changed bool) *simTar
 		p := sim.Profile{TTFT: r.Noise.TTFT, ITL: r.Noise.ITL, ITLRequestSigma: r.Noise.ITLRequest, Slow: r.Noise.Slow,
 			Tokens: e.tokens, Slowdown: level, TTFTFactor: 1, Seed: seed}
 		p.TTFT.Median = time.Duration(float64(p.TTFT.Median) * f)
+		if r.Noise.TailDay {
+			p.TTFT.Sigma, p.Slowdown = p.TTFT.Sigma*level, 1
+		}
 		if changed && (!r.Change.One || j == 0) {
 			p.Slowdown *= r.Change.All
 			p.TTFTFactor = r.Change.TTFT
@@ -606,9 +615,13 @@ func (ms matrixSetup) history(r matrixRow, rng *rand.Rand, days []float64) Noise
 		recs = append(recs, history.FromResults(f, history.Meta{At: at.AddDate(0, 0, i), Command: "measure"}))
 	}
 	var series []DayLevels
-	for _, l := range history.Series(recs, GatedMetrics(ms.Gate)) {
+	var want []history.Statistic
+	for _, s := range GatedStats(ms.Gate) {
+		want = append(want, history.Statistic{Metric: s.Metric, Stat: s.Stat})
+	}
+	for _, l := range history.Series(recs, want) {
 		// The baseline was measured before the history's first run.
-		series = append(series, DayLevels{Key: NoiseKey{Target: l.Target, Region: l.Region, Metric: l.Metric}, Runs: l.Runs, After: len(l.Runs)})
+		series = append(series, DayLevels{Key: NoiseKey{Target: l.Target, Region: l.Region, Metric: l.Metric, Stat: l.Stat}, Runs: l.Runs, After: len(l.Runs)})
 	}
 	return LearnDayNoise(series)
 }

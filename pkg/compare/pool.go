@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/latgate/latgate/pkg/config"
-	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/stats"
 )
 
@@ -326,15 +325,4 @@ func (j *job) change(zl, zh float64) (theta, below, above float64, hl bool) {
 	_, bc := j.sc.logWidths(j.cur, zh)
 	below, above = mover(ac, bc, ab, bb)
 	return math.Log(j.check.Current / j.check.Baseline), below, above, false
-}
-
-// metricsOf is the gated metrics of a gate, once each, in order.
-func metricsOf(g config.Gate) []string {
-	var out []string
-	for _, c := range g.Checks {
-		if !slices.Contains(out, c.Metric) && slices.Contains(results.GatedMetrics(), c.Metric) {
-			out = append(out, c.Metric)
-		}
-	}
-	return out
 }

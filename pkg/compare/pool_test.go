@@ -217,7 +217,7 @@ func TestDayNoiseWidens(t *testing.T) {
 // value.
 func TestLearnedDayNoiseIsAnEstimate(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	key := NoiseKey{Target: "t", Metric: results.TTFT}
+	key := NoiseKey{Target: "t", Metric: results.TTFT, Stat: "p50"}
 	var runs []map[string]float64
 	for range MinDayRuns {
 		runs = append(runs, map[string]float64{"a": 100 * math.Exp(0.05*rng.NormFloat64())})
@@ -248,7 +248,7 @@ func TestLearnedDayNoiseIsAnEstimate(t *testing.T) {
 	gate.DayToDay = 0
 	quiet := Compare(base, cur, gate).Aggregates[0]
 	learned := func(df int) Check {
-		noise := Noise{{Target: base.Targets[0].Name, Region: base.Targets[0].Region, Metric: gate.Checks[0].Metric}: {Sigma: 0.05, Runs: 20, DF: df}}
+		noise := Noise{{Target: base.Targets[0].Name, Region: base.Targets[0].Region, Metric: gate.Checks[0].Metric, Stat: gate.Checks[0].Stat}: {Sigma: 0.05, Runs: 20, DF: df}}
 		return CompareWith(base, cur, gate, Setup{Noise: noise}).Aggregates[0]
 	}
 	known, est := learned(0), learned(13)
@@ -309,7 +309,7 @@ func TestCannotGatePerCheck(t *testing.T) {
 // noise, and fewer than MinDayRuns runs teach nothing.
 func TestLearnDayNoise(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
-	key := NoiseKey{Target: "t", Metric: results.TTFT}
+	key := NoiseKey{Target: "t", Metric: results.TTFT, Stat: "p50"}
 	runs := func(n int, sigma, step float64) []map[string]float64 {
 		var out []map[string]float64
 		for r := range n {
@@ -335,8 +335,45 @@ func TestLearnDayNoise(t *testing.T) {
 	if n := LearnDayNoise([]DayLevels{{Key: key, Runs: runs(MinDayRuns-1, 0.1, 1), After: -1}}); len(n) != 0 {
 		t.Errorf("%d runs taught %v, want nothing", MinDayRuns-1, n)
 	}
-	if n := (Noise{}).For("t", "", results.TTFT, 0.02); n != (DayNoise{Sigma: 0.02}) {
+	if n := (Noise{}).For("t", "", results.TTFT, "p50", 0.02); n != (DayNoise{Sigma: 0.02}) {
 		t.Errorf("For without a learned value = %+v, want the assumed 0.02", n)
+	}
+	// Per statistic: a tail learns its own noise; a statistic the history
+	// lacks falls back to its metric's p50, then to the assumed.
+	learned := Noise{
+		{Target: "t", Metric: results.TTFT, Stat: "p50"}: {Sigma: 0.05, Runs: 20},
+		{Target: "t", Metric: results.TTFT, Stat: "p90"}: {Sigma: 0.12, Runs: 20},
+	}
+	for _, tt := range []struct {
+		metric, stat string
+		want         float64
+	}{
+		{results.TTFT, "p90", 0.12},
+		{results.TTFT, "p50", 0.05},
+		{results.TTFT, "p95", 0.05}, // records without it: the p50's
+		{results.ITL, "p95", 0.02},  // nothing learned: assumed
+	} {
+		if got := learned.For("t", "", tt.metric, tt.stat, 0.02).Sigma; got != tt.want {
+			t.Errorf("For(%s %s) σ = %v, want %v", tt.metric, tt.stat, got, tt.want)
+		}
+	}
+}
+
+// TestGatedStats: each gated metric's statistics, once each, with its p50
+// (the fallback) learned too; share metrics and unparsable stats left out.
+func TestGatedStats(t *testing.T) {
+	gate := config.Gate{Checks: []config.Check{
+		{Metric: results.TTFT, Stat: "p90"},
+		{Metric: results.TTFT, Stat: "P90"}, // not a statistic
+		{Metric: results.ITL, Stat: "p50"},
+		{Metric: results.TTFT, Stat: "p50"},
+		{Metric: results.ITL, Stat: "p95"},
+		{Metric: results.ITL, Stat: "p200"},
+		{Metric: "cache_hit_rate", Stat: "p50"},
+	}}
+	want := []Statistic{{results.TTFT, "p90"}, {results.TTFT, "p50"}, {results.ITL, "p50"}, {results.ITL, "p95"}}
+	if diff := gocmp.Diff(want, GatedStats(gate)); diff != "" {
+		t.Errorf("GatedStats (-want +got):\n%s", diff)
 	}
 }
 
@@ -494,7 +531,7 @@ func TestPooledBaselineIsTheBaselines(t *testing.T) {
 // say far too little; independent levels are not (one lag is every lag),
 // and neither is one step with independent levels about it.
 func TestLearnDayNoiseWandering(t *testing.T) {
-	key := NoiseKey{Target: "t", Metric: results.TTFT}
+	key := NoiseKey{Target: "t", Metric: results.TTFT, Stat: "p50"}
 	levels := func(seed uint64, n int, rho, sigma, step float64) []map[string]float64 {
 		rng := rand.New(rand.NewPCG(seed, 29))
 		x := sigma * rng.NormFloat64()
