@@ -221,7 +221,7 @@ var phases = []phase{
 func phaseCause(ph phase, base, cur []results.Sample, own float64) (results.Cause, bool) {
 	vb, vc := all(base, ph.of), all(cur, ph.of)
 	s := shiftOf(vb, vc)
-	mb, mc := mean(vb), mean(vc)
+	mb, mc := stats.Mean(vb), stats.Mean(vc)
 	if !s.moved() || math.Abs(mc-mb) < max(MinPhaseMS, PhaseShare*math.Abs(own)) || math.Abs(s.est) < MinPhaseMS {
 		return results.Cause{}, false
 	}

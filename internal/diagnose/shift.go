@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"sort"
+
+	"github.com/latgate/latgate/pkg/stats"
 )
 
 // z is the two-sided normal quantile of the level every test uses, 99.5%:
@@ -146,7 +148,7 @@ func means(base, cur []float64) bool {
 	if len(base) < MinRequests || len(cur) < MinRequests {
 		return false
 	}
-	mb, mc := mean(base), mean(cur)
+	mb, mc := stats.Mean(base), stats.Mean(cur)
 	se := math.Sqrt(variance(base, mb)/float64(len(base)) + variance(cur, mc)/float64(len(cur)))
 	if se == 0 {
 		return mb != mc
@@ -160,15 +162,4 @@ func variance(xs []float64, m float64) float64 {
 		s += (x - m) * (x - m)
 	}
 	return s / float64(len(xs)-1)
-}
-
-func mean(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
 }

@@ -319,7 +319,7 @@ func (nz Noise) varMean(m int) float64 {
 	return nz.Sigma * nz.Sigma * blockSum(m, nz.Rho) / float64(m*m)
 }
 
-// seDiff is the standard error of mean(B) − mean(A) for a block A of m
+// seDiff is the standard error of stats.Mean(B) − stats.Mean(A) for a block A of m
 // values followed, gap values later, by a block B of k values.
 func (nz Noise) seDiff(m, k, gap int) float64 {
 	v := nz.varMean(m) + nz.varMean(k) - 2*nz.Sigma*nz.Sigma*crossSum(m, k, gap, nz.Rho)/float64(m*k)

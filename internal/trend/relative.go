@@ -152,13 +152,13 @@ func relativeTest(s *Series, own, contrast, others []float64, runs []int, nOther
 	if !(nz.Sigma > 0) || nz.DF < 1 {
 		return hypothesis{}, false
 	}
-	before, after := mean(contrast[lo:mid]), mean(contrast[mid:hi])
+	before, after := stats.Mean(contrast[lo:mid]), stats.Mean(contrast[mid:hi])
 	d := after - before
 	se := nz.seDiff(mid-lo, hi-mid, 0)
 	zc := stats.TQuantile((1-opts.Confidence)/2, nz.DF)
 	r := &Relative{Others: nOthers, Change: Change{
 		Index:  mid, // changeTest reads the contrast's index; Points' below At: pt.At, Commit: pt.Commit,
-		Before: s.natural(mean(own[lo:mid])), After: s.natural(mean(own[mid:hi])),
+		Before: s.natural(stats.Mean(own[lo:mid])), After: s.natural(stats.Mean(own[mid:hi])),
 		Ratio: math.Exp(d), Lo: math.Exp(d - zc*se), Hi: math.Exp(d + zc*se), Level: opts.Confidence,
 		Z: cuts[k].Z,
 	}}

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+
+	"github.com/latgate/latgate/pkg/stats"
 )
 
 // cut is a change point found by segment: Index is the first point after
@@ -89,7 +91,7 @@ func splitZ(x []float64, bounds []int, lo, tau, kappa, hi int) float64 {
 	}
 	slices.Sort(rb)
 	nz := estimateNoise(x, rb)
-	d := math.Abs(mean(x[tau:kappa]) - mean(x[lo:tau]))
+	d := math.Abs(stats.Mean(x[tau:kappa]) - stats.Mean(x[lo:tau]))
 	if d == 0 {
 		return 0
 	}

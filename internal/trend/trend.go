@@ -547,7 +547,7 @@ func analyse(records []history.Record, ss SeriesSpec, blessedAt time.Time, opts 
 	var hyps []hypothesis
 	for k, c := range cuts {
 		lo, mid, hi := bounds[k], bounds[k+1], bounds[k+2]
-		before, after := mean(x[lo:mid]), mean(x[mid:hi])
+		before, after := stats.Mean(x[lo:mid]), stats.Mean(x[mid:hi])
 		d := after - before
 		se := s.Noise.seDiff(mid-lo, hi-mid, 0)
 		ch := Change{
@@ -566,7 +566,7 @@ func analyse(records []history.Record, ss SeriesSpec, blessedAt time.Time, opts 
 	}
 	from := bounds[len(bounds)-2] // the last segment
 	k := min(opts.Recent, n-from)
-	cur := mean(x[n-k:])
+	cur := stats.Mean(x[n-k:])
 	if ss.Baseline > 0 {
 		d := cur - ss.worse(ss.Baseline)
 		// The baseline is one run: its noise is one run's, independent of
@@ -727,7 +727,7 @@ func changeTest(x []float64, bounds []int, c *Change, nz Noise, minSeg int) hypo
 	j := c.Index
 	i := slices.Index(bounds, j)
 	lo, hi := bounds[i-1], bounds[i+1]
-	before := mean(x[lo:j])
+	before := stats.Mean(x[lo:j])
 	lim := math.Log(c.Limit)
 	best, bestLook := math.Inf(1), 0
 	var bestD, bestSE float64
@@ -736,7 +736,7 @@ func changeTest(x []float64, bounds []int, c *Change, nz Noise, minSeg int) hypo
 		if look > 50 {
 			break // 2^-50 of the level: nothing left to spend
 		}
-		d := mean(x[j:j+k]) - before
+		d := stats.Mean(x[j:j+k]) - before
 		se := nz.seDiff(j-lo, k, 0)
 		p := pWorse(d, lim, se, nz.DF) * math.Ldexp(1, look)
 		if p < best {
@@ -875,10 +875,3 @@ func headline(series []Series) *Headline {
 	return best
 }
 
-func mean(xs []float64) float64 {
-	s := 0.0
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
-}

@@ -148,7 +148,7 @@ func Tune(records []history.Record, spec Spec, opts TuneOptions) TuneReport {
 		bounds = append(bounds, n)
 		from := bounds[len(bounds)-2]
 		nz := estimateNoiseFit(x, bounds, fitMean)
-		p := Proposal{SeriesSpec: ss, Runs: n, Noise: nz, Level: ss.natural(mean(x[from:]))}
+		p := Proposal{SeriesSpec: ss, Runs: n, Noise: nz, Level: ss.natural(stats.Mean(x[from:]))}
 		p.Upper, p.ForTighter = upperSigma(x, bounds, nz, opts.Confidence)
 		twice := nz
 		twice.DF += n
