@@ -128,17 +128,28 @@ func Changed(before, after map[string][]byte) []string {
 // (Linux: 32768 and up), which every listener on port 0 of every test
 // package draws from: a port that listener had and closed is handed to the
 // next one at once, and a server given it would find it taken (seen under
-// load: another package's httptest server on a serve test's port). Only
-// another FreePort can draw the same one, one time in thousands.
+// load: another package's httptest server on a serve test's port). It
+// never hands out a port twice in one process (given); only another
+// package's FreePort can draw the same one, one time in thousands.
 func FreePort(t testing.TB) string {
 	t.Helper()
+	given.mu.Lock()
+	defer given.mu.Unlock()
+	if given.ports == nil {
+		given.ports = map[int]bool{}
+	}
 	for range 100 {
-		port := strconv.Itoa(20000 + rand.IntN(12000))
+		n := 20000 + rand.IntN(12000)
+		if given.ports[n] {
+			continue // this process's already, perhaps not yet listened on
+		}
+		port := strconv.Itoa(n)
 		l, err := net.Listen("tcp", "127.0.0.1:"+port)
 		if err != nil {
 			continue // taken
 		}
 		l.Close()
+		given.ports[n] = true
 		return port
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -148,6 +159,16 @@ func FreePort(t testing.TB) string {
 	defer l.Close()
 	_, port, _ := net.SplitHostPort(l.Addr().String())
 	return port
+}
+
+// given are the ports FreePort has handed out in this process: a test
+// binary's parallel tests each draw one, and two drawing the same port
+// before either listens (about 1% of runs of internal/serve's tests, seen
+// as "already accepts connections before … starts") is ruled out; only
+// another package's process can still draw it.
+var given struct {
+	mu    sync.Mutex
+	ports map[int]bool
 }
 
 // built are the binaries Build built, by package, in one temporary
