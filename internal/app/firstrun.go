@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latgate/latgate/internal/advise"
 	"github.com/latgate/latgate/internal/numfmt"
 	"github.com/latgate/latgate/internal/publish"
 	"github.com/latgate/latgate/internal/report"
@@ -20,8 +21,8 @@ import (
 
 // The traps of a first run (#23): a server that queued latgate's requests
 // (results.Queueing), a bless whose run drifted (compare.SelfDrift), a
-// baseline an endpoint has outgrown (compare.Rebless), and a server so slow
-// that its requests time out, which is a regression (compare.SlowLimits).
+// baseline an endpoint has outgrown (advise.Rebless), and a server so slow
+// that its requests time out, which is a regression (advise.SlowLimits).
 
 // queueWarnings are the queueing warnings of f, one per target.
 func queueWarnings(f *results.File) []string {
@@ -87,9 +88,9 @@ func (a *App) refuseDrift(cfg *config.Config, f *results.File, force bool) error
 }
 
 // reblessWarning is check's suggestion to bless again after a large and
-// consistent improvement (compare.Rebless), with the command; "" for none.
+// consistent improvement (advise.Rebless), with the command; "" for none.
 func reblessWarning(rep compare.Report, blessCmd string) string {
-	im, ok := compare.Rebless(rep)
+	im, ok := advise.Rebless(rep)
 	if !ok {
 		return ""
 	}
@@ -100,10 +101,10 @@ func reblessWarning(rep compare.Report, blessCmd string) string {
 }
 
 // withLimits sets on each endpoint the SlowLimits of its prompts from the
-// baseline base (compare.SlowLimits); none without a baseline, where
+// baseline base (advise.SlowLimits); none without a baseline, where
 // run.timeout alone applies, as before.
 func withLimits(eps []measure.Endpoint, base compare.Side, timeout time.Duration) {
-	limits := compare.SlowLimits(base, timeout)
+	limits := advise.SlowLimits(base, timeout)
 	for i, ep := range eps {
 		ls := limits[compare.TargetID{Name: ep.Target.Name, Region: ep.Target.Region}]
 		if len(ls) == 0 {
@@ -118,7 +119,7 @@ func withLimits(eps []measure.Endpoint, base compare.Side, timeout time.Duration
 
 // slowed says why a failed check is a regression of slowness: merr is the
 // measurement's failure (a give-up, or the error budget), and at least half
-// of the failed requests were stopped at their limit (compare.Slowed).
+// of the failed requests were stopped at their limit (advise.Slowed).
 // ok is false for any other failure, which stays a measurement failure.
 func slowed(merr error, f *results.File, base compare.Side, timeout time.Duration) (msg string, ok bool) {
 	byClass := map[string]int{}
@@ -138,11 +139,11 @@ func slowed(merr error, f *results.File, base compare.Side, timeout time.Duratio
 			}
 		}
 	}
-	if !compare.Slowed(byClass) {
+	if !advise.Slowed(byClass) {
 		return "", false
 	}
 	var limits []string
-	for id, ls := range compare.SlowLimits(base, timeout) {
+	for id, ls := range advise.SlowLimits(base, timeout) {
 		for p, l := range ls {
 			who := p
 			if len(f.Targets) > 1 {
@@ -158,7 +159,7 @@ func slowed(merr error, f *results.File, base compare.Side, timeout time.Duratio
 		noun = "request"
 	}
 	return fmt.Sprintf("%d %s timed out at %d× the baseline's total P99 (%s): the endpoint answers far slower than its baseline, "+
-		"a regression, not a measurement failure (the run %s)", n, noun, compare.SlowFactor, strings.Join(limits, ", "), stopped), true
+		"a regression, not a measurement failure (the run %s)", n, noun, advise.SlowFactor, strings.Join(limits, ", "), stopped), true
 }
 
 // checkSlowed ends a check whose requests were far slower than the baseline

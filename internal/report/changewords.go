@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/latgate/latgate/internal/advise"
 	"github.com/latgate/latgate/internal/numfmt"
 	"github.com/latgate/latgate/pkg/compare"
 )
@@ -52,11 +53,11 @@ func shortHash(h string) string {
 	return h
 }
 
-// ImprovementText says a large and consistent improvement (compare.Rebless)
+// ImprovementText says a large and consistent improvement (advise.Rebless)
 // with the range of the changes:
 //
 //	6 of 8 checks improved (-85% to -70%) and none regressed: ...
-func ImprovementText(im compare.Improvement) string {
+func ImprovementText(im advise.Improvement) string {
 	span := numfmt.Pct(im.Changes[0])
 	if last := im.Changes[len(im.Changes)-1]; numfmt.Pct(last) != span {
 		span += " to " + numfmt.Pct(last)
@@ -70,10 +71,10 @@ func ImprovementText(im compare.Improvement) string {
 		im.Improved, im.Checks, noun, span)
 }
 
-// SlowLimitText says what a request's limit is (compare.SlowLimits): "20×
+// SlowLimitText says what a request's limit is (advise.SlowLimits): "20×
 // the baseline's total P99 (312 ms)".
-func SlowLimitText(l compare.SlowLimit) string {
-	return fmt.Sprintf("%d× the baseline's total P99 (%s)", compare.SlowFactor, numfmt.Millis(l.P99))
+func SlowLimitText(l advise.SlowLimit) string {
+	return fmt.Sprintf("%d× the baseline's total P99 (%s)", advise.SlowFactor, numfmt.Millis(l.P99))
 }
 
 // ChangeLabel is a change as a check's label: "model gpt-4o → gpt-4.1",

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/latgate/latgate/internal/advise"
 	"github.com/latgate/latgate/pkg/compare"
 )
 
@@ -54,7 +55,7 @@ func TestImprovementText(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			im, ok := compare.Rebless(compare.Report{Checks: tt.checks})
+			im, ok := advise.Rebless(compare.Report{Checks: tt.checks})
 			if tt.want == "" {
 				if ok {
 					t.Errorf("Rebless suggested blessing again: %+v", im)
@@ -69,7 +70,7 @@ func TestImprovementText(t *testing.T) {
 }
 
 func TestSlowLimitText(t *testing.T) {
-	if w := SlowLimitText(compare.SlowLimit{After: 6 * time.Second, P99: 300}); w != "20× the baseline's total P99 (300 ms)" {
+	if w := SlowLimitText(advise.SlowLimit{After: 6 * time.Second, P99: 300}); w != "20× the baseline's total P99 (300 ms)" {
 		t.Errorf("SlowLimitText = %q", w)
 	}
 }

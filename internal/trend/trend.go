@@ -874,4 +874,3 @@ func headline(series []Series) *Headline {
 	}
 	return best
 }
-

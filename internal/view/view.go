@@ -136,7 +136,7 @@ func Ungated(basePath, resultsPath, configPath string, measured *results.File) D
 }
 
 // Slowed is the Document of a check stopped because its requests were far
-// slower than the baseline allows (compare.Slowed): a regression.
+// slower than the baseline allows (advise.Slowed): a regression.
 func Slowed(msg, next string) Document {
 	return Document{Kind: KindSlowed, Verdict: string(compare.Regressed), Message: msg, Next: next}
 }

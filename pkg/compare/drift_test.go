@@ -107,39 +107,6 @@ func TestSelfDriftCalibration(t *testing.T) {
 	}
 }
 
-// TestRebless: blessing again is suggested when at least half the checks
-// improved and none regressed; new prompts and limits do not count (the
-// words are internal/report's TestImprovementText).
-func TestRebless(t *testing.T) {
-	check := func(prompt string, v Verdict, ratio float64) Check {
-		return Check{Target: "t", Prompt: prompt, Metric: "ttft", Stat: "p50", Verdict: v, Ratio: ratio}
-	}
-	limit := check("a", Improved, 0.5)
-	limit.Max = 800
-	tests := []struct {
-		name     string
-		checks   []Check
-		ok       bool
-		improved int
-		of       int
-	}{
-		{"most improved", []Check{check("a", Improved, 0.15), check("b", Improved, 0.30), check("c", OK, 0.9), check("d", Improved, 0.2)}, true, 3, 4},
-		{"half improved", []Check{check("a", Improved, 0.5), check("b", OK, 1)}, true, 1, 2},
-		{"one regressed", []Check{check("a", Improved, 0.15), check("b", Improved, 0.3), check("c", Regressed, 1.5)}, false, 0, 0},
-		{"a minority improved", []Check{check("a", Improved, 0.5), check("b", OK, 1), check("c", Inconclusive, 1)}, false, 0, 0},
-		{"nothing improved", []Check{check("a", OK, 1)}, false, 0, 0},
-		{"new and limits do not count", []Check{check("a", OK, 1), check("b", Unbaselined, 0), limit}, false, 0, 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			im, ok := Rebless(Report{Checks: tt.checks})
-			if ok != tt.ok || ok && (im.Improved != tt.improved || im.Checks != tt.of || len(im.Changes) != tt.improved) {
-				t.Errorf("Rebless = %+v, %v; want %v, %d of %d improved", im, ok, tt.ok, tt.improved, tt.of)
-			}
-		})
-	}
-}
-
 // TestSevereOnTheDifference (#29): a check decided on the difference (its
 // bounds are milliseconds: itl p50 of tokens sharing one read, 0.00 ms in a
 // half) is never a refusal — a bless on a busy machine was refused for

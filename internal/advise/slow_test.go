@@ -1,4 +1,4 @@
-package compare
+package advise
 
 import (
 	"testing"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/results"
 )
 
@@ -24,7 +25,7 @@ func TestSlowLimits(t *testing.T) {
 		}
 		return out
 	}
-	base := Side{Targets: []results.Target{
+	base := compare.Side{Targets: []results.Target{
 		{Name: "a", Prompts: []results.Prompt{
 			{ID: "slowish", Samples: totals(many(300, 100)...)},                 // 20 × 300 ms = 6 s
 			{ID: "quick", Samples: totals(many(10, 100)...)},                    // 200 ms: the 1 s floor
@@ -34,14 +35,14 @@ func TestSlowLimits(t *testing.T) {
 		{Name: "a", Region: "eu", Prompts: []results.Prompt{{ID: "slowish", Samples: totals(many(150, 10)...)}}},
 	}}
 	got := SlowLimits(base, 60*time.Second)
-	want := map[TargetID]map[string]SlowLimit{
+	want := map[compare.TargetID]map[string]SlowLimit{
 		{Name: "a"}:               {"slowish": {After: 6 * time.Second, P99: 300}, "quick": {After: time.Second, P99: 10}},
 		{Name: "a", Region: "eu"}: {"slowish": {After: 3 * time.Second, P99: 150}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("SlowLimits (-want +got):\n%s", diff)
 	}
-	if got := SlowLimits(base, 5*time.Second); got[TargetID{Name: "a"}]["slowish"].After != 0 {
+	if got := SlowLimits(base, 5*time.Second); got[compare.TargetID{Name: "a"}]["slowish"].After != 0 {
 		t.Errorf("a limit above run.timeout was kept: %v", got)
 	}
 }

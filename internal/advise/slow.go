@@ -1,10 +1,11 @@
-package compare
+package advise
 
 import (
 	"math"
 	"slices"
 	"time"
 
+	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/stats"
 )
@@ -40,8 +41,8 @@ type SlowLimit struct {
 // limit of a request: SlowFactor × its total P99, at least SlowFloor.
 // A limit at or above timeout (run.timeout) is left out: the timeout
 // applies, as without a baseline.
-func SlowLimits(base Side, timeout time.Duration) map[TargetID]map[string]SlowLimit {
-	out := map[TargetID]map[string]SlowLimit{}
+func SlowLimits(base compare.Side, timeout time.Duration) map[compare.TargetID]map[string]SlowLimit {
+	out := map[compare.TargetID]map[string]SlowLimit{}
 	for _, t := range base.Targets {
 		for _, p := range t.Prompts {
 			v := results.Values(p.Samples, results.Total)
@@ -54,7 +55,7 @@ func SlowLimits(base Side, timeout time.Duration) map[TargetID]map[string]SlowLi
 			if timeout > 0 && after >= timeout {
 				continue
 			}
-			id := TargetID{Name: t.Name, Region: t.Region}
+			id := compare.TargetID{Name: t.Name, Region: t.Region}
 			if out[id] == nil {
 				out[id] = map[string]SlowLimit{}
 			}

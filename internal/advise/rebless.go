@@ -1,7 +1,9 @@
-package compare
+package advise
 
 import (
 	"slices"
+
+	"github.com/latgate/latgate/pkg/compare"
 )
 
 // Improvement is a run that improved on its baseline so much, and so
@@ -20,17 +22,17 @@ type Improvement struct {
 // per-prompt checks improved and none regressed: a lasting change of the
 // endpoint, not one check's luck. Checks of what the baseline lacks
 // (Unbaselined) and absolute limits do not count.
-func Rebless(rep Report) (Improvement, bool) {
+func Rebless(rep compare.Report) (Improvement, bool) {
 	var im Improvement
 	for _, c := range rep.Checks {
-		if c.Rule() == RuleLimit || c.Verdict == Unbaselined {
+		if c.Rule() == compare.RuleLimit || c.Verdict == compare.Unbaselined {
 			continue
 		}
 		im.Checks++
 		switch c.Verdict {
-		case Regressed:
+		case compare.Regressed:
 			return Improvement{}, false
-		case Improved:
+		case compare.Improved:
 			im.Improved++
 			im.Changes = append(im.Changes, c.Ratio)
 		}
