@@ -75,6 +75,10 @@ func WarningText(w compare.Warning) string {
 			if w.Side == "baseline" {
 				other = "this run"
 			}
+			if w.Count == 0 {
+				return fmt.Sprintf("%s%s: %s started cold over %d, but its first requests in %s are compared: too few to test its own start, and none to spare (each prompt needs every request it has for its checks), so a start of its own reads as slower here; raise run.warmup to send them unmeasured, or run.requests",
+					side, tgt, other, w.Requests, of)
+			}
 			fewer := ""
 			if w.Count < w.Requests {
 				fewer = fmt.Sprintf("; %d, not %d, so the run keeps two thirds of its requests and each prompt what its checks need", w.Count, w.Requests)

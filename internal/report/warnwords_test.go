@@ -46,6 +46,8 @@ func TestWarningText(t *testing.T) {
 			"target t: its first 6 measured requests in this run are not compared either, as the baseline started cold over 8 (too few requests to test its own start; 6, not 8, so the run keeps two thirds of its requests and each prompt what its checks need); raise run.warmup to send them unmeasured"},
 		{compare.Warning{Kind: compare.WarnColdStart, Side: "baseline", Target: "t", Count: 16, Requests: 16, Matched: true},
 			"target t: its first 16 measured requests in the baseline are not compared either, as this run started cold over 16 (too few requests to test its own start); raise run.warmup to send them unmeasured"},
+		{compare.Warning{Kind: compare.WarnColdStart, Target: "t", Count: 0, Requests: 8, Matched: true},
+			"target t: the baseline started cold over 8, but its first requests in this run are compared: too few to test its own start, and none to spare (each prompt needs every request it has for its checks), so a start of its own reads as slower here; raise run.warmup to send them unmeasured, or run.requests"},
 		{compare.Warning{Kind: compare.WarnCorrelated, Target: "t", Metric: "ttft", Ratio: 3.42},
 			"target t's requests were correlated in arrival order in this run: its level wandered within the run, so its mean ttft varied ×3.4 as much as independent requests would; the ttft intervals carry that (wider, not a regression by itself): a server whose state drifts within a run (load, cache, throttling) needs more requests to decide"},
 		{compare.Warning{Kind: compare.WarnCorrelated, Side: "baseline", Target: "t", Metric: "itl", Ratio: 5},

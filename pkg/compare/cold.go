@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/stats"
 )
@@ -80,12 +81,13 @@ func coldHead(t results.Target) (n int, ratio float64) {
 // requests there too, at most a third: the same endpoint starts cold in
 // every run, and a start left in on one side only reads as a regression
 // (or hides one). That matched cut stops before it would leave a prompt
-// of n requests fewer than keep(n) (nil keeps none): a start assumed, not
-// measured, never leaves a check its measured requests resolve without
-// data. (It did: a 12-request run lost 8 of its 24 to a baseline's start,
+// short of a need (needs; nil: none) its samples meet: a start assumed,
+// not measured, never leaves a check its measured requests resolve
+// without data; when it cannot cut at all, the warning (Count 0) says the
+// start was kept. (It did: a 12-request run lost 8 of its 24 to a baseline's start,
 // every itl check was left short of its 10 requests, and a 40× slower
 // stream passed undecided.) base and cur are not modified.
-func withoutColdHeads(base, cur Side, keep func(n int) int) (Side, Side, []Warning) {
+func withoutColdHeads(base, cur Side, needs func(p results.Prompt) []dataNeed) (Side, Side, []Warning) {
 	base.Targets, cur.Targets = slices.Clone(base.Targets), slices.Clone(cur.Targets)
 	type head struct {
 		last, n  int
@@ -96,7 +98,11 @@ func withoutColdHeads(base, cur Side, keep func(n int) int) (Side, Side, []Warni
 		m := make(map[string]head, len(s.Targets))
 		for _, t := range s.Targets {
 			last, ratio := coldHead(t)
-			m[targetKey(t)] = head{last: last, n: seqsUpTo(t, last), ratio: ratio, testable: requestCount(t) >= coldMinRequests}
+			h := head{last: last, ratio: ratio, testable: requestCount(t) >= coldMinRequests}
+			if last > 0 { // an old file's samples all have Seq 0: none is a head
+				h.n = seqsUpTo(t, last)
+			}
+			m[targetKey(t)] = h
 		}
 		return m
 	}
@@ -108,7 +114,13 @@ func withoutColdHeads(base, cur Side, keep func(n int) int) (Side, Side, []Warni
 			w := Warning{Kind: WarnColdStart, Side: side, Target: t.Name, Region: t.Region, NameTarget: len(s.Targets) > 1, Ratio: h.ratio}
 			if h.last == 0 && !h.testable && o.n > 0 {
 				// Matched: the other side's start, as many requests here.
-				h.last, w.Matched, w.Requests = lastOfFirst(t, min(o.n, requestCount(t)/3, cuttable(t, keep))), true, o.n
+				h.last, w.Matched, w.Requests = lastOfFirst(t, min(o.n, requestCount(t)/3, cuttable(t, needs))), true, o.n
+				if h.last == 0 {
+					// None to spare: the start stays in, and the warning
+					// says so (it may read as a regression of this run).
+					warns = append(warns, w)
+					continue
+				}
 			}
 			if h.last == 0 {
 				continue
@@ -122,52 +134,95 @@ func withoutColdHeads(base, cur Side, keep func(n int) int) (Side, Side, []Warni
 	return base, cur, warns
 }
 
+// dataNeed is what one gated check needs of a prompt's samples: values
+// of metric (a share's, when share), and for itl requests with gaps too.
+type dataNeed struct {
+	metric           string
+	share            bool
+	values, requests int
+}
+
+// count is what sample s of a prompt (whose SLO is slo) gives n: its
+// values (for itl, its gaps) and whether it is a request with one.
+func (n dataNeed) count(s *results.Sample, slo *results.SLO) (values, request int) {
+	switch {
+	case n.share:
+		values = len(shareValues(n.metric, []results.Sample{*s}, slo))
+	case n.metric == results.ITL:
+		values = len(s.ITL)
+	case results.Has(s, n.metric):
+		values = 1
+	}
+	return values, min(values, 1)
+}
+
 // cuttable is how many of t's first requests, in arrival order, can be
-// left out before one of its prompts would keep fewer than keep(n) of its
-// n samples (all of them when keep is nil).
-func cuttable(t results.Target, keep func(n int) int) int {
-	if keep == nil {
+// left out before one of its prompts would fall short of a need (needs)
+// its samples meet: values of the check's metric, not samples, since a
+// request without a gap gives itl nothing (all of them when needs is nil).
+func cuttable(t results.Target, needs func(p results.Prompt) []dataNeed) int {
+	if needs == nil {
 		return requestCount(t)
 	}
-	type req struct{ seq, prompt int }
+	type req struct{ seq, prompt, sample int }
+	type left struct {
+		need             dataNeed
+		values, requests int
+	}
 	var reqs []req
-	spare := make([]int, len(t.Prompts))
+	guards := make([][]left, len(t.Prompts))
 	for j, p := range t.Prompts {
-		spare[j] = len(p.Samples) - keep(len(p.Samples))
-		for _, x := range p.Samples {
-			reqs = append(reqs, req{x.Seq, j})
+		for _, n := range needs(p) {
+			l := left{need: n}
+			for k := range p.Samples {
+				v, r := n.count(&p.Samples[k], p.SLO)
+				l.values, l.requests = l.values+v, l.requests+r
+			}
+			if l.values >= n.values && l.requests >= n.requests {
+				guards[j] = append(guards[j], l) // met now: keep it met
+			}
+		}
+		for k, x := range p.Samples {
+			reqs = append(reqs, req{x.Seq, j, k})
 		}
 	}
 	slices.SortStableFunc(reqs, func(a, b req) int { return cmp.Compare(a.seq, b.seq) })
 	for k, r := range reqs {
-		if spare[r.prompt]--; spare[r.prompt] < 0 {
-			return k
+		p := t.Prompts[r.prompt]
+		for g := range guards[r.prompt] {
+			l := &guards[r.prompt][g]
+			v, n := l.need.count(&p.Samples[r.sample], p.SLO)
+			if l.values-v < l.need.values || l.requests-n < l.need.requests {
+				return k
+			}
+			l.values, l.requests = l.values-v, l.requests-n
 		}
 	}
 	return len(reqs)
 }
 
-// keepFor returns, for a prompt of n requests, the most requests any of
-// checks needs that n meets (0 when it meets none): what a matched cold
-// cut must leave it. The need is taken at the design's strictest look,
-// for a baseline as long as the prompt, so no look's check is left short.
-func keepFor(checks []parsedCheck, conf float64, d Design) func(n int) int {
-	return func(n int) int {
+// needsOf returns what each of gate's checks (checks parsed, and its
+// share checks) needs of a prompt: what a matched cold cut must leave it.
+// The need is taken at the design's strictest look for a baseline as long
+// as the prompt, so no look's check is left short (a baseline of another
+// length can need one value more at some looks).
+func needsOf(gate config.Gate, checks []parsedCheck, conf float64, d Design) func(p results.Prompt) []dataNeed {
+	return func(p results.Prompt) []dataNeed {
 		level := conf
-		if d.Sequential() {
+		if n := len(p.Samples); d.Sequential() && n > 0 {
 			level = max(level, slices.Max(d.Levels(conf, n)))
 		}
-		keep := 0
+		var out []dataNeed
 		for _, c := range checks {
 			values, requests := need(c.c.Stat, c.c.Metric, level)
-			if c.c.Metric != results.ITL {
-				requests = values
-			}
-			if requests <= n {
-				keep = max(keep, requests)
+			out = append(out, dataNeed{metric: c.c.Metric, values: values, requests: requests})
+		}
+		for _, c := range gate.Checks {
+			if results.IsShare(c.Metric) {
+				out = append(out, dataNeed{metric: c.Metric, share: true, values: ShareNeed})
 			}
 		}
-		return keep
+		return out
 	}
 }
 

@@ -206,29 +206,80 @@ func TestMatchedCutLeavesChecksTheirData(t *testing.T) {
 }
 
 // TestCuttable: the matched cut stops at the first request that would
-// take its prompt below keep.
+// take its prompt short of a need its samples meet, counting values, not
+// samples.
 func TestCuttable(t *testing.T) {
 	tg := coldRun(1, 12, 0, 1, 1) // 2 prompts × 12, interleaved
+	gapless := coldRun(1, 12, 0, 1, 1)
+	for j := range gapless.Prompts { // the last 2 of each prompt without a gap
+		ss := slices.Clone(gapless.Prompts[j].Samples)
+		for k := len(ss) - 2; k < len(ss); k++ {
+			ss[k].ITL = nil
+		}
+		gapless.Prompts[j].Samples = ss
+	}
+	itl := func(requests int) func(results.Prompt) []dataNeed {
+		return func(results.Prompt) []dataNeed {
+			return []dataNeed{{metric: results.ITL, values: 1, requests: requests}}
+		}
+	}
 	tests := []struct {
-		name string
-		keep func(int) int
-		want int
+		name  string
+		t     results.Target
+		needs func(results.Prompt) []dataNeed
+		want  int
 	}{
-		{"nil keeps none", nil, 24},
-		{"keep 10 of 12", func(int) int { return 10 }, 4}, // 2 spare a prompt, arrivals alternate
-		{"keep all", func(n int) int { return n }, 0},
-		{"keep 0", func(int) int { return 0 }, 24},
+		{"nil needs nothing", tg, nil, 24},
+		{"itl 10 of 12", tg, itl(10), 4}, // 2 spare a prompt, arrivals alternate
+		{"itl 10 of 10 with gaps", gapless, itl(10), 0},
+		{"itl 12 of 12: already short", gapless, itl(12), 24},
+		{"ttft 12 of 12", tg, func(results.Prompt) []dataNeed { return []dataNeed{{metric: results.TTFT, values: 12}} }, 0},
+		{"share 10 of 12", tg, func(results.Prompt) []dataNeed {
+			return []dataNeed{{metric: results.StreamIntegrity, share: true, values: ShareNeed}}
+		}, 4},
 	}
 	for _, tc := range tests {
-		if got := cuttable(tg, tc.keep); got != tc.want {
+		if got := cuttable(tc.t, tc.needs); got != tc.want {
 			t.Errorf("%s: cuttable %d, want %d", tc.name, got, tc.want)
 		}
 	}
-	keep := keepFor([]parsedCheck{{c: config.Check{Metric: results.ITL, Stat: "p50"}}}, 0.95, Design{})
-	if got := keep(12); got != minITLRequests {
-		t.Errorf("keepFor an itl p50 check at 12 requests: %d, want %d", got, minITLRequests)
+	needs := needsOf(config.Gate{Checks: []config.Check{{Metric: results.StreamIntegrity}}},
+		[]parsedCheck{{c: config.Check{Metric: results.ITL, Stat: "p50"}}}, 0.95, Design{})(tg.Prompts[0])
+	if len(needs) != 2 || needs[0].requests != minITLRequests || !needs[1].share || needs[1].values != ShareNeed {
+		t.Errorf("needsOf an itl p50 and a share check: %+v", needs)
 	}
-	if got := keep(8); got != 0 {
-		t.Errorf("keepFor an itl p50 check at 8 requests (already short): %d, want 0", got)
+}
+
+// TestMatchedCutEdges: a cut that cannot spare a request keeps the start
+// and says so; a baseline from before Seq (every Seq 0) has no head to
+// match.
+func TestMatchedCutEdges(t *testing.T) {
+	gate := config.DefaultGate()
+	gate.Checks = []config.Check{{Metric: results.ITL, Stat: "p50", Tolerance: config.Tolerance{Rel: 0.15}}} // 10 requests a prompt
+	design := NewDesign(10, 40)
+	base := Side{Targets: []results.Target{coldRun(20, 40, 20, 4, 1)}}
+	cur := Side{Targets: []results.Target{coldRun(21, 10, 8, 3, 1)}}
+	rep := CompareWith(base, cur, gate, Setup{Design: design})
+	var kept *Warning
+	for i, w := range rep.Found {
+		if w.Kind == WarnColdStart && w.Side == "" {
+			kept = &rep.Found[i]
+		}
+	}
+	if kept == nil || !kept.Matched || kept.Count != 0 || kept.Requests == 0 {
+		t.Errorf("a 10-a-prompt run whose checks need every request: warnings %+v, want one saying the start was kept", rep.Found)
+	}
+
+	old := coldRun(22, 40, 0, 1, 1)
+	for j := range old.Prompts {
+		ss := slices.Clone(old.Prompts[j].Samples)
+		for k := range ss {
+			ss[k].Seq = 0
+		}
+		old.Prompts[j].Samples = ss
+	}
+	_, c, warns := withoutColdHeads(Side{Targets: []results.Target{old}}, Side{Targets: []results.Target{coldRun(23, 15, 0, 1, 1)}}, nil)
+	if len(warns) != 0 || requestCount(c.Targets[0]) != 30 {
+		t.Errorf("a baseline without Seq: warnings %+v, %d of 30 current requests kept; want none cut", warns, requestCount(c.Targets[0]))
 	}
 }

@@ -332,7 +332,7 @@ func CompareWith(base, cur Side, gate config.Gate, s Setup) Report {
 	}
 	if !s.est.keepColdHeads {
 		var cold []Warning
-		base, cur, cold = withoutColdHeads(base, cur, keepFor(checks, conf, d))
+		base, cur, cold = withoutColdHeads(base, cur, needsOf(gate, checks, conf, d))
 		rep.Found = append(rep.Found, cold...)
 	}
 	rep.Found = append(rep.Found, unparsed...)

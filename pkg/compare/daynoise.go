@@ -78,7 +78,7 @@ func (n Noise) For(target, region, metric, stat string, assumed float64) DayNois
 	return DayNoise{Sigma: assumed}
 }
 
-// canonStat is stat as stats.Stat.String spells it ("P95" → "p95"), stat
+// canonStat is stat as stats.Stat.String spells it ("p95.0" → "p95"), stat
 // itself when it does not parse.
 func canonStat(stat string) string {
 	if s, err := stats.ParseStat(stat); err == nil {

@@ -44,7 +44,8 @@ const (
 	// this side had too few requests to test its own start, and its first
 	// Count are left out as the other side's cold start of Requests was
 	// (fewer when that would cut more than a third of the run's requests
-	// or leave a prompt short of what its checks need).
+	// or leave a prompt short of what its checks need; Count 0: none could
+	// be spared, and the start was kept).
 	WarnColdStart WarningKind = "cold_start"
 	// WarnCorrelated: Target's requests (of the baseline when Side is
 	// "baseline") were correlated in arrival order in Metric: the run's
