@@ -215,7 +215,7 @@ func (a *App) dayNoise(cfg *config.Config, path string, blessedAt time.Time) com
 	var series []compare.DayLevels
 	var want []history.Statistic
 	for _, s := range compare.GatedStats(cfg.Gate) {
-		want = append(want, history.Statistic{Metric: s.Metric, Stat: s.Stat})
+		want = append(want, history.Statistic(s)) // the same fields: compare imports no history
 	}
 	for _, l := range history.Series(h.Records, want) {
 		after := -1

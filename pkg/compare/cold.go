@@ -147,7 +147,9 @@ type dataNeed struct {
 func (n dataNeed) count(s *results.Sample, slo *results.SLO) (values, request int) {
 	switch {
 	case n.share:
-		values = len(shareValues(n.metric, []results.Sample{*s}, slo))
+		if _, ok := shareValue(n.metric, s, slo); ok {
+			values = 1
+		}
 	case n.metric == results.ITL:
 		values = len(s.ITL)
 	case results.Has(s, n.metric):

@@ -617,7 +617,7 @@ func (ms matrixSetup) history(r matrixRow, rng *rand.Rand, days []float64) Noise
 	var series []DayLevels
 	var want []history.Statistic
 	for _, s := range GatedStats(ms.Gate) {
-		want = append(want, history.Statistic{Metric: s.Metric, Stat: s.Stat})
+		want = append(want, history.Statistic(s)) // the same fields: compare imports no history
 	}
 	for _, l := range history.Series(recs, want) {
 		// The baseline was measured before the history's first run.

@@ -162,19 +162,25 @@ func shareApplies(metric string, p results.Prompt, asked bool) bool {
 func shareValues(metric string, ss []results.Sample, slo *results.SLO) []float64 {
 	out := make([]float64, 0, len(ss))
 	for i := range ss {
-		s := &ss[i]
-		switch metric {
-		case results.CacheHitRate:
-			if v, ok := results.CacheShare(s); ok {
-				out = append(out, v)
-			}
-		case results.SLOAttainment:
-			out = append(out, b2f(slo != nil && slo.Met(s)))
-		case results.StreamIntegrity:
-			out = append(out, b2f(results.Streamed(s)))
+		if v, ok := shareValue(metric, &ss[i], slo); ok {
+			out = append(out, v)
 		}
 	}
 	return out
+}
+
+// shareValue is sample s's value of a share metric, and whether it has one
+// (a cache hit rate needs the usage's cached tokens).
+func shareValue(metric string, s *results.Sample, slo *results.SLO) (float64, bool) {
+	switch metric {
+	case results.CacheHitRate:
+		return results.CacheShare(s)
+	case results.SLOAttainment:
+		return b2f(slo != nil && slo.Met(s)), true
+	case results.StreamIntegrity:
+		return b2f(results.Streamed(s)), true
+	}
+	return 0, false
 }
 
 func b2f(b bool) float64 {
