@@ -21,11 +21,12 @@ type Improvement struct {
 // Rebless reports rep's Improvement when at least half of its relative
 // per-prompt checks improved and none regressed: a lasting change of the
 // endpoint, not one check's luck. Checks of what the baseline lacks
-// (Unbaselined) and absolute limits do not count.
+// (Unbaselined), absolute limits and rules beyond the five (whose Ratio
+// is not a change of latency) do not count.
 func Rebless(rep compare.Report) (Improvement, bool) {
 	var im Improvement
 	for _, c := range rep.Checks {
-		if c.Rule() == compare.RuleLimit || c.Verdict == compare.Unbaselined {
+		if c.Rule() == compare.RuleLimit || !c.Rule().Builtin() || c.Verdict == compare.Unbaselined {
 			continue
 		}
 		im.Checks++

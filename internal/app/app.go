@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/latgate/latgate/internal/publish"
+	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/config"
 	"github.com/latgate/latgate/pkg/measure"
 	"github.com/latgate/latgate/pkg/results"
@@ -48,6 +49,10 @@ type Deps struct {
 	MeasureAB func(ctx context.Context, o measure.ABOptions) (base, cand *results.File, err error)
 	// Version is latgate's version, recorded in every results file.
 	Version string
+	// Rules are gate rules beyond the five built in (compare.RuleDef),
+	// decided by check and compare beside the config's checks (default:
+	// none; a rule is added in one file, docs/architecture.md).
+	Rules []compare.RuleDef
 }
 
 // App runs the use cases with its Deps.

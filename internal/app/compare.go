@@ -73,7 +73,7 @@ func (a *App) Compare(req CompareRequest) (err error) {
 	if cfg != nil {
 		noise = a.dayNoise(cfg, cfg.History, base.BlessedAt)
 	}
-	rep := compare.CompareWith(baseSide, curSide, gate, compare.Setup{Design: compare.NewDesign(f.Run.Requests, f.Run.MaxRequests), Noise: noise})
+	rep := compare.CompareWith(baseSide, curSide, gate, compare.Setup{Design: compare.NewDesign(f.Run.Requests, f.Run.MaxRequests), Noise: noise, Rules: a.Rules})
 	strict := strictGate(req.Strict, gate)
 	g := gated{cfg: cfg, gate: gate, strict: strict, base: base, basePath: req.Baseline, baseFlag: req.Baseline, f: f, cur: trend.OfResults(f), from: req.Results, wide: req.Wide}
 	g.explain(&rep)

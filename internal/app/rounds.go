@@ -37,7 +37,7 @@ func (a *App) measureSequential(ctx context.Context, cfg *config.Config, base co
 	}
 	design := designOf(cfg.Run, f)
 	rep, err = a.rounds(design, quiet, func() compare.Report {
-		return compare.CompareWith(base, side(f.Run, f.Targets), cfg.Gate, compare.Setup{Design: design, Noise: noise})
+		return compare.CompareWith(base, side(f.Run, f.Targets), cfg.Gate, compare.Setup{Design: design, Noise: noise, Rules: a.Rules})
 	}, func(r compare.Round) error {
 		for _, ep := range eps {
 			// Each prompt is topped up to its own next look: prompts that

@@ -22,6 +22,7 @@ import (
 	"github.com/latgate/latgate/internal/app"
 	"github.com/latgate/latgate/internal/publish"
 	"github.com/latgate/latgate/internal/suggest"
+	"github.com/latgate/latgate/pkg/compare"
 )
 
 // Exit codes: the contract CI jobs build on. Documented in README and --help.
@@ -47,6 +48,9 @@ type Env struct {
 	Environ func() []string
 	// StderrIsTerminal turns on the progress bar (plain lines otherwise).
 	StderrIsTerminal bool
+	// Rules are gate rules beyond the five built in, for a build of
+	// latgate that adds its own (compare.RuleDef; app.Deps.Rules).
+	Rules []compare.RuleDef
 }
 
 // usageErr marks a problem with how latgate was called.
@@ -88,7 +92,7 @@ func Main(ctx context.Context, args []string, env Env) (code int) {
 			code = crashed(out.Stderr, r, debug.Stack(), seen)
 		}
 	}()
-	cmd := newApp(out, env.Getenv, env.Environ)
+	cmd := newApp(out, env)
 	err := cmd.RunContext(ctx, args)
 	code = exitCode(err)
 	if err != nil && !errors.Is(err, app.ErrRegression) {
@@ -197,10 +201,10 @@ const mergeExitHelp = `EXIT CODES:
    3  the merged file could not be written`
 
 // newApp wires the commands to the application on out and the
-// environment (getenv, environ).
-func newApp(out *publish.Streams, getenv func(string) string, environ func() []string) *ucli.App {
+// environment (its Getenv, Environ and Rules).
+func newApp(out *publish.Streams, env Env) *ucli.App {
 	build := readBuild()
-	a := app.New(app.Deps{Out: out, Getenv: getenv, Environ: environ, Commit: gitHead, Version: build.Version})
+	a := app.New(app.Deps{Out: out, Getenv: env.Getenv, Environ: env.Environ, Commit: gitHead, Version: build.Version, Rules: env.Rules})
 	cmd := &ucli.App{
 		Name:    "latgate",
 		Usage:   "a CI latency regression gate for streaming LLM APIs",

@@ -153,8 +153,11 @@ func OpenMetrics(w io.Writer, sides []Side, rep *compare.Report) error {
 				prompt = "all prompts"
 			}
 			kind := "change" // against the baseline
-			if c.Rule() == compare.RuleLimit {
+			switch r := c.Rule(); {
+			case r == compare.RuleLimit:
 				kind = "limit" // an absolute max: a check of its own beside the change
+			case !r.Builtin():
+				kind = string(r) // a rule beyond the five (compare.RuleDef): its name
 			}
 			l := []string{"target", c.Target, "region", c.Region, "prompt", prompt, "metric", c.Metric, "stat", c.Stat, "kind", kind}
 			if c.Ratio > 0 {

@@ -183,7 +183,7 @@ func ABVerdicts(w io.Writer, rep compare.Report, ab AB, opts Options) error {
 				prompt = textAggregateLabel
 			}
 			r := []string{targetOf(c), prompt, checkOf(c),
-				value(c.Metric, c.Baseline, c.NBase), value(c.Metric, c.Current, c.NCur),
+				sideValue(c, c.Baseline, c.NBase), sideValue(c, c.Current, c.NCur),
 				change(c), tableInterval(c), threshold(c), abVerdictCell(c, opts.Strict)}
 			if isLimit(c) {
 				r[3] = "-" // a limit holds the candidate alone
@@ -291,7 +291,7 @@ func ABMarkdown(w io.Writer, rep compare.Report, ab AB, opts Options) error {
 				if isLimit(c) {
 					return "-"
 				}
-				return value(c.Metric, c.Baseline, c.NBase)
+				return sideValue(c, c.Baseline, c.NBase)
 			},
 			func(c compare.Check) string { return mdVerdict(c.Verdict, opts.Strict) })
 	}

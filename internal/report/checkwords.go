@@ -31,6 +31,9 @@ func Summary(c compare.Check) string {
 	if c.Verdict == compare.Unbaselined {
 		return "new: no baseline: measured, not gated; bless to gate it from now on"
 	}
+	if w, ok := ruleWords(c); ok {
+		return w.Summary(c)
+	}
 	switch c.Rule() {
 	case compare.RuleShare, compare.RuleFloor:
 		return shareSummary(c)
@@ -206,6 +209,9 @@ func ChangePhrase(c compare.Check) string {
 		}
 		return s
 	}
+	if w, ok := ruleWords(c); ok {
+		return rulePhrase(w, c)
+	}
 	switch c.Rule() {
 	case compare.RuleFloor:
 		return sharePercent(c.Current) + " " + shareInterval(c)
@@ -222,6 +228,9 @@ func ChangePhrase(c compare.Check) string {
 // Allowed is what c's change is held to, in the unit of Change: "+35%", a
 // margin "±0.25 ms" on the difference scale, "max 800 ms", "min 95%".
 func Allowed(c compare.Check) string {
+	if w, ok := ruleWords(c); ok {
+		return w.Allowed(c)
+	}
 	switch c.Rule() {
 	case compare.RuleFloor:
 		return "min " + sharePercent(c.Min)

@@ -114,7 +114,7 @@ func JUnit(w io.Writer, rep compare.Report, opts Options) error {
 		for _, c := range rep.New {
 			if targetOf(c) == target {
 				add(junit.Testcase{Name: c.Prompt + " " + checkOf(c), Classname: suite.Name, Time: seconds(opts.Wall.prompt(c)),
-					Skipped: &junit.Result{Message: fmt.Sprintf("%s: %s from %d requests; %s", newWord, value(c.Metric, c.Current, c.NCur), c.NCur, Summary(c))}}, c)
+					Skipped: &junit.Result{Message: fmt.Sprintf("%s: %s from %d requests; %s", newWord, sideValue(c, c.Current, c.NCur), c.NCur, Summary(c))}}, c)
 			}
 		}
 		suite.Testcases = nil // written as Cases, with their properties
@@ -176,6 +176,25 @@ func caseProperties(c compare.Check) *[]junit.Property {
 		{Name: "latgate.metric", Value: c.Metric},
 		{Name: "latgate.stat", Value: c.Stat},
 		{Name: "latgate.verdict", Value: string(c.Verdict)},
+	}
+	if w, ok := ruleWords(c); ok { // a rule beyond the five: its figures, in its words' units
+		props = append(props, junit.Property{Name: "latgate.rule", Value: string(c.Rule())})
+		if c.NBase > 0 {
+			props = append(props, junit.Property{Name: "latgate.baseline", Value: f(c.Baseline)})
+		}
+		if c.NCur > 0 {
+			props = append(props, junit.Property{Name: "latgate.current", Value: f(c.Current)},
+				junit.Property{Name: "latgate.change", Value: w.Change(c)})
+		}
+		if c.Lo != 0 || c.Hi != 0 {
+			props = append(props, junit.Property{Name: "latgate.ci_low", Value: f(c.Lo)},
+				junit.Property{Name: "latgate.ci_high", Value: f(c.Hi)},
+				junit.Property{Name: "latgate.confidence", Value: f(c.Confidence)})
+		}
+		props = append(props, junit.Property{Name: "latgate.allowed", Value: w.Allowed(c)},
+			junit.Property{Name: "latgate.n_baseline", Value: strconv.Itoa(c.NBase)},
+			junit.Property{Name: "latgate.n_current", Value: strconv.Itoa(c.NCur)})
+		return &props
 	}
 	if c.IsShare() { // shares, not milliseconds; the interval is of points or of the share
 		if c.NBase > 0 {
@@ -249,6 +268,16 @@ func detail(c compare.Check, conf float64) string {
 	fmt.Fprintf(&b, "%s: %s\n", whereOf(c), c.Verdict)
 	if isAggregate(c) {
 		fmt.Fprintf(&b, "pooled:     prompts %s\n", strings.Join(c.Prompts, ", "))
+	}
+	if w, ok := ruleWords(c); ok { // a rule beyond the five, in its own words
+		fmt.Fprintf(&b, "rule:       %s\n", c.Rule())
+		if !c.Absolute() {
+			fmt.Fprintf(&b, "baseline:   %s from %d requests\n", sideValue(c, c.Baseline, c.NBase), c.NBase)
+		}
+		fmt.Fprintf(&b, "current:    %s from %d requests\n", sideValue(c, c.Current, c.NCur), c.NCur)
+		fmt.Fprintf(&b, "change:     %s, allowed %s\n", rulePhrase(w, c), w.Allowed(c))
+		fmt.Fprintf(&b, "reason:     %s", w.Summary(c))
+		return b.String()
 	}
 	switch {
 	case isFloor(c):

@@ -53,12 +53,12 @@ func markdown(w io.Writer, rep compare.Report, opts Options, charts bool) error 
 			writeChart(ew, target, rep.Checks)
 		}
 		mdVerdictRows(ew, rep, all, target, mdColumns{sides: "baseline → current", labels: "changed since baseline"},
-			func(c compare.Check) string { return value(c.Metric, c.Baseline, c.NBase) },
+			func(c compare.Check) string { return sideValue(c, c.Baseline, c.NBase) },
 			func(c compare.Check) string { return mdVerdictOf(c, opts.Strict) })
 		for _, c := range rep.New {
 			if targetOf(c) == target {
 				fmt.Fprintf(ew, "| %s | %s | - → %s | - | - | - | 🆕 %s | %s |\n",
-					sanitize.Markdown(c.Prompt), sanitize.Markdown(checkOf(c)), value(c.Metric, c.Current, c.NCur), newWord, sanitize.Markdown(labels(c)))
+					sanitize.Markdown(c.Prompt), sanitize.Markdown(checkOf(c)), sideValue(c, c.Current, c.NCur), newWord, sanitize.Markdown(labels(c)))
 			}
 		}
 		mdWhy(ew, target, all)
@@ -294,7 +294,7 @@ func mdVerdictRows(ew io.Writer, rep compare.Report, all []compare.Check, target
 			end = " " + sanitize.Markdown(labels(c)) + " |"
 		}
 		fmt.Fprintf(ew, "| %s | %s | %s → %s | %s | %s | %s | %s |%s\n",
-			prompt, sanitize.Markdown(checkOf(c)), base(c), value(c.Metric, c.Current, c.NCur),
+			prompt, sanitize.Markdown(checkOf(c)), base(c), sideValue(c, c.Current, c.NCur),
 			chg, interval(c), sanitize.Markdown(tolerance(c)), verdict(c)+sanitize.Markdown(limitVerdict(c)), end)
 	}
 }

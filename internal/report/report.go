@@ -199,6 +199,9 @@ func promptOf(c compare.Check) string {
 // checkOf names the check: "ttft p95", and "ttft p95 max" for the limit
 // check of a gate check's max.
 func checkOf(c compare.Check) string {
+	if w, ok := ruleWords(c); ok {
+		return w.CheckName(c)
+	}
 	switch c.Rule() {
 	case compare.RuleFloor:
 		return c.Metric + " min"
@@ -251,6 +254,9 @@ func attribution(c compare.Check) (string, bool) {
 
 // hasData reports whether both sides have a value and the ratio is defined.
 func hasData(c compare.Check) bool {
+	if _, ok := ruleWords(c); ok {
+		return c.NCur > 0 && (c.Absolute() || c.NBase > 0)
+	}
 	switch c.Rule() {
 	case compare.RuleFloor:
 		return c.NCur > 0
@@ -291,6 +297,9 @@ func floorMS(c compare.Check) float64 { return float64(c.Tolerance.Floor) / 1e6 
 
 // change is the ratio as a percentage, "-" when undefined.
 func change(c compare.Check) string {
+	if w, ok := ruleWords(c); ok {
+		return w.Change(c)
+	}
 	switch c.Rule() {
 	case compare.RuleShare:
 		if c.NBase > 0 && c.NCur > 0 {
@@ -319,6 +328,9 @@ func signedMS(ms float64) string {
 
 // interval is the interval of the ratio as percentages, "-" when undefined.
 func interval(c compare.Check) string {
+	if w, ok := ruleWords(c); ok {
+		return w.Interval(c)
+	}
 	if c.Lo == 0 && c.Hi == 0 {
 		return "-"
 	}
@@ -341,6 +353,9 @@ func interval(c compare.Check) string {
 // limit is its max. The Markdown and JUnit reports carry it; the text
 // table has the threshold alone (threshold).
 func tolerance(c compare.Check) string {
+	if w, ok := ruleWords(c); ok {
+		return w.Allowed(c)
+	}
 	if isLimit(c) {
 		return limitOf(c)
 	}
@@ -369,6 +384,9 @@ func tolerance(c compare.Check) string {
 // larger ("+20%", "+48%" for a 2 ms floor on a 4.16 ms ITL; a drop for
 // tokens_per_s), or the limit of a max check.
 func threshold(c compare.Check) string {
+	if w, ok := ruleWords(c); ok {
+		return w.Allowed(c)
+	}
 	switch {
 	case isLimit(c):
 		return limitOf(c)

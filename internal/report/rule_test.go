@@ -3,6 +3,8 @@ package report
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/results"
 )
@@ -44,5 +46,24 @@ func TestEveryRuleWorded(t *testing.T) {
 		if Summary(c) == "" || ChangePhrase(c) == "" {
 			t.Errorf("rule %q: Summary %q, ChangePhrase %q; want words", r, Summary(c), ChangePhrase(c))
 		}
+	}
+}
+
+// bareRule is a compare.RuleDef that brings no words of its own.
+type bareRule struct{}
+
+func (bareRule) Name() compare.Rule                       { return "bare" }
+func (bareRule) Absolute() bool                           { return true }
+func (bareRule) Checks(compare.RuleInput) []compare.Check { return nil }
+
+// TestRuleWithoutWords: a check of a rule beyond the five that brings no
+// RuleWords is named by its rule and shows its figures plainly, never in
+// the ratio's words (a "+%" change or a tolerance it does not have).
+func TestRuleWithoutWords(t *testing.T) {
+	c := compare.Check{Def: bareRule{}, Kind: "bare", Metric: results.TTFT, Stat: "p95", Current: 2.5, Lo: 2, Hi: 3.25, NCur: 30, Verdict: compare.Regressed}
+	got := map[string]string{"check": checkOf(c), "allowed": Allowed(c), "phrase": ChangePhrase(c), "summary": Summary(c), "current": sideValue(c, c.Current, c.NCur)}
+	want := map[string]string{"check": "ttft p95 bare", "allowed": "rule bare", "phrase": "2.5 [2, 3.25]", "summary": "2.5 [2, 3.25]: regressed", "current": "2.5"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("words of a rule without its own (-want +got):\n%s", diff)
 	}
 }

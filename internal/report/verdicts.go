@@ -54,7 +54,7 @@ func Verdicts(w io.Writer, rep compare.Report, opts Options) error {
 				prompt = textAggregateLabel
 			}
 			r := append(lead(c, prompt), checkOf(c),
-				value(c.Metric, c.Baseline, c.NBase), value(c.Metric, c.Current, c.NCur),
+				sideValue(c, c.Baseline, c.NBase), sideValue(c, c.Current, c.NCur),
 				change(c), tableInterval(c), threshold(c), verdictCell(c, opts.Strict))
 			if lab {
 				r = append(r, labels(c))
@@ -62,7 +62,7 @@ func Verdicts(w io.Writer, rep compare.Report, opts Options) error {
 			rows = append(rows, r)
 		}
 		for _, c := range rep.New {
-			rows = append(rows, append(lead(c, c.Prompt), checkOf(c), "-", value(c.Metric, c.Current, c.NCur),
+			rows = append(rows, append(lead(c, c.Prompt), checkOf(c), "-", sideValue(c, c.Current, c.NCur),
 				"-", "-", "-", newWord, labels(c)))
 		}
 		k := len(lead(compare.Check{}, "")) + 1 // the baseline column

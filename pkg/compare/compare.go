@@ -189,6 +189,10 @@ type Check struct {
 	// Why is, for a regression, what moved with it (see Explain); nil when
 	// it was not attributed.
 	Why *results.Attribution `json:"why,omitempty"`
+	// Def is the rule beyond the five that made this check (Setup.Rules),
+	// nil for the five; Kind is its name, which a results file keeps.
+	Def  RuleDef `json:"-"`
+	Kind Rule    `json:"rule,omitempty"`
 }
 
 // Report is the outcome of a comparison.
@@ -283,6 +287,9 @@ type Setup struct {
 	// Noise is the day-to-day noise learned per target × metric (see
 	// LearnDayNoise); what it lacks takes the gate's day_to_day.
 	Noise Noise
+	// Rules are gate rules beyond the five built in (RuleDef): each
+	// makes and decides checks of its own beside the config's.
+	Rules []RuleDef
 	// est selects the estimators (the calibration's experiments).
 	est estimators
 }
@@ -409,6 +416,7 @@ func CompareWith(base, cur Side, gate config.Gate, s Setup) Report {
 	}
 	shares, shareWarns := shareChecks(base, cur, gate, d, conf) // share.go
 	rep.Checks = append(rep.Checks, shares...)
+	rep.Checks = append(rep.Checks, ruleChecks(s, RuleInput{Base: base, Cur: cur, Gate: gate, Confidence: conf, Design: d})...) // rule.go
 	rep.Found = append(rep.Found, shareWarns...)
 	rep.Found = append(rep.Found, sampleWarnings(rep.Checks, len(base.Targets) > 1)...)
 	rep.Found = append(rep.Found, runWarnings(cur.Targets)...)
