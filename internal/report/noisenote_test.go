@@ -39,6 +39,8 @@ func TestNoiseNotePerStatistic(t *testing.T) {
 		return compare.Check{Metric: metric, Stat: stat, NBase: 60, NCur: 60, Baseline: 100, Current: 100, Ratio: 1, Lo: 0.9, Hi: 1.1,
 			Confidence: 0.95, DayNoise: sigma, DayRuns: 20}
 	}
+	fellBack := check("ttft", "p90", 0.05)
+	fellBack.DayFrom = "p50"
 	for _, tt := range []struct {
 		name   string
 		checks []compare.Check
@@ -48,6 +50,8 @@ func TestNoiseNotePerStatistic(t *testing.T) {
 			"day-to-day noise ±5% per run (from 20 runs of the history) widens"},
 		{"a tail of its own", []compare.Check{check("ttft", "p50", 0.05), check("ttft", "p90", 0.12), check("itl", "p50", 0.03), check("itl", "p95", 0.03)},
 			"day-to-day noise ttft p50 ±5% per run (from 20 runs of the history); ttft p90 ±12% per run (from 20 runs of the history); itl ±3% per run (from 20 runs of the history) widens"},
+		{"a tail with the median's", []compare.Check{check("ttft", "p50", 0.05), fellBack},
+			"day-to-day noise ttft p50 ±5% per run (from 20 runs of the history); ttft p90 ±5% per run (from 20 runs of the history, its p50's: the history's records keep no p90) widens"},
 	} {
 		if got := noiseNote(compare.Report{Checks: tt.checks}); !strings.HasPrefix(got, tt.want) {
 			t.Errorf("%s: %q, want it to start with %q", tt.name, got, tt.want)

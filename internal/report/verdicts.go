@@ -228,6 +228,7 @@ func noiseNote(rep compare.Report) string {
 	type src struct {
 		sigma     float64
 		runs, lag int
+		from      string // the statistic it was learned from, when not the check's own
 	}
 	// Learned per statistic (compare.Noise): a label per metric when its
 	// statistics share one, else per "metric stat".
@@ -243,10 +244,10 @@ func noiseNote(rep compare.Report) string {
 		if _, ok := seen[k]; !ok {
 			stats = append(stats, k)
 		}
-		seen[k] = src{c.DayNoise, c.DayRuns, c.DayLag}
+		seen[k] = src{c.DayNoise, c.DayRuns, c.DayLag, c.DayFrom}
 		widest = max(widest, math.Expm1(dayHalfWidth(c)))
 	}
-	metrics := map[string]src{}
+	metrics, statOf := map[string]src{}, map[string]string{}
 	var order []string
 	for _, k := range stats {
 		alike := !slices.ContainsFunc(stats, func(o stat) bool { return o.metric == k.metric && seen[o] != seen[k] })
@@ -257,15 +258,18 @@ func noiseNote(rep compare.Report) string {
 		if _, ok := metrics[label]; !ok {
 			order = append(order, label)
 		}
-		metrics[label] = seen[k]
+		metrics[label], statOf[label] = seen[k], k.stat
 	}
 	if len(order) == 0 || !slices.ContainsFunc(order, func(m string) bool { return metrics[m] != src{} }) {
 		return "" // none: an old report, or gate.day_to_day: 0 and no history
 	}
 	describe := func(n src, metric string) string {
 		var age string
+		if n.from != "" { // records older than the statistic
+			age = fmt.Sprintf(", its %s's: the history's records keep no %s", n.from, statOf[metric])
+		}
 		if n.lag > 0 {
-			age = fmt.Sprintf(", read at the baseline's age of %d+ runs: its level wanders from run to run", n.lag)
+			age += fmt.Sprintf(", read at the baseline's age of %d+ runs: its level wanders from run to run", n.lag)
 		}
 		switch {
 		case n.runs > 0 && metric != "":

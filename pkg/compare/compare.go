@@ -136,6 +136,10 @@ type Check struct {
 	// the day-to-day part of the interval takes Student's t at DayDF); 0
 	// when it is taken as known.
 	DayDF int `json:"day_df,omitempty"`
+	// DayFrom is, when DayNoise was learned from another statistic of the
+	// metric than Stat (its p50: a history older than the statistic), that
+	// statistic (DayNoise.From).
+	DayFrom string `json:"day_from,omitempty"`
 	// RunNoise is the run-level noise in the interval: σ (log units) of
 	// the difference of the two sides' run levels beyond independent
 	// requests, from requests correlated in arrival order (see Wander;
@@ -497,7 +501,7 @@ func (j *job) run(conf float64, d Design) {
 	}
 	c.NBase, c.NCur = j.base.requests(), j.cur.requests()
 	c.atLook(d, conf, c.NBase)
-	c.DayNoise, c.DayRuns, c.DayLag, c.DayDF = j.noise.Sigma, j.noise.Runs, j.noise.Lag, j.noise.DF
+	c.DayNoise, c.DayRuns, c.DayLag, c.DayDF, c.DayFrom = j.noise.Sigma, j.noise.Runs, j.noise.Lag, j.noise.DF, j.noise.From
 	if c.Metric == results.ITL {
 		c.GapsBase, c.GapsCur = len(j.base.vals), len(j.cur.vals)
 	}

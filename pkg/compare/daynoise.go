@@ -37,6 +37,10 @@ type DayNoise struct {
 	// Sigma is assumed, or read at the baseline's age (the largest of the
 	// variogram's values, which errs wide already).
 	DF int `json:"df,omitempty"`
+	// From is the statistic Sigma was learned from when it is not the
+	// check's own (Noise.For's fallback to the metric's p50); empty when
+	// it is, or when Sigma is assumed.
+	From string `json:"from,omitempty"`
 }
 
 // dayCrit is the critical value of the day-to-day part of an interval
@@ -57,22 +61,29 @@ func dayCrit(z float64, df int) float64 {
 func mssdDF(k int) int { return max(1, int(math.Round(2*float64(k)/3))) }
 
 // NoiseKey names a target's statistic of a metric: Stat as
-// stats.Stat.String spells it ("p50", "p90", "mean").
+// stats.Stat.String spells it ("p50", "p90", "mean"); a key with no Stat
+// is the metric's noise for every statistic that has none of its own.
 type NoiseKey struct{ Target, Region, Metric, Stat string }
 
 // Noise is the day-to-day noise learned per target × metric × statistic.
 type Noise map[NoiseKey]DayNoise
 
-// For returns the noise learned for a target's statistic of a metric, else
-// its metric's p50 noise (a history whose records predate the statistic),
-// else the assumed default (Runs 0). A tail moves from day to day by more
-// than the median when load shapes it (queueing, batching): its own
-// history says so, the median's would not (#29).
+// For returns the noise learned for a target's statistic of a metric,
+// else its metric's p50 noise (a history whose records predate the
+// statistic; From says "p50"), else the metric's noise for every statistic
+// (a key with no Stat), else the assumed default (Runs 0). A tail moves
+// from day to day by more than the median when load shapes it (queueing,
+// batching): its own history says so, the median's would not (#29).
 func (n Noise) For(target, region, metric, stat string, assumed float64) DayNoise {
-	if v, ok := n[NoiseKey{target, region, metric, canonStat(stat)}]; ok {
+	stat = canonStat(stat)
+	if v, ok := n[NoiseKey{target, region, metric, stat}]; ok {
 		return v
 	}
 	if v, ok := n[NoiseKey{target, region, metric, "p50"}]; ok {
+		v.From = "p50"
+		return v
+	}
+	if v, ok := n[NoiseKey{target, region, metric, ""}]; ok {
 		return v
 	}
 	return DayNoise{Sigma: assumed}

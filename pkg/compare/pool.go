@@ -222,7 +222,7 @@ func (g group) pool(conf float64, d Design, est estimators) (Check, bool) {
 	t := use[0].check
 	a := Check{
 		Target: t.Target, Region: t.Region, Metric: t.Metric, Stat: t.Stat,
-		Confidence: conf, OkConfidence: t.OkConfidence, Tolerance: g.tol, DayNoise: g.noise.Sigma, DayRuns: g.noise.Runs, DayLag: g.noise.Lag, DayDF: g.noise.DF,
+		Confidence: conf, OkConfidence: t.OkConfidence, Tolerance: g.tol, DayNoise: g.noise.Sigma, DayRuns: g.noise.Runs, DayLag: g.noise.Lag, DayDF: g.noise.DF, DayFrom: g.noise.From,
 	}
 	nb := use[0].check.NBase
 	for _, j := range use {

@@ -340,21 +340,25 @@ func TestLearnDayNoise(t *testing.T) {
 	}
 	// Per statistic: a tail learns its own noise; a statistic the history
 	// lacks falls back to its metric's p50, then to the assumed.
+	// A key with no Stat is the metric's for every statistic.
 	learned := Noise{
 		{Target: "t", Metric: results.TTFT, Stat: "p50"}: {Sigma: 0.05, Runs: 20},
 		{Target: "t", Metric: results.TTFT, Stat: "p90"}: {Sigma: 0.12, Runs: 20},
+		{Target: "t", Metric: results.Total}:             {Sigma: 0.07, Runs: 30},
 	}
 	for _, tt := range []struct {
 		metric, stat string
 		want         float64
+		from         string
 	}{
-		{results.TTFT, "p90", 0.12},
-		{results.TTFT, "p50", 0.05},
-		{results.TTFT, "p95", 0.05}, // records without it: the p50's
-		{results.ITL, "p95", 0.02},  // nothing learned: assumed
+		{results.TTFT, "p90", 0.12, ""},
+		{results.TTFT, "p50", 0.05, ""},
+		{results.TTFT, "p95", 0.05, "p50"}, // records without it: the p50's, and said
+		{results.ITL, "p95", 0.02, ""},     // nothing learned: assumed
+		{results.Total, "p95", 0.07, ""},   // the metric's, for every statistic
 	} {
-		if got := learned.For("t", "", tt.metric, tt.stat, 0.02).Sigma; got != tt.want {
-			t.Errorf("For(%s %s) σ = %v, want %v", tt.metric, tt.stat, got, tt.want)
+		if got := learned.For("t", "", tt.metric, tt.stat, 0.02); got.Sigma != tt.want || got.From != tt.from {
+			t.Errorf("For(%s %s) = σ %v from %q, want %v from %q", tt.metric, tt.stat, got.Sigma, got.From, tt.want, tt.from)
 		}
 	}
 }
