@@ -87,7 +87,7 @@ func coldHead(t results.Target) (n int, ratio float64) {
 // start was kept. (It did: a 12-request run lost 8 of its 24 to a baseline's start,
 // every itl check was left short of its 10 requests, and a 40× slower
 // stream passed undecided.) base and cur are not modified.
-func withoutColdHeads(base, cur Side, needs func(p results.Prompt) []dataNeed) (Side, Side, []Warning) {
+func withoutColdHeads(base, cur Side, needs func(p results.Prompt, nBase int) []dataNeed) (Side, Side, []Warning) {
 	base.Targets, cur.Targets = slices.Clone(base.Targets), slices.Clone(cur.Targets)
 	type head struct {
 		last, n  int
@@ -108,13 +108,34 @@ func withoutColdHeads(base, cur Side, needs func(p results.Prompt) []dataNeed) (
 	}
 	bh, ch := heads(base), heads(cur)
 	var warns []Warning
+	// baseCount is the baseline's requests of a prompt, after its own cut:
+	// the count the gate's level is taken at (a baseline prompt's own).
+	baseCount := func(t results.Target, p results.Prompt, side string) int {
+		if side == "baseline" {
+			return len(p.Samples)
+		}
+		for _, bt := range base.Targets {
+			if targetKey(bt) == targetKey(t) {
+				for _, bp := range bt.Prompts {
+					if bp.ID == p.ID {
+						return len(bp.Samples)
+					}
+				}
+			}
+		}
+		return len(p.Samples)
+	}
 	cut := func(s *Side, side string, own, other map[string]head) {
 		for i, t := range s.Targets {
 			h, o := own[targetKey(t)], other[targetKey(t)]
+			var tneeds func(results.Prompt) []dataNeed
+			if needs != nil {
+				tneeds = func(p results.Prompt) []dataNeed { return needs(p, baseCount(t, p, side)) }
+			}
 			w := Warning{Kind: WarnColdStart, Side: side, Target: t.Name, Region: t.Region, NameTarget: len(s.Targets) > 1, Ratio: h.ratio}
 			if h.last == 0 && !h.testable && o.n > 0 {
 				// Matched: the other side's start, as many requests here.
-				h.last, w.Matched, w.Requests = lastOfFirst(t, min(o.n, requestCount(t)/3, cuttable(t, needs))), true, o.n
+				h.last, w.Matched, w.Requests = lastOfFirst(t, min(o.n, requestCount(t)/3, cuttable(t, tneeds))), true, o.n
 				if h.last == 0 {
 					// None to spare: the start stays in, and the warning
 					// says so (it may read as a regression of this run).
@@ -204,15 +225,14 @@ func cuttable(t results.Target, needs func(p results.Prompt) []dataNeed) int {
 }
 
 // needsOf returns what each of gate's checks (checks parsed, and its
-// share checks) needs of a prompt: what a matched cold cut must leave it.
-// The need is taken at the design's strictest look for a baseline as long
-// as the prompt, so no look's check is left short (a baseline of another
-// length can need one value more at some looks).
-func needsOf(gate config.Gate, checks []parsedCheck, conf float64, d Design) func(p results.Prompt) []dataNeed {
-	return func(p results.Prompt) []dataNeed {
+// share checks) needs of a prompt whose baseline has nBase requests: what
+// a matched cold cut must leave it. The need is taken at the design's
+// strictest look for that baseline, so no look's check is left short.
+func needsOf(gate config.Gate, checks []parsedCheck, conf float64, d Design) func(p results.Prompt, nBase int) []dataNeed {
+	return func(p results.Prompt, nBase int) []dataNeed {
 		level := conf
-		if n := len(p.Samples); d.Sequential() && n > 0 {
-			level = max(level, slices.Max(d.Levels(conf, n)))
+		if d.Sequential() && nBase > 0 {
+			level = max(level, slices.Max(d.Levels(conf, nBase)))
 		}
 		var out []dataNeed
 		for _, c := range checks {

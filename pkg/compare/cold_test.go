@@ -244,9 +244,19 @@ func TestCuttable(t *testing.T) {
 		}
 	}
 	needs := needsOf(config.Gate{Checks: []config.Check{{Metric: results.StreamIntegrity}}},
-		[]parsedCheck{{c: config.Check{Metric: results.ITL, Stat: "p50"}}}, 0.95, Design{})(tg.Prompts[0])
+		[]parsedCheck{{c: config.Check{Metric: results.ITL, Stat: "p50"}}}, 0.95, Design{})(tg.Prompts[0], 40)
 	if len(needs) != 2 || needs[0].requests != minITLRequests || !needs[1].share || needs[1].values != ShareNeed {
 		t.Errorf("needsOf an itl p50 and a share check: %+v", needs)
+	}
+	// The level is the gate's, taken at the baseline's count: a ttft p95
+	// of a short prompt needs what its 20-request baseline makes it need.
+	d := NewDesign(10, 40)
+	p95 := needsOf(config.Gate{}, []parsedCheck{{c: config.Check{Metric: results.TTFT, Stat: "p95"}}}, 0.95, d)
+	short := results.Prompt{ID: "p", Samples: make([]results.Sample, 8)}
+	want, _ := need("p95", results.TTFT, slices.Max(d.Levels(0.95, 20)))
+	own, _ := need("p95", results.TTFT, slices.Max(d.Levels(0.95, 8)))
+	if got := p95(short, 20); len(got) != 1 || got[0].values != want || want == own {
+		t.Errorf("needsOf a ttft p95 of 8 requests against a baseline of 20: %+v, want %d values (the prompt's own count would give %d)", got, want, own)
 	}
 }
 
