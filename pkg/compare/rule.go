@@ -92,7 +92,9 @@ func (r Rule) Builtin() bool { return slices.Contains(Rules(), r) }
 // undecided one holds the run and takes part in check's rounds
 // (Undecided, NextRound: its prompt is measured to the next look and
 // every rule asked again), a regressed one fails it, and every output
-// shows it. It is not pooled with the prompts' other checks.
+// shows it; a Need above NCur is warned as any check's shortfall. It is
+// not pooled with the prompts' other checks, and the busy-runner rule,
+// which reads milliseconds, leaves its verdicts alone.
 //
 // Its words come from internal/report's RuleWords, which the same value
 // implements; the report names a rule without them by its Name.

@@ -147,3 +147,21 @@ func TestRuleDef(t *testing.T) {
 		t.Errorf("Level with one look: %g, want the gate's confidence", got)
 	}
 }
+
+// TestRuleDefOnABusyRunner: the busy-runner rule reads a regression's
+// change in milliseconds; a RuleDef's figures need not be, so its
+// regression stands however late the runner was.
+func TestRuleDefOnABusyRunner(t *testing.T) {
+	base := side(prompt("p", ttftSamples(grid(40, 100, 0.2, 1)...)))
+	cur := side(prompt("p", ttftSamples(grid(12, 100, 0.2, 1)...))) // Current 12: within the lag, read as ms
+	cur.Targets[0].Lateness = &results.Lateness{Probes: 1000, P50MS: 20, P95MS: 30, P99MS: 40, MaxMS: 50}
+	rep := CompareWith(base, cur, defaultGate(), Setup{Rules: []RuleDef{countRule{need: 10, over: 11}}})
+	for _, c := range rep.Checks {
+		if c.Kind == "count" && (c.Verdict != Regressed || c.Stuck != "") {
+			t.Errorf("the rule's check on a runner late by 20 ms: %s (stuck %q), want regressed", c.Verdict, c.Stuck)
+		}
+	}
+	if !slices.ContainsFunc(rep.Found, func(w Warning) bool { return w.Kind == WarnRunnerBusy }) {
+		t.Fatalf("the runner does not read as busy: the test needs it to")
+	}
+}

@@ -75,6 +75,8 @@ func explains(c Check, l *results.Lateness, sd *results.Sends, base Side) bool {
 	q := quantileOf(c.Stat)
 	late := lagFactor*l.At(q) + sd.At(q) // a late send delays every time from the schedule once
 	switch {
+	case !c.Rule().Builtin():
+		return false // a RuleDef's figures need not be milliseconds: its rule decides
 	case c.Metric == results.StreamIntegrity:
 		return l.Lag() >= streamSpan(base, c)/2
 	case c.Metric == results.ITL && max(c.Baseline, c.Current) < l.Lag():
