@@ -57,6 +57,13 @@
 // (1+confidence)/2 against a margin, not against "no change", which is why
 // an unchanged endpoint is almost never flagged (see matrix_test.go).
 //
+// # Rules beyond the five
+//
+// A program may add a gate rule of its own: a RuleDef in Setup.Rules makes
+// and decides its own checks of both sides (RuleInput), which then count
+// in the run's verdict and check's rounds like the config's (ExampleRuleDef;
+// latgate's reports word them through internal/report's RuleWords).
+//
 // # Stability
 //
 // compare and measure are latgate's library face: what they export is what

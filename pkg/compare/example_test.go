@@ -88,3 +88,44 @@ func ExampleNextRound() {
 	// look 4: 98.4% intervals
 	// 1 undecided: measure [greeting] to 90 requests (look 2 of 4)
 }
+
+// stallRule is a gate rule beyond the five: every request's longest
+// silence mid-stream at most 2 s, in the current run alone.
+type stallRule struct{}
+
+func (stallRule) Name() compare.Rule { return "stall" }
+func (stallRule) Absolute() bool     { return true }
+
+func (stallRule) Checks(in compare.RuleInput) []compare.Check {
+	var out []compare.Check
+	for _, t := range in.Cur.Targets {
+		for _, p := range t.Prompts {
+			c := compare.Check{Target: t.Name, Prompt: p.ID, Metric: "max_stall", Stat: "max", NCur: len(p.Samples), Verdict: compare.OK}
+			for _, s := range p.Samples {
+				c.Current = max(c.Current, s.MaxStall)
+			}
+			if c.Current > 2000 {
+				c.Verdict = compare.Regressed
+			}
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// A rule of one's own: Setup.Rules adds its checks beside the config's,
+// and its regression fails the run like any other.
+func ExampleRuleDef() {
+	base, cur := side(60, 400), side(60, 400)
+	cur.Targets[0].Prompts[0].Samples[7].MaxStall = 2500 // one request stalled 2.5 s
+	rep := compare.CompareWith(base, cur, config.DefaultGate(), compare.Setup{Rules: []compare.RuleDef{stallRule{}}})
+	fmt.Println("verdict:", rep.Verdict)
+	for _, c := range rep.Checks {
+		if c.Rule() == "stall" {
+			fmt.Printf("%s %s: %s (%.0f ms)\n", c.Prompt, c.Rule(), c.Verdict, c.Current)
+		}
+	}
+	// Output:
+	// verdict: regressed
+	// greeting stall: regressed (2500 ms)
+}
