@@ -597,9 +597,12 @@ func analyse(records []history.Record, ss SeriesSpec, blessedAt time.Time, opts 
 // one it has not cut at all shows as the slope of the segment's line. The
 // level at the bless is that segment's line at its first run after the
 // bless, the current level the newest segment's line at the newest run,
-// where the segment is long and its slope clear; elsewhere a mean (of the
-// segment from the bless, of the k newest runs). When no change point
-// follows the bless, both come from the one segment's line.
+// where the segment is long and its slope clear; elsewhere a mean: of the
+// segment from the bless, and of the whole newest segment when a change
+// point follows the bless (every run E-divisive placed after the change,
+// not only the k newest: on a step's 6th to 9th night the steadier level,
+// #30), else of the k newest runs. When no change point follows the bless,
+// both come from the one segment's line.
 // The standard error is the contrast's under the AR(1) noise. It is not
 // tested when the runs are too few.
 func sinceBless(s *Series, x []float64, bounds []int, k int, blessedAt time.Time, opts Options) (hypothesis, bool) {
@@ -652,6 +655,10 @@ func sinceBless(s *Series, x []float64, bounds []int, k int, blessedAt time.Time
 			return hypothesis{}, false
 		}
 		ref, refRuns = meanOf(n, lo, hi), hi-lo
+	}
+	if cur == nil && seg != last {
+		from := bounds[last]
+		cur, curRuns = meanOf(n, from, n), n-from
 	}
 	if cur == nil {
 		cur, curRuns = meanOf(n, n-k, n), k
