@@ -157,7 +157,8 @@ func relativeTest(s *Series, own, contrast, others []float64, runs []int, nOther
 	se := nz.seDiff(mid-lo, hi-mid, 0)
 	zc := stats.TQuantile((1-opts.Confidence)/2, nz.DF)
 	r := &Relative{Others: nOthers, Change: Change{
-		Index:  mid, // changeTest reads the contrast's index; Points' below At: pt.At, Commit: pt.Commit,
+		Index: mid, // changeTest reads the contrast's index; Points' below
+		At:    pt.At, Commit: pt.Commit,
 		Before: s.natural(stats.Mean(own[lo:mid])), After: s.natural(stats.Mean(own[mid:hi])),
 		Ratio: math.Exp(d), Lo: math.Exp(d - zc*se), Hi: math.Exp(d + zc*se), Level: opts.Confidence,
 		Z: cuts[k].Z,
