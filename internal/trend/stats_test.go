@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/latgate/latgate/internal/history"
 )
 
@@ -270,6 +271,34 @@ func TestCalibrationRecord(t *testing.T) {
 		for _, m := range []string{"ttft", "itl"} {
 			if !p.Metrics[m].Equal(got.Targets[0].Prompts[i].Metrics[m]) {
 				t.Errorf("%s %s: %+v, want %+v", p.ID, m, got.Targets[0].Prompts[i].Metrics[m], p.Metrics[m])
+			}
+		}
+	}
+}
+
+// TestLookSchedule: a change is read on a fixed schedule — minSeg runs after
+// it, then about √2 times as many each look, never the same count twice (a
+// repeated look would spend level on a test already made).
+func TestLookSchedule(t *testing.T) {
+	tests := []struct {
+		minSeg int
+		want   []int
+	}{
+		{3, []int{3, 5, 6, 9, 12, 17, 24, 34, 48}},
+		{1, []int{1, 2, 3, 4, 5, 6, 8, 12, 16}},
+		{2, []int{2, 3, 4, 6, 8, 12, 16, 23, 32}},
+	}
+	for _, tt := range tests {
+		var got []int
+		for look := 1; look <= len(tt.want); look++ {
+			got = append(got, lookRuns(tt.minSeg, look))
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("minSeg %d: looks (-want +got):\n%s", tt.minSeg, diff)
+		}
+		for look := 2; look <= 30; look++ {
+			if a, b := lookRuns(tt.minSeg, look-1), lookRuns(tt.minSeg, look); b <= a {
+				t.Errorf("minSeg %d: look %d reads %d runs, look %d %d", tt.minSeg, look-1, a, look, b)
 			}
 		}
 	}

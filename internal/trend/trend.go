@@ -723,40 +723,57 @@ func dot(a, b []float64) float64 {
 
 // changeTest is the regression test of change c (the newest, not blessed):
 // is its after-level worse than the tolerance from its before-level? It
-// looks at the change as each night after it saw it — with minSeg runs
-// after it, then minSeg+1, … — and spends the test's level over those
-// looks, half on the first, a quarter on the second, and so on (a
-// Bonferroni split that sums to the level however many nights follow): the
-// p-value is min over looks of p(look)·2^look. A change that crossed stays
-// crossed on later nights, and one that did not cannot be re-rolled into
-// an alarm by a night's noise.
+// looks at the change on a schedule fixed when the change is placed — with
+// minSeg runs after it, then about √2 times as many each look (lookRuns: 3,
+// 5, 6, 9, 12, 17, 24, 34, 48 runs for minSeg 3), two looks per doubling —
+// and spends the test's level over those looks, half on the first, a
+// quarter on the second, and so on (a Bonferroni split that sums to the
+// level however many nights follow): the p-value is min over looks of
+// p(look)·2^look. A look on every night spent the level on tests that
+// nearly repeat each other (the 7th night's mean shares 6 of its 7 runs
+// with the 6th's), so the evidence of later nights came at 1/32 of it and
+// less; on the schedule the 7th night is read at 1/8 (#30). A change that
+// crossed stays crossed on later nights, and one that did not cannot be
+// re-rolled into an alarm by a night's noise.
 func changeTest(x []float64, bounds []int, c *Change, nz Noise, minSeg int) hypothesis {
 	j := c.Index
 	i := slices.Index(bounds, j)
 	lo, hi := bounds[i-1], bounds[i+1]
 	before := stats.Mean(x[lo:j])
 	lim := math.Log(c.Limit)
-	best, bestLook := math.Inf(1), 0
+	best, bestLook, bestIdx := math.Inf(1), 0, 0
 	var bestD, bestSE float64
-	for k := minSeg; j+k <= hi; k++ {
-		look := k - minSeg + 1
-		if look > 50 {
-			break // 2^-50 of the level: nothing left to spend
+	for look := 1; ; look++ {
+		k := lookRuns(minSeg, look)
+		if j+k > hi || look > 50 {
+			break // no such night yet; or 2^-50 of the level: nothing left to spend
 		}
 		d := stats.Mean(x[j:j+k]) - before
 		se := nz.seDiff(j-lo, k, 0)
 		p := pWorse(d, lim, se, nz.DF) * math.Ldexp(1, look)
 		if p < best {
-			best, bestLook, bestD, bestSE = p, k, d, se
+			best, bestLook, bestD, bestSE, bestIdx = p, k, d, se, look
 		}
 	}
 	c.Tested, c.P, c.Look = true, min(1, best), bestLook
-	look := bestLook - minSeg + 1
+	look := bestIdx
 	d, se, df := bestD, bestSE, nz.DF
 	return hypothesis{p: c.P, interval: func(a float64) (float64, float64) {
 		t := stats.TQuantile(a*math.Ldexp(1, -look), df)
 		return d - t*se, d + t*se
 	}}
+}
+
+// lookRuns is how many runs after a change its look number look (from 1)
+// reads: minSeg·√2^(look−1), rounded up, and at least one run more than
+// the look before it (for a small minSeg the rounding would repeat a look
+// and spend level on a test already made).
+func lookRuns(minSeg, look int) int {
+	k := 0
+	for l := 1; l <= look; l++ {
+		k = max(k+1, int(math.Ceil(float64(minSeg)*math.Pow(math.Sqrt2, float64(l-1))-1e-9)))
+	}
+	return k
 }
 
 // pWorse is the one-sided p-value of "the change d (analysis scale) is
