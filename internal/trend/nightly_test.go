@@ -105,6 +105,14 @@ func driftScenario(perNight float64, n noiseModel) scenario {
 type nightly struct {
 	records []history.Record
 	spec    Spec
+	// shift is each night's true level against the blessed night's (ln of
+	// the ratio of their scales, the prompts' own noise left out): what an
+	// analysis that could see through the measurement and the noise would
+	// judge against the tolerance.
+	shift []float64
+	// blessed is the blessed night's true level against the endpoint's
+	// long-run level (ln; its noise's draw that night).
+	blessed float64
 }
 
 // simulate makes history number id of sc: nights 1..n of prompts prompts.
@@ -129,8 +137,9 @@ func simulate(sc scenario, id, nights, prompts int) nightly {
 			own[p] = sc.own.Sigma * rng.NormFloat64()
 		}
 	}
+	u0 := u
 	bless := nightRun(func(int) float64 { return math.Exp(u) }, uint64(id)<<20, ids, 4*nightRequests)
-	var out nightly
+	out := nightly{blessed: u0}
 	out.spec = defaultSpec(bless, ids)
 	out.spec.BlessedAt = night0
 	for k := 1; k <= nights; k++ {
@@ -143,6 +152,7 @@ func simulate(sc scenario, id, nights, prompts int) nightly {
 		if wd := at.Weekday(); sc.weekend > 0 && (wd == time.Saturday || wd == time.Sunday) {
 			level *= sc.weekend
 		}
+		out.shift = append(out.shift, math.Log(level)-u0)
 		f := nightRun(func(p int) float64 {
 			v := level * math.Exp(own[p])
 			if sc.prompt != nil {
