@@ -343,14 +343,14 @@ func oracleLine(r calRun) string {
 	var b strings.Builder
 	b.WriteString("the true level stood beyond the tightest default tolerance against the blessed night's, on nights analysed, for")
 	for _, k := range []int{1, 3, 7} {
-		fmt.Fprintf(&b, " ≥ %d nights in %d/%d;", k, r.count2(func(h int) bool { return r.truth[h].stood(0) >= k }), r.n)
+		fmt.Fprintf(&b, " ≥ %d nights in %d/%d;", k, r.countWhere(func(h int) bool { return r.truth[h].stood(0) >= k }), r.n)
 	}
 	b.WriteString(" against the endpoint's long-run level, for")
 	for _, k := range []int{1, 3, 7} {
-		fmt.Fprintf(&b, " ≥ %d nights in %d/%d;", k, r.count2(func(h int) bool { return r.truth[h].stood(r.truth[h].blessed) >= k }), r.n)
+		fmt.Fprintf(&b, " ≥ %d nights in %d/%d;", k, r.countWhere(func(h int) bool { return r.truth[h].stood(r.truth[h].blessed) >= k }), r.n)
 	}
 	fmt.Fprintf(&b, " of the %d histories that failed, %d had it for ≥ 3 nights",
-		r.count(func(f []int) bool { return len(f) > 0 }), r.count2(func(h int) bool { return len(r.fails[h]) > 0 && r.truth[h].stood(0) >= 3 }))
+		r.count(func(f []int) bool { return len(f) > 0 }), r.countWhere(func(h int) bool { return len(r.fails[h]) > 0 && r.truth[h].stood(0) >= 3 }))
 	return b.String()
 }
 
@@ -361,7 +361,7 @@ func oracleLine(r calRun) string {
 // it" one-sided at 5%, once, with no adjustment for other looks or
 // series — more than any analysis of the measured history can know.
 func oracleStep(r calRun, stepAt, within int, sigma float64) int {
-	return r.count2(func(h int) bool {
+	return r.countWhere(func(h int) bool {
 		x := r.truth[h].shift
 		before, after := stats.Mean(x[:stepAt-1]), stats.Mean(x[stepAt-1:stepAt-1+within])
 		se := sigma * math.Sqrt(1/float64(stepAt-1)+1/float64(within))
@@ -369,8 +369,8 @@ func oracleStep(r calRun, stepAt, within int, sigma float64) int {
 	})
 }
 
-// count2 is how many histories h satisfy ok.
-func (r calRun) count2(ok func(h int) bool) int {
+// countWhere is how many histories h satisfy ok.
+func (r calRun) countWhere(ok func(h int) bool) int {
 	k := 0
 	for h := range r.n {
 		if ok(h) {
