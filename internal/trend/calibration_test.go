@@ -141,15 +141,9 @@ func (tr truth) stood(ref float64) int {
 	return most
 }
 
-// count is how many histories satisfy ok.
+// count is how many histories' failed nights satisfy ok.
 func (r calRun) count(ok func(fails []int) bool) int {
-	k := 0
-	for _, f := range r.fails {
-		if ok(f) {
-			k++
-		}
-	}
-	return k
+	return r.countWhere(func(h int) bool { return ok(r.fails[h]) })
 }
 
 // pctOf is a rate that must stay low, with its one-sided 95% upper bound.
@@ -327,8 +321,8 @@ func nightlyIII(t *testing.T, n int, opts Options) {
 		}
 		// The wandering levels (i < 2) are logged: not yet within #30's
 		// bounds, and the oracle line says why (the true level itself
-		// stands beyond the tolerance for a week in more histories). Each prompt's own noise must not read as a change
-		// against the others.
+		// stands beyond the tolerance for a week in more histories). Each
+		// prompt's own noise must not read as a change against the others.
 		if max := []float64{0, 0, 0.05, 0.10}[i]; max > 0 && tooMany(failed, r.n, max) {
 			t.Errorf("%s: %d of %d histories failed on some night, want ≤ %.0f%%", r.sc.name, failed, r.n, 100*max)
 		}

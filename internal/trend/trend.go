@@ -741,10 +741,11 @@ func changeTest(x []float64, bounds []int, c *Change, nz Noise, minSeg int) hypo
 	lo, hi := bounds[i-1], bounds[i+1]
 	before := stats.Mean(x[lo:j])
 	lim := math.Log(c.Limit)
-	best, bestLook, bestIdx := math.Inf(1), 0, 0
+	best, bestRuns, bestLook := math.Inf(1), 0, 0
 	var bestD, bestSE float64
+	k := 0
 	for look := 1; ; look++ {
-		k := lookRuns(minSeg, look)
+		k = nextLook(k, minSeg, look)
 		if j+k > hi || look > 50 {
 			break // no such night yet; or 2^-50 of the level: nothing left to spend
 		}
@@ -752,11 +753,11 @@ func changeTest(x []float64, bounds []int, c *Change, nz Noise, minSeg int) hypo
 		se := nz.seDiff(j-lo, k, 0)
 		p := pWorse(d, lim, se, nz.DF) * math.Ldexp(1, look)
 		if p < best {
-			best, bestLook, bestD, bestSE, bestIdx = p, k, d, se, look
+			best, bestRuns, bestD, bestSE, bestLook = p, k, d, se, look
 		}
 	}
-	c.Tested, c.P, c.Look = true, min(1, best), bestLook
-	look := bestIdx
+	c.Tested, c.P, c.Look = true, min(1, best), bestRuns
+	look := bestLook
 	d, se, df := bestD, bestSE, nz.DF
 	return hypothesis{p: c.P, interval: func(a float64) (float64, float64) {
 		t := stats.TQuantile(a*math.Ldexp(1, -look), df)
@@ -771,9 +772,14 @@ func changeTest(x []float64, bounds []int, c *Change, nz Noise, minSeg int) hypo
 func lookRuns(minSeg, look int) int {
 	k := 0
 	for l := 1; l <= look; l++ {
-		k = max(k+1, int(math.Ceil(float64(minSeg)*math.Pow(math.Sqrt2, float64(l-1))-1e-9)))
+		k = nextLook(k, minSeg, l)
 	}
 	return k
+}
+
+// nextLook is lookRuns(minSeg, look) from prev, lookRuns(minSeg, look−1).
+func nextLook(prev, minSeg, look int) int {
+	return max(prev+1, int(math.Ceil(float64(minSeg)*math.Pow(math.Sqrt2, float64(look-1))-1e-9)))
 }
 
 // pWorse is the one-sided p-value of "the change d (analysis scale) is
