@@ -78,7 +78,7 @@ func (a *App) refuseUntrusted(cfg *config.Config, trustedPath string) error {
 const SkippedVerdict = view.SkippedVerdict
 
 // skipWithoutKey reports whether cfg has a target that is not the simulator
-// and names a variable it sends (api_key_env, sse.headers_env) or passes
+// and names a variable it sends (api_key_env, sse or ndjson headers_env) or passes
 // to its server (serve.pass_env) that is empty; a target that names none sends nothing secret and is measured. If
 // so it publishes that nothing was
 // measured (stdout; in Actions a ::notice, the job summary and

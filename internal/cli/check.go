@@ -64,7 +64,7 @@ docs/baseline.md. The Action's outputs: docs/github-action.md.
 			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "also write the results JSON, with the comparison, to `FILE` (without a baseline: default latgate.results.json beside it)", TakesFile: true},
 			&ucli.BoolFlag{Name: "require-baseline", Usage: "exit 2 when there is no baseline file, instead of measuring ungated and passing (use it in nightly jobs)"},
 			&ucli.StringFlag{Name: "noise-history", Usage: "learn the day-to-day noise from the history `FILE` and never write it (a pull request's check reading the nightly history; default: --history's)", TakesFile: true},
-			&ucli.BoolFlag{Name: "skip-without-key", Usage: "when a variable a target names (api_key_env, sse.headers_env) is empty, measure nothing and pass with verdict=skipped (the action passes it on pull requests from forks and Dependabot, which get no secrets)"},
+			&ucli.BoolFlag{Name: "skip-without-key", Usage: "when a variable a target names (api_key_env, sse or ndjson headers_env) is empty, measure nothing and pass with verdict=skipped (the action passes it on pull requests from forks and Dependabot, which get no secrets)"},
 		),
 		Action: func(c *ucli.Context) error {
 			if c.NArg() > 0 {

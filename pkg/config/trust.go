@@ -21,7 +21,7 @@ import (
 // Endpoint is where a target sends a value it reads from the environment:
 // the variable, the header that carries it, and the origin of its
 // base_url. Every header whose value comes from the environment is one
-// (api_key_env's, and each of sse.headers_env): a pull request that could
+// (api_key_env's, and each of sse's or ndjson's headers_env): a pull request that could
 // send any of them somewhere new could send the key there. The simulator is
 // no endpoint (it runs inside latgate).
 type Endpoint struct {
@@ -56,7 +56,7 @@ func Origin(baseURL string) string {
 
 // Endpoints returns where c's targets send values from the environment:
 // one per variable a target that is not the simulator sends (its
-// api_key_env first, then its sse.headers_env by header name), in config
+// api_key_env first, then its sse or ndjson headers_env by header name), in config
 // order. A target that names no variable sends none and has no endpoint.
 func (c *Config) Endpoints() []Endpoint {
 	var out []Endpoint
@@ -70,11 +70,13 @@ func (c *Config) Endpoints() []Endpoint {
 			e.KeyEnv, e.Header = t.APIKeyEnv, KeyHeader(t.APIName())
 			out = append(out, e)
 		}
-		if t.SSE != nil {
-			for _, h := range slices.Sorted(maps.Keys(t.SSE.HeadersEnv)) {
-				e.KeyEnv, e.Header = t.SSE.HeadersEnv[h], h
-				out = append(out, e)
-			}
+		// Every API whose target carries headers_env (sse, ndjson): read
+		// through Stream, the one place that knows them, so a new API's
+		// headers cannot slip past the rule (an ndjson target's did).
+		_, headers := t.Stream()
+		for _, h := range slices.Sorted(maps.Keys(headers)) {
+			e.KeyEnv, e.Header = headers[h], h
+			out = append(out, e)
 		}
 	}
 	return out

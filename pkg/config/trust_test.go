@@ -62,6 +62,11 @@ prompts: [{id: p, messages: [{role: user, content: hi}]}]
 		{"a header variable the trusted config sends there, in another header", `[{name: a, api: sse, base_url: "https://app.example.com/v2", model: m, sse: {token_events: [d], headers_env: {X-Other: APP_TOKEN}}}]`, nil},
 		{"a header variable in api_key_env, to its trusted origin", `[{name: a, api: sse, base_url: "https://app.example.com/chat", model: m, api_key_env: APP_TOKEN, sse: {token_events: [d]}}]`, nil},
 		{"the key in a header to its trusted origin", `[{name: a, api: sse, base_url: "https://api.example.com/app", model: m, sse: {token_events: [d], headers_env: {X-Key: OPENAI_API_KEY}}}]`, nil},
+		// An ndjson target's headers_env is held to the same rule (it
+		// slipped past it while Endpoints read sse's alone).
+		{"the key in an ndjson header to another host", `[{name: a, api: ndjson, base_url: "https://evil.example/x", model: m, ndjson: {body: {q: "{{prompt}}"}, token_pointer: /t, headers_env: {X-Loot: GITHUB_TOKEN}}}]`,
+			[]string{"GITHUB_TOKEN X-Loot https://evil.example:443"}},
+		{"an ndjson header the trusted config sends there", `[{name: a, api: ndjson, base_url: "https://app.example.com/v3", model: m, ndjson: {body: {q: "{{prompt}}"}, token_pointer: /t, headers_env: {X-Session: APP_TOKEN}}}]`, nil},
 		{"an sse target that names no variable sends none", `[{name: a, api: sse, base_url: "https://evil.example/x", model: m, sse: {token_events: [d]}}]`, nil},
 	}
 	for _, tt := range tests {
