@@ -33,7 +33,7 @@ func (a *App) exportOTLP(ctx context.Context, r Run, sides ...export.Side) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, export.OTLPTimeout)
 	defer cancel()
-	n, err := export.OTLP(ctx, export.OTLPOptions{Endpoint: ep.URL, Version: a.Version, Redact: a.Out.Redact}, sides)
+	n, err := export.OTLP(ctx, export.OTLPOptions{Endpoint: ep.URL, Version: a.Version, Redact: a.Out.Redact, Getenv: a.Getenv}, sides)
 	switch {
 	case err != nil:
 		a.Out.Warn("OTLP export to %s (%s) failed, so the collector may lack this run's %d requests (the verdict and exit code do not depend on it): %s",

@@ -148,6 +148,9 @@ type OTLPOptions struct {
 	// Redact is applied to every attribute value, a last line of defence
 	// (nil: none; the values come redacted from the results already).
 	Redact func(string) string
+	// Getenv reads the TLS variables of the exporter's client (otlpClient;
+	// nil: none set). The SDK reads the others from the process itself.
+	Getenv func(string) string
 }
 
 // OTLP sends every measured request of sides to an OpenTelemetry collector
@@ -161,8 +164,13 @@ type OTLPOptions struct {
 // A failed request has no duration in a results file, so it is in no
 // histogram; a chain's sample is its last step, as in the results file.
 func OTLP(ctx context.Context, o OTLPOptions, sides []Side) (int, error) {
+	hc, err := otlpClient(o.Getenv)
+	if err != nil {
+		return 0, err
+	}
 	exp, err := otlpmetrichttp.New(ctx,
 		otlpmetrichttp.WithEndpointURL(o.Endpoint),
+		otlpmetrichttp.WithHTTPClient(hc),
 		// Short retries of a collector's 429, 502, 503 and 504, well inside
 		// OTLPTimeout: a collector restarting is waited for, one that is
 		// down is not.

@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -285,5 +287,121 @@ func TestProvider(t *testing.T) {
 		if got := Provider(tt.api, tt.host); got != tt.want {
 			t.Errorf("Provider(%q, %q) = %q, want %q", tt.api, tt.host, got, tt.want)
 		}
+	}
+}
+
+// TestOTLPRedirects: a collector's redirect is followed within its origin
+// only. To another origin (another port of the same host keeps even
+// Authorization in net/http's own policy) the export fails naming where
+// it pointed, and nothing reaches the other origin: neither the headers of
+// OTEL_EXPORTER_OTLP_HEADERS nor the metrics. Not parallel: it sets the
+// process environment, which the SDK reads.
+func TestOTLPRedirects(t *testing.T) {
+	t.Setenv(EnvHeaders, "authorization=Bearer%20"+sentinel+",x-honeycomb-team="+sentinel)
+	other := testkit.NewCollector(t, http.StatusOK)
+	redirect := func(to string) *httptest.Server {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			if r.URL.Path == "/moved/v1/metrics" {
+				http.Redirect(w, r, to, http.StatusTemporaryRedirect)
+				return
+			}
+			http.Error(w, "not here", http.StatusNotFound)
+		}))
+		t.Cleanup(srv.Close)
+		return srv
+	}
+	for _, tt := range []struct {
+		name, to string
+		status   int
+	}{
+		{"307 to another port", other.URL + "/v1/metrics", http.StatusTemporaryRedirect},
+		{"308 to another host name", strings.Replace(other.URL, "127.0.0.1", "localhost", 1) + "/v1/metrics", http.StatusPermanentRedirect},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := redirect(tt.to)
+			_, err := OTLP(context.Background(), OTLPOptions{Endpoint: srv.URL + "/moved/v1/metrics"}, []Side{{File: otlpFile()}})
+			if err == nil || !strings.Contains(err.Error(), "redirected to another origin") {
+				t.Errorf("export through a redirect to another origin: %v, want the redirect refused", err)
+			}
+			if err != nil && strings.Contains(err.Error(), sentinel) {
+				t.Errorf("the error holds the header's secret: %v", err)
+			}
+		})
+	}
+	if n := len(other.Posts()); n != 0 {
+		t.Errorf("%d exports reached the other origin", n)
+	}
+
+	// Within the collector's origin a redirect is followed.
+	col := testkit.NewCollector(t, http.StatusOK)
+	mux := http.NewServeMux()
+	same := httptest.NewServer(mux)
+	t.Cleanup(same.Close)
+	proxy := func(w http.ResponseWriter, r *http.Request) {
+		// The collector double checks its path: hand the request on.
+		req, _ := http.NewRequestWithContext(r.Context(), r.Method, col.URL+"/v1/metrics", r.Body)
+		req.Header = r.Header.Clone()
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
+		w.WriteHeader(resp.StatusCode)
+		io.Copy(w, resp.Body)
+	}
+	mux.HandleFunc("/v1/metrics", proxy)
+	mux.HandleFunc("/old/v1/metrics", func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		http.Redirect(w, r, "/v1/metrics", http.StatusTemporaryRedirect)
+	})
+	if _, err := OTLP(context.Background(), OTLPOptions{Endpoint: same.URL + "/old/v1/metrics"}, []Side{{File: otlpFile()}}); err != nil {
+		t.Errorf("a redirect within the collector's origin: %v", err)
+	}
+	if posts := col.Posts(); len(posts) != 1 || posts[0].Header.Get("Authorization") != "Bearer "+sentinel {
+		t.Errorf("%d exports through the same-origin redirect, want 1 with its Authorization", len(posts))
+	}
+}
+
+// TestOTLPCertificate: the exporter's own client reads the SDK's TLS
+// variables, so a collector behind a private CA is reached with
+// OTEL_EXPORTER_OTLP_CERTIFICATE (the metrics one in its stead), refused
+// without it, and a variable naming a file that holds no certificate is an
+// error naming the variable.
+func TestOTLPCertificate(t *testing.T) {
+	t.Parallel()
+	col := testkit.NewTLSCollector(t, http.StatusOK)
+	ca := col.CAFile(t)
+	junk := filepath.Join(t.TempDir(), "junk.pem")
+	if err := os.WriteFile(junk, []byte("not a certificate\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		env  map[string]string
+		want string // "" succeeds, else in the error
+	}{
+		{"the CA", map[string]string{envCertificate: ca}, ""},
+		{"the metrics CA in the generic one's stead", map[string]string{envCertificate: junk, envMetricsCertificate: ca}, ""},
+		{"no CA", nil, "certificate"},
+		{"a file with no certificate", map[string]string{envCertificate: junk}, "$" + envCertificate + ": " + junk + " holds no PEM certificate"},
+		{"a missing file", map[string]string{envCertificate: junk + ".gone"}, "$" + envCertificate + ": "},
+		{"a client certificate without its key", map[string]string{envCertificate: ca, envClientCert: ca}, "go together"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			getenv := func(k string) string { return tt.env[k] }
+			n, err := OTLP(context.Background(), OTLPOptions{Endpoint: col.URL + "/v1/metrics", Getenv: getenv}, []Side{{File: otlpFile()}})
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("export: %v", err)
+			case tt.want == "" && n != 4:
+				t.Errorf("exported %d requests, want 4", n)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Errorf("export: %v, want an error with %q", err, tt.want)
+			}
+		})
 	}
 }

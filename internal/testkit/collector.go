@@ -1,9 +1,12 @@
 package testkit
 
 import (
+	"encoding/pem"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
@@ -19,7 +22,7 @@ import (
 // it, and answers with its status (200 and an empty
 // ExportMetricsServiceResponse when it is 0 or 200).
 type Collector struct {
-	// URL is the collector's base URL, http://127.0.0.1:PORT (its metrics
+	// URL is the collector's base URL, http://127.0.0.1:PORT (https:// for a TLS one; its metrics
 	// are at URL + "/v1/metrics").
 	URL string
 
@@ -41,8 +44,32 @@ type Post struct {
 // test's end) stops it, after which connections to URL are refused.
 func NewCollector(t testing.TB, status int) *Collector {
 	t.Helper()
+	return newCollector(t, status, httptest.NewServer)
+}
+
+// NewTLSCollector is NewCollector over HTTPS, with httptest's own
+// certificate: CAFile writes it as a PEM file for the client to trust.
+func NewTLSCollector(t testing.TB, status int) *Collector {
+	t.Helper()
+	return newCollector(t, status, httptest.NewTLSServer)
+}
+
+// CAFile writes the certificate of a TLS collector as a PEM file in a
+// temporary directory of t and returns its path.
+func (c *Collector) CAFile(t testing.TB) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "collector-ca.pem")
+	b := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c.srv.Certificate().Raw})
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func newCollector(t testing.TB, status int, start func(http.Handler) *httptest.Server) *Collector {
+	t.Helper()
 	c := &Collector{}
-	c.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	c.srv = start(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
 			t.Errorf("collector: reading the body: %v", err)
