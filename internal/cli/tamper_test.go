@@ -121,6 +121,24 @@ func TestTamperedBaselineRefused(t *testing.T) {
 		{"a newline in a prompt id", func(m map[string]any) {
 			at(m, "targets", 0, "prompts", 0).(map[string]any)["id"] = "a\n::warning::x"
 		}, nil, "targets[0].prompts[0].id: holds the control character U+000A"},
+		// Text that displays otherwise than its bytes, and text an error
+		// quotes before the file is validated, reach no output raw.
+		{"a bidi override in the model", func(m map[string]any) {
+			at(m, "targets", 0).(map[string]any)["model"] = "sim\u202eLIAF"
+		}, nil, "targets[0].model: holds the formatting character U+202E"},
+		{"escape codes in params.api", func(m map[string]any) {
+			at(m, "targets", 0).(map[string]any)["params"].(map[string]any)["api"] = "chat\x1b[35mAPI\nforged"
+		}, nil, "targets[0].params.api: holds the control character U+001B"},
+		{"escape codes in the schema", func(m map[string]any) {
+			m["schema"] = "latgate.results/v1\x1b[2J\u202e\n::error::forged"
+		}, nil, "this is a results file (schema latgate.results/v1\\x1b[2J\\u202e\\n:\u200b:error::forged), not a baseline"},
+		{"a duplicate target named with escape codes", func(m map[string]any) {
+			ts := m["targets"].([]any)
+			ts[0].(map[string]any)["name"] = "sim\x1b[31mRED"
+			m["targets"] = append(ts, ts[0])
+		}, nil, `target sim\x1b[31mRED appears twice`},
+		{"a denormal duration", func(m map[string]any) { sample(m, 3)["ttft_ms"] = 5e-324 }, nil,
+			"targets[0].prompts[1].samples[3].ttft_ms: 5e-324 ms is below the microsecond latgate stores"},
 		{"duplicate key", nil, func(s string) string {
 			return regexp.MustCompile(`"ttft_ms":\s*`).ReplaceAllStringFunc(s, func(k string) string { return `"ttft_ms": 1, ` + k })
 		}, "key targets[0].prompts[0].samples[0].ttft_ms appears twice"},
@@ -147,6 +165,9 @@ func TestTamperedBaselineRefused(t *testing.T) {
 			}
 			if strings.Contains(stdout, "PASS") || strings.Contains(stdout, "TTFT") {
 				t.Errorf("check measured or passed:\n%s", stdout)
+			}
+			if strings.ContainsAny(stdout+stderr, "\x1b\u202e") {
+				t.Errorf("check printed the file's escape codes raw:\n%q\n%q", stdout, stderr)
 			}
 			res := filepath.Join(t.TempDir(), "r.json")
 			if code, _, errs := run(t, nil, "measure", "--config", cfg, "--quiet", "--out", res); code != ExitPass {

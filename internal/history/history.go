@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/latgate/latgate/internal/sanitize"
 	"github.com/latgate/latgate/pkg/results"
 )
 
@@ -203,11 +204,14 @@ func round(ms float64) float64 { return math.Round(ms*1000) / 1000 }
 const maxText = 200
 
 // Clean makes text from outside safe to store and to print later: control
-// characters (newlines included) become spaces, a leading "::" (a GitHub
+// characters (newlines included) and every other character sanitize.Line
+// escapes (bidirectional overrides and isolates, line separators, the
+// byte-order mark: text that displays otherwise than its bytes) become
+// spaces, a leading "::" (a GitHub
 // workflow command) loses its colons' power, and it is clipped to 200 runes.
 func Clean(s string) string {
 	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+		if unicode.IsControl(r) || sanitize.Unprintable(r) {
 			return ' '
 		}
 		return r

@@ -9,6 +9,7 @@ import (
 
 	"github.com/latgate/latgate/internal/jsonerr"
 	"github.com/latgate/latgate/internal/jsonfile"
+	"github.com/latgate/latgate/internal/sanitize"
 	"github.com/latgate/latgate/pkg/results"
 )
 
@@ -66,10 +67,10 @@ func Decode(data []byte, name string) (*File, error) {
 		return nil, fail(ErrUnknownSchema, `not a latgate baseline (no "schema" field)`, "check the path, or "+fixBless)
 	case schema == Schema:
 	case strings.HasPrefix(schema, "latgate.results/"):
-		return nil, fail(ErrResultsFile, "this is a results file (schema "+schema+"), not a baseline",
+		return nil, fail(ErrResultsFile, "this is a results file (schema "+shown(schema)+"), not a baseline",
 			"bless it with `latgate bless --from "+name+"`")
 	case jsonfile.Newer(schema, "latgate.baseline/v", 1):
-		return nil, fail(ErrNewerSchema, "schema "+schema+" was written by a newer latgate (this one reads "+Schema+")",
+		return nil, fail(ErrNewerSchema, "schema "+shown(schema)+" was written by a newer latgate (this one reads "+Schema+")",
 			"upgrade latgate")
 	default:
 		return nil, fail(ErrUnknownSchema, fmt.Sprintf("not a latgate baseline (schema %q, want %s)", schema, Schema),
@@ -83,7 +84,7 @@ func Decode(data []byte, name string) (*File, error) {
 		return nil, fail(ErrIncomplete, problem, fixBless)
 	}
 	if path, line, dup := jsonerr.DuplicateKey(data); dup {
-		e := fail(ErrInvalid, "key "+path+" appears twice: a baseline latgate wrote never repeats a key", fixRestore)
+		e := fail(ErrInvalid, "key "+shown(path)+" appears twice: a baseline latgate wrote never repeats a key", fixRestore)
 		e.Line, e.Col = line, 1
 		return nil, e
 	}
@@ -114,6 +115,11 @@ func provenanceText(f *File) error {
 	return nil
 }
 
+// shown is text of the file as an error quotes it before validation: one
+// line of printable text (sanitize.Line), so that a tampered baseline's
+// schema, key or name cannot redraw a terminal or forge a line of the log.
+func shown(s string) string { return sanitize.Line(s, 120) }
+
 // missing describes the first missing required field of f, or returns "".
 func missing(f *File) string {
 	if len(f.Targets) == 0 {
@@ -126,9 +132,10 @@ func missing(f *File) string {
 		}
 		key := t.Label()
 		if seen[key] {
-			return "target " + key + " appears twice"
+			return "target " + shown(key) + " appears twice"
 		}
 		seen[key] = true
+		key = shown(key)
 		if len(t.Prompts) == 0 {
 			return "target " + key + " has no prompts"
 		}
@@ -138,7 +145,7 @@ func missing(f *File) string {
 				return fmt.Sprintf("target %s: prompt %d has no id", key, j+1)
 			}
 			if ids[p.ID] {
-				return "target " + key + ": prompt " + p.ID + " appears twice"
+				return "target " + key + ": prompt " + shown(p.ID) + " appears twice"
 			}
 			ids[p.ID] = true
 		}

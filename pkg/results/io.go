@@ -10,6 +10,7 @@ import (
 	"github.com/latgate/latgate/internal/atomicfile"
 	"github.com/latgate/latgate/internal/jsonerr"
 	"github.com/latgate/latgate/internal/jsonfile"
+	"github.com/latgate/latgate/internal/sanitize"
 )
 
 // Kinds of results-file problems, for errors.Is on a *FileError. The CLI maps
@@ -82,10 +83,10 @@ func Decode(data []byte, name string) (*File, error) {
 		return nil, fail(ErrFileSchema, `not a latgate results file (no "schema" field)`, "check the path")
 	case schema == Schema:
 	case strings.HasPrefix(schema, "latgate.baseline/"):
-		return nil, fail(ErrFileSchema, "this is a baseline file (schema "+schema+"), not a results file",
+		return nil, fail(ErrFileSchema, "this is a baseline file (schema "+shown(schema)+"), not a results file",
 			"pass the results JSON that a run wrote")
 	case jsonfile.Newer(schema, "latgate.results/v", 1):
-		return nil, fail(ErrFileSchema, "schema "+schema+" was written by a newer latgate (this one reads "+Schema+")",
+		return nil, fail(ErrFileSchema, "schema "+shown(schema)+" was written by a newer latgate (this one reads "+Schema+")",
 			"upgrade latgate")
 	default:
 		return nil, fail(ErrFileSchema, fmt.Sprintf("not a latgate results file (schema %q, want %s)", schema, Schema),
@@ -99,15 +100,36 @@ func Decode(data []byte, name string) (*File, error) {
 		return nil, fail(ErrFileInvalid, problem, fixRerun)
 	}
 	if path, line, dup := jsonerr.DuplicateKey(data); dup {
-		e := fail(ErrFileInvalid, "key "+path+" appears twice: a file latgate wrote never repeats a key", "restore the file, or "+fixRerun)
+		e := fail(ErrFileInvalid, "key "+shown(path)+" appears twice: a file latgate wrote never repeats a key", "restore the file, or "+fixRerun)
 		e.Line, e.Col = line, 1
 		return nil, e
 	}
-	if err := ValidateData(f.Run, f.Targets, false); err != nil {
+	err = ValidateData(f.Run, f.Targets, false)
+	if err == nil {
+		err = fileText(&f)
+	}
+	if err != nil {
 		return nil, &FileError{Path: name, Kind: ErrFileInvalid, Err: err,
 			Problem: err.Error() + " (the file was edited or damaged)", Fix: "restore the file, or " + fixRerun}
 	}
 	return &f, nil
+}
+
+// shown is text of a file as an error quotes it: one line of printable
+// text (sanitize.Line), so that a tampered file's schema, key or name cannot
+// redraw a terminal or forge a line of the log before it is validated.
+func shown(s string) string { return sanitize.Line(s, 120) }
+
+// fileText checks the run's own text fields as CheckText checks a
+// target's: a partial run's reason is printed by compare and bless.
+func fileText(f *File) error {
+	for _, fv := range [][2]string{{"latgate_version", f.Version}, {"config_path", f.ConfigPath},
+		{"config_hash", f.ConfigHash}, {"partial_reason", f.PartialReason}} {
+		if err := CheckText(fv[0], fv[1]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // missingFields describes the first missing required field of f, or returns "".
@@ -121,7 +143,7 @@ func missingFields(f *File) string {
 		}
 		for j, p := range t.Prompts {
 			if p.ID == "" {
-				return fmt.Sprintf("target %s: prompt %d has no id", t.Name, j+1)
+				return fmt.Sprintf("target %s: prompt %d has no id", shown(t.Name), j+1)
 			}
 		}
 	}

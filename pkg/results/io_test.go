@@ -137,6 +137,18 @@ func TestDecodeErrors(t *testing.T) {
 		{"target without name", edited(func(f *File) { f.Targets[0].Name = "" }), ErrFileInvalid, []string{"target 1 has no name"}},
 		{"prompt without id", edited(func(f *File) { f.Targets[0].Prompts[0].ID = "" }), ErrFileInvalid,
 			[]string{"target primary: prompt 1 has no id"}},
+		// A file's text an error quotes, or compare and bless print, is
+		// one line of printable text.
+		{"a baseline schema with escape codes", "{\"schema\": \"latgate.baseline/\\u001b]8;;https://evil.example\\u0007x\\nlatgate: PASS\"}", ErrFileSchema,
+			[]string{`this is a baseline file (schema latgate.baseline/\x1b]8;;https://evil.example\x07x\nlatgate: PASS), not a results file`}},
+		{"a prompt without id in a target named with escape codes", edited(func(f *File) {
+			f.Targets[0].Name, f.Targets[0].Prompts[0].ID = "x\x1b[2K\rPASS", ""
+		}), ErrFileInvalid, []string{`target x\x1b[2K\rPASS: prompt 1 has no id`}},
+		{"a partial run's reason with escape codes", edited(func(f *File) {
+			f.Partial, f.PartialReason = true, "interrupted\x1b]8;;https://evil.example\x07here"
+		}), ErrFileInvalid, []string{"partial_reason: holds the control character U+001B"}},
+		{"a bidi override in the version", edited(func(f *File) { f.Version = "v1\u202e" }), ErrFileInvalid,
+			[]string{"latgate_version: holds the formatting character U+202E"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -151,6 +163,9 @@ func TestDecodeErrors(t *testing.T) {
 			}
 			if !errors.Is(err, tt.kind) {
 				t.Errorf("error %q is not %v", err, tt.kind)
+			}
+			if strings.ContainsAny(err.Error(), "\x1b\x07\r\n\u202e") {
+				t.Errorf("error %q holds the file's escape codes raw", err)
 			}
 			for _, frag := range tt.frags {
 				if !strings.Contains(err.Error(), frag) {

@@ -19,6 +19,12 @@ func TestCheckText(t *testing.T) {
 		{"tab\there", "holds the control character U+0009 at byte 3: latgate never stores one"},
 		{"c1\u0085", "holds the control character U+0085 at byte 2: latgate never stores one"},
 		{"bad\xff", "is not valid UTF-8"},
+		// Text that displays otherwise than its bytes (Trojan-source style).
+		{"sim\u202eLIAF", "holds the formatting character U+202E at byte 3: latgate never stores one"},
+		{"fp\u2066YY", "holds the formatting character U+2066 at byte 2: latgate never stores one"},
+		{"line\u2028sep", "holds the formatting character U+2028 at byte 4: latgate never stores one"},
+		{"\ufeffbom", "holds the formatting character U+FEFF at byte 0: latgate never stores one"},
+		{"a real \ufffd stays", ""},
 	}
 	for _, tt := range tests {
 		err := CheckText("targets[0].model", tt.in)

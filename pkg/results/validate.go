@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/latgate/latgate/internal/sanitize"
 )
 
 // Bounds of a run, one per quantity, shared by the config (which refuses
@@ -78,19 +80,25 @@ func (v *validator) count(path string, n, least, most int) {
 	}
 }
 
-// CheckText refuses text that no run writes into a file: invalid UTF-8 or a
-// control character (a newline, an ANSI escape). Latgate sanitises what it
-// stores, so such text in a names, models or provenance field means the file
-// was edited, and printed raw it could redraw a terminal or inject a
-// workflow command into a CI log. It returns a *DataError naming path.
+// CheckText refuses text that no run writes into a file: invalid UTF-8, a
+// control character (a newline, an ANSI escape), or any other character
+// sanitize.Line would show as an escape (a bidirectional override, a line
+// separator, a byte-order mark). Latgate sanitises what it stores, so such
+// text in a names, models or provenance field means the file was edited,
+// and printed raw it could redraw a terminal, display otherwise than its
+// bytes or inject a workflow command into a CI log. It returns a
+// *DataError naming path.
 func CheckText(path, s string) error {
 	if !utf8.ValidString(s) {
 		return &DataError{Path: path, Problem: "is not valid UTF-8"}
 	}
-	for i, r := range s {
-		if unicode.IsControl(r) {
-			return &DataError{Path: path, Problem: fmt.Sprintf("holds the control character %U at byte %d: latgate never stores one", r, i)}
+	if at, _ := sanitize.FirstUnprintable(s); at >= 0 {
+		r, _ := utf8.DecodeRuneInString(s[at:])
+		kind := "the control character"
+		if !unicode.IsControl(r) {
+			kind = "the formatting character"
 		}
+		return &DataError{Path: path, Problem: fmt.Sprintf("holds %s %U at byte %d: latgate never stores one", kind, r, at)}
 	}
 	return nil
 }
@@ -133,6 +141,8 @@ func (v *validator) target(path string, t Target, needSamples bool) {
 	for i, fp := range t.SystemFingerprints {
 		v.text(path+".system_fingerprints["+strconv.Itoa(i)+"]", fp)
 	}
+	v.text(path+".params.api", t.Params.API)
+	v.text(path+".params.extra_hash", t.Params.ExtraHash)
 	requests, errs := 0, 0
 	for j, p := range t.Prompts {
 		pp := path + ".prompts[" + strconv.Itoa(j) + "]"
@@ -322,6 +332,11 @@ func durProblem(x float64, positive bool) string {
 		return num(x) + " ms cannot be: a duration is positive"
 	case x > MaxMS:
 		return num(x) + " ms is absurd (over a day)"
+	case x > 0 && x < 0.001:
+		// Files hold microseconds (micro): a positive value below one was
+		// written by hand, and a denormal one would overflow a ratio to
+		// +Inf and read as "unbounded" rather than a change.
+		return num(x) + " ms is below the microsecond latgate stores"
 	}
 	return ""
 }
