@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/latgate/latgate/internal/cost"
@@ -50,7 +52,7 @@ func (a *App) Bless(ctx context.Context, req BlessRequest) error {
 	if err != nil {
 		return err
 	}
-	if err := a.blessable(cfg, f, req.Force); err != nil {
+	if err := a.blessable(cfg, f, req.Force, forced != nil); err != nil {
 		return err
 	}
 	if err := a.refuseDrift(cfg, f, req.Force); err != nil {
@@ -65,14 +67,14 @@ func (a *App) Bless(ctx context.Context, req BlessRequest) error {
 		b.Runner = &r
 	}
 	if err := ctx.Err(); err != nil { // interrupted after measuring: still no bless
-		return MeasurementError(fmt.Errorf("interrupted: the baseline %s was not changed", path))
+		return MeasurementError(fmt.Errorf("interrupted: %s", kept(path)))
 	}
 	if err := refuseUngateable(b, cfg.Gate, path, forced); err != nil {
 		return err
 	}
 	data, err := baseline.Encode(b)
 	if err != nil {
-		return UsageError(fmt.Errorf("refusing to bless: %w; the baseline %s is unchanged", err, path))
+		return UsageError(fmt.Errorf("refusing to bless: %w; %s", err, kept(path)))
 	}
 	if err := out.Write(data); err != nil {
 		return outputErr("", false, fmt.Errorf("%w; the previous baseline is unchanged", err))
@@ -127,7 +129,9 @@ func (a *App) blessResults(ctx context.Context, cfg *config.Config, req BlessReq
 	}
 	a.Out.Note("bless measures %d requests per prompt (%s): %d requests in all. The baseline's noise enters every later check, so it pays to measure it well.",
 		run.Requests, why, run.Requests*len(cfg.Prompts)*len(cfg.Targets))
-	f, merr := a.measureRun(ctx, cfg, run, req.Quiet)
+	// --force blesses a run over its error budget: measure all of it
+	// rather than give up when the budget is out of reach.
+	f, merr := a.measureRun(ctx, cfg, run, req.Quiet, measureHow{overBudget: req.Force})
 	if f != nil {
 		a.exportOTLP(ctx, req.Run, export.Side{File: f})
 		if err := report.Measure(a.Out.Stdout, f); err != nil {
@@ -141,7 +145,17 @@ func (a *App) blessResults(ctx context.Context, cfg *config.Config, req BlessReq
 		a.Out.Warn("%v (blessing anyway: --force)", merr)
 		return f, merr, nil
 	}
-	return nil, nil, fmt.Errorf("%w; the baseline %s was not changed", merr, path)
+	return nil, nil, fmt.Errorf("%w; %s", merr, kept(path))
+}
+
+// kept says what a refused bless left at path: "the baseline PATH was not
+// changed", or, when there was none, that none was written (not an
+// "unchanged" file that does not exist).
+func kept(path string) string {
+	if _, err := os.Stat(path); err != nil && errors.Is(err, fs.ErrNotExist) {
+		return "no baseline was written to " + path
+	}
+	return "the baseline " + path + " was not changed"
 }
 
 func isBudget(err error) bool {
@@ -204,9 +218,9 @@ func blessWording(m compare.Mismatch) string {
 
 // blessable refuses results that must not become a baseline: a partial
 // run, always; a run over its error budget (compare.OverBudget), unless
-// forced. Too few samples for a check is compare.CannotGate's rule, which no
+// forced (said: the measuring already warned of it). Too few samples for a check is compare.CannotGate's rule, which no
 // --force overrides (refuseUngateable).
-func (a *App) blessable(cfg *config.Config, f *results.File, force bool) error {
+func (a *App) blessable(cfg *config.Config, f *results.File, force, said bool) error {
 	if f.Partial {
 		return UsageError(fmt.Errorf("refusing to bless a partial run (%s): the baseline is unchanged", f.PartialReason))
 	}
@@ -215,8 +229,10 @@ func (a *App) blessable(cfg *config.Config, f *results.File, force bool) error {
 		return nil
 	}
 	if force {
-		for _, p := range problems {
-			a.Out.Warn("%s (blessing anyway: --force)", p)
+		if !said { // a measured run's budget error was warned of already, in the endpoint's words
+			for _, p := range problems {
+				a.Out.Warn("%s (blessing anyway: --force)", p)
+			}
 		}
 		return nil
 	}
@@ -236,7 +252,7 @@ func refuseUngateable(b *baseline.File, gate config.Gate, path string, merr erro
 	if len(problems) == 0 {
 		return nil
 	}
-	err := fmt.Errorf("refusing to bless, even with --force: %s; the baseline %s is unchanged", strings.Join(problems, "; "), path)
+	err := fmt.Errorf("refusing to bless, even with --force: %s; %s", strings.Join(problems, "; "), kept(path))
 	if merr != nil {
 		return MeasurementError(fmt.Errorf("%w (%v)", err, merr))
 	}

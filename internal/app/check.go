@@ -130,7 +130,7 @@ func (a *App) checkUngated(ctx context.Context, sink *publish.Sink, cfg *config.
 	if hasLimits(cfg.Gate) {
 		return a.checkLimitsOnly(ctx, sink, cfg, req, basePath, out, res, hist)
 	}
-	f, merr := a.measureRun(ctx, cfg, cfg.Run, req.Quiet)
+	f, merr := a.measureRun(ctx, cfg, cfg.Run, req.Quiet, measureHow{})
 	if f == nil {
 		return merr
 	}

@@ -48,7 +48,7 @@ func (a *App) Measure(ctx context.Context, req MeasureRequest) error {
 	if err := sink.Check(); err != nil {
 		return UsageError(err)
 	}
-	f, merr := a.measureRun(ctx, cfg, cfg.Run, req.Quiet)
+	f, merr := a.measureRun(ctx, cfg, cfg.Run, req.Quiet, measureHow{})
 	if f == nil {
 		return merr
 	}
@@ -90,17 +90,26 @@ func (a *App) Measure(ctx context.Context, req MeasureRequest) error {
 // bless, check without a baseline) and holds the run to its error budget.
 // The file is non-nil whenever anything was measured, also with an error
 // (partial results).
-func (a *App) measureRun(ctx context.Context, cfg *config.Config, run config.Run, quiet bool) (f *results.File, err error) {
+func (a *App) measureRun(ctx context.Context, cfg *config.Config, run config.Run, quiet bool, how measureHow) (f *results.File, err error) {
 	eps, stop, err := a.endpoints(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
 	defer stopped(stop, &err)
-	f, err = a.measureOn(ctx, cfg, eps, cfg.Prompts, run, quiet, nil)
+	f, err = a.measureOn(ctx, cfg, eps, cfg.Prompts, run, quiet, how)
 	if err == nil {
 		err = budget(f)
 	}
 	return f, err
+}
+
+// measureHow is what a measurement takes beside its run settings.
+type measureHow struct {
+	// before: what earlier rounds measured (measure.Options.Before).
+	before *results.File
+	// overBudget: measure every request even when the error budget can no
+	// longer be met (measure.Options.OverBudget; bless --force).
+	overBudget bool
 }
 
 // stopped stops what endpoints started; a server that exited while it was
@@ -114,7 +123,7 @@ func stopped(stop func() error, err *error) {
 // measureOn measures prompts on running endpoints with run's settings. The
 // caller checks the error budget (on the whole of check's rounds); before,
 // the earlier rounds, lets measure's give-up rule count them too.
-func (a *App) measureOn(ctx context.Context, cfg *config.Config, eps []measure.Endpoint, prompts []config.Prompt, run config.Run, quiet bool, before *results.File) (*results.File, error) {
+func (a *App) measureOn(ctx context.Context, cfg *config.Config, eps []measure.Endpoint, prompts []config.Prompt, run config.Run, quiet bool, how measureHow) (*results.File, error) {
 	opts := measure.Options{
 		Endpoints:  eps,
 		Prompts:    prompts,
@@ -122,7 +131,8 @@ func (a *App) measureOn(ctx context.Context, cfg *config.Config, eps []measure.E
 		Version:    a.Version,
 		ConfigPath: cfg.Path,
 		ConfigHash: cfg.Hash,
-		Before:     before,
+		Before:     how.before,
+		OverBudget: how.overBudget,
 	}
 	if !quiet {
 		progress := a.Out.Progress(a.Now)

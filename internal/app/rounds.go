@@ -28,7 +28,7 @@ func (a *App) measureSequential(ctx context.Context, cfg *config.Config, base co
 	}
 	defer stopped(stop, &err) // one simulator (and server) for every round: its schedule runs on
 	withLimits(eps, base, cfg.Run.Timeout)
-	f, err = a.measureOn(ctx, cfg, eps, cfg.Prompts, cfg.Run, quiet, nil)
+	f, err = a.measureOn(ctx, cfg, eps, cfg.Prompts, cfg.Run, quiet, measureHow{})
 	if err == nil {
 		err = budget(f)
 	}
@@ -46,7 +46,7 @@ func (a *App) measureSequential(ctx context.Context, cfg *config.Config, base co
 				prompts := slices.DeleteFunc(slices.Clone(cfg.Prompts), func(p config.Prompt) bool { return !slices.Contains(part.ids, p.ID) })
 				run := cfg.Run
 				run.Requests = part.more
-				g, err := a.measureOn(ctx, cfg, []measure.Endpoint{ep}, prompts, run, quiet, f)
+				g, err := a.measureOn(ctx, cfg, []measure.Endpoint{ep}, prompts, run, quiet, measureHow{before: f})
 				if g != nil {
 					results.AppendRound(f, g)
 				}

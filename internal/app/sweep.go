@@ -88,7 +88,7 @@ func (a *App) Sweep(ctx context.Context, req SweepRequest) error {
 		if !req.Quiet {
 			a.Out.Note("sweep: %s requests/s (%d requests a prompt)", fmtRate(rate), run.Requests)
 		}
-		f, err := a.measureOn(ctx, cfg, eps, cfg.Prompts, run, req.Quiet, nil)
+		f, err := a.measureOn(ctx, cfg, eps, cfg.Prompts, run, req.Quiet, measureHow{})
 		if f != nil {
 			for i := range sw.Targets {
 				if j := slices.IndexFunc(f.Targets, func(t results.Target) bool { return t.Name == sw.Targets[i].Name && t.Region == sw.Targets[i].Region }); j >= 0 {

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latgate/latgate/pkg/baseline"
 	"github.com/latgate/latgate/pkg/compare"
 	"github.com/latgate/latgate/pkg/results"
 	"github.com/latgate/latgate/pkg/sim"
@@ -537,5 +538,41 @@ func TestCheckErrorBudget(t *testing.T) {
 
 	if now, err := os.ReadFile(basePath); err != nil || !bytes.Equal(now, blessed) {
 		t.Errorf("check changed the baseline (%v)", err)
+	}
+}
+
+// TestBlessForceOverBudget: bless --force blesses a run that went over its
+// error budget, as its help says: it measures every planned request rather
+// than give up when the budget is out of reach (which left it nothing to
+// bless), warns, and the baseline records the target's own max_error_rate.
+// Without --force the same run exits 3 and writes no baseline.
+func TestBlessForceOverBudget(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("measures the simulator")
+	}
+	dir := t.TempDir()
+	cfg := faultConfig(t, dir, "sim:fast", 60, 4)
+	basePath := filepath.Join(dir, "latgate.baseline.json")
+	const faulty = "sim:fast?fault=500&fault_every=10" // 6 of 60 fail: the budget (5%) allows 3
+	code, _, stderr := run(t, nil, "bless", "--config", cfg, "--quiet", "--base-url", faulty)
+	if code != ExitMeasurement || !strings.Contains(stderr, "the error budget can no longer be met") ||
+		!strings.Contains(stderr, "no baseline was written to "+basePath) {
+		t.Errorf("bless over budget: exit %d, want 3 naming the budget and that no baseline was written\n%s", code, stderr)
+	}
+	if _, err := os.Stat(basePath); err == nil {
+		t.Fatalf("bless over budget without --force wrote a baseline")
+	}
+	code, _, stderr = run(t, nil, "bless", "--config", cfg, "--quiet", "--base-url", faulty, "--force")
+	if code != ExitPass || strings.Count(stderr, "(blessing anyway: --force)") != 1 {
+		t.Fatalf("bless --force over budget: exit %d, want 0 with one warning\n%s", code, stderr)
+	}
+	f, err := baseline.Load(basePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bt := f.Targets[0]
+	if bt.Requests != 60 || bt.Errors != 6 || bt.MaxErrorRate != 0.05 {
+		t.Errorf("baseline target: %d requests, %d errors, max_error_rate %g; want 60, 6 and the config's 0.05", bt.Requests, bt.Errors, bt.MaxErrorRate)
 	}
 }

@@ -61,15 +61,19 @@ func newLane(ep Endpoint, hc *http.Client, opts Options, warmup int, meas []job)
 		return nil, err
 	}
 	n := len(meas)
+	budget := ep.MaxErrorRate
+	if opts.OverBudget {
+		budget = 1 // the give-up's only: Describe records the target's own
+	}
 	l := &lane{ep: ep, c: c, opts: opts, meas: meas,
 		outcomes: make([]outcome, n), ran: make([]bool, n), at: make([]float64, n),
 		spans: make([][]span, len(opts.Prompts)), solo: make([]*outcome, len(opts.Prompts)),
-		gu: newGiveUp(warmup, n, ep.MaxErrorRate)}
+		gu: newGiveUp(warmup, n, budget)}
 	l.label = func(p int) (string, string) { return ep.Name, opts.Prompts[p].ID }
 	if b := opts.Before; b != nil {
 		for _, bt := range b.Targets {
 			if bt.Name == ep.Name && bt.Region == ep.Region {
-				l.gu.spent(bt.Requests, bt.Errors, ep.MaxErrorRate)
+				l.gu.spent(bt.Requests, bt.Errors, budget)
 			}
 		}
 	}

@@ -39,6 +39,13 @@ type Options struct {
 	// earlier rounds) measured, or nil: the give-up rule "the error budget
 	// can no longer be met" counts their requests and failures too.
 	Before *results.File
+	// OverBudget measures every planned request even when the error
+	// budget can no longer be met (bless --force, which blesses such a
+	// run anyway, so stopping early would leave it nothing to bless). The
+	// other give-ups (every warmup failed, a run of failures of one
+	// class: an endpoint that is down) still stop. The results record the
+	// target's own max_error_rate either way.
+	OverBudget bool
 
 	// spin, when not 0, replaces the arrival-rate generator's spinWindow
 	// (a negative value: none), for its benchmark.
