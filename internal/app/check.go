@@ -95,17 +95,17 @@ func (a *App) Check(ctx context.Context, req CheckRequest) (err error) {
 	}
 	a.exportOTLP(ctx, req.Run, export.Side{File: f})
 	if msg, ok := slowed(merr, f, baseSide, cfg.Run.Timeout); ok {
-		return a.checkSlowed(sink, cfg, req.Baseline, f, out, msg)
+		return a.checkSlowed(sink, cfg, req.Run, req.Baseline, f, out, msg)
 	}
 	if err := a.reportMeasured(f, merr, out); err != nil {
 		return err
 	}
 	fmt.Fprintln(a.Out.Stdout)
 	strict := strictGate(req.Strict, cfg.Gate)
-	g := gated{cfg: cfg, gate: cfg.Gate, strict: strict, base: base, basePath: basePath, baseFlag: req.Baseline, f: f, cur: a.provenance(cfg, f), wide: req.Wide}
+	g := gated{cfg: cfg, gate: cfg.Gate, strict: strict, base: base, basePath: basePath, baseFlag: req.Baseline, run: req.Run, f: f, cur: a.provenance(cfg, f), wide: req.Wide}
 	g.explain(&rep)
 	rep.Warnings = append(rep.Warnings, queueWarnings(f)...)
-	if w := reblessWarning(rep, blessCommandLine(cfg, req.Baseline, "")); w != "" {
+	if w := reblessWarning(rep, blessCommandLine(cfg, req.Run, req.Baseline, "")); w != "" {
 		rep.Warnings = append(rep.Warnings, w)
 	}
 	// The verdict is published whatever could not be written.
@@ -143,7 +143,7 @@ func (a *App) checkUngated(ctx context.Context, sink *publish.Sink, cfg *config.
 	}
 	a.warnQueueing(f)
 	outErr := writeResults(res, compare.Recorded{File: f})
-	pubErr := sink.Publish(view.Ungated(basePath, res.Path, cfg.Path, f).WithExport(nil, export.Side{File: f}))
+	pubErr := sink.Publish(view.Ungated(basePath, res.Path, blessCommandLine(cfg, req.Run, req.Baseline, res.Path), f).WithExport(nil, export.Side{File: f}))
 	histErr := a.recordHistory(ctx, hist, req.History.Keep, cfg, f, "check", view.NoBaselineVerdict, time.Time{})
 	return outputErr(view.NoBaselineVerdict, false, outErr, pubErr, histErr)
 }
@@ -173,10 +173,10 @@ func (a *App) checkLimitsOnly(ctx context.Context, sink *publish.Sink, cfg *conf
 	for i := range rep.Checks {
 		rep.Checks[i].Changed = nil
 	}
-	rep.Warnings = append(rep.Warnings, limitsOnlyNotice(basePath, res.Path, cfg.Path))
+	rep.Warnings = append(rep.Warnings, limitsOnlyNotice(basePath, res.Path, blessCommandLine(cfg, req.Run, req.Baseline, res.Path)))
 	rep.Warnings = append(rep.Warnings, queueWarnings(f)...)
 	strict := strictGate(req.Strict, cfg.Gate)
-	g := gated{cfg: cfg, gate: cfg.Gate, strict: strict, baseFlag: req.Baseline, f: f, wide: req.Wide}
+	g := gated{cfg: cfg, gate: cfg.Gate, strict: strict, baseFlag: req.Baseline, run: req.Run, f: f, wide: req.Wide}
 	pubErr := sink.Publish(view.OfGate(rep, g.reportOptions(&rep), locator(cfg)).WithExport(&rep, export.Side{File: f}))
 	histErr := a.recordHistory(ctx, hist, req.History.Keep, cfg, f, "check", string(rep.Verdict), time.Time{})
 	return gateOutcome(rep, strict, outErr, pubErr, histErr)

@@ -80,7 +80,7 @@ func (a *App) Compare(req CompareRequest) (err error) {
 	rep.Warnings = append(rep.Warnings, queueWarnings(f)...)
 	blessCmd := ""
 	if cfg != nil {
-		blessCmd = blessCommandLine(cfg, req.Baseline, req.Results)
+		blessCmd = blessCommandLine(cfg, Run{}, req.Baseline, req.Results)
 	}
 	if w := reblessWarning(rep, blessCmd); w != "" {
 		rep.Warnings = append(rep.Warnings, w)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strconv"
 	"time"
 
 	"github.com/latgate/latgate/internal/export"
@@ -37,6 +38,31 @@ type Run struct {
 	// to (--otlp; "": the OTEL_EXPORTER_OTLP_* environment's, if any; see
 	// exportOTLP).
 	OTLP string
+}
+
+// overrides are the flags of r that override the config's run, as a
+// suggested command repeats them (" --base-url sim:fast --concurrency 4";
+// "" when none): the same endpoint, and settings a bless --from holds the
+// file to. requests: with --requests too, which means a check's requests
+// per prompt to check but the measured requests to bless.
+func (r Run) overrides(requests bool) string {
+	var s string
+	if r.BaseURL != "" {
+		s += " --base-url " + shellQuote(r.BaseURL)
+	}
+	if r.Requests != nil && requests {
+		s += " --requests " + strconv.Itoa(*r.Requests)
+	}
+	if r.Warmup != nil {
+		s += " --warmup " + strconv.Itoa(*r.Warmup)
+	}
+	if r.Concurrency != nil {
+		s += " --concurrency " + strconv.Itoa(*r.Concurrency)
+	}
+	if r.Timeout != nil {
+		s += " --timeout " + r.Timeout.String()
+	}
+	return s
 }
 
 // apply validates the run overrides against the bounds the config has and

@@ -165,13 +165,13 @@ func slowed(merr error, f *results.File, base compare.Side, timeout time.Duratio
 // checkSlowed ends a check whose requests were far slower than the baseline
 // allows: it prints what was measured, writes the partial results to out,
 // publishes the regression everywhere (view.Slowed) and fails with exit 1.
-func (a *App) checkSlowed(sink *publish.Sink, cfg *config.Config, baseFlag string, f *results.File, out *publish.File, msg string) error {
+func (a *App) checkSlowed(sink *publish.Sink, cfg *config.Config, run Run, baseFlag string, f *results.File, out *publish.File, msg string) error {
 	if err := report.Measure(a.Out.Stdout, f); err != nil {
 		return err
 	}
 	outErr := writeResults(out, compare.Recorded{File: f})
-	next := "next: find why the endpoint is this much slower (a starved or swapping server, another model, a cold start) and re-run the check: latgate check --config " +
-		shellQuote(cfg.Path) + "; if it is meant to be this slow, bless again: " + blessCommandLine(cfg, baseFlag, "")
+	next := "next: find why the endpoint is this much slower (a starved or swapping server, another model, a cold start) and re-run the check: " +
+		checkCommandLine(cfg, run) + "; if it is meant to be this slow, bless again: " + blessCommandLine(cfg, run, baseFlag, "")
 	pubErr := sink.Publish(view.Slowed(msg, next))
 	if err := outputErr(string(compare.Regressed), true, outErr, pubErr); err != nil {
 		return err

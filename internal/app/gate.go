@@ -139,7 +139,10 @@ type gated struct {
 	basePath string
 	// baseFlag is the baseline as the user named it ("": the config's).
 	baseFlag string
-	f        *results.File
+	// run is check's overrides of the config's run (none for compare),
+	// which the commands it suggests repeat.
+	run Run
+	f   *results.File
 	// cur is the run's provenance; from is the results file compare read
 	// ("" for a run check measured now).
 	cur  trend.Provenance
@@ -179,9 +182,9 @@ func (g gated) reportOptions(rep *compare.Report) report.Options {
 	}
 	if g.cfg != nil {
 		opts.Cost = cost.Run(g.f.Targets, cost.PriceOf(g.cfg))
-		opts.Bless = blessCommandLine(g.cfg, g.baseFlag, g.from)
+		opts.Bless = blessCommandLine(g.cfg, g.run, g.baseFlag, g.from)
 		if g.from == "" {
-			opts.Rerun = "latgate check --config " + shellQuote(g.cfg.Path)
+			opts.Rerun = checkCommandLine(g.cfg, g.run)
 		}
 	}
 	return opts
@@ -299,17 +302,18 @@ func defaultResultsPath(basePath string) string {
 
 // limitsOnlyNotice is the warning of a check without a baseline whose gate
 // has absolute limits: only those were gated.
-func limitsOnlyNotice(basePath, resultsPath, configPath string) string {
+func limitsOnlyNotice(basePath, resultsPath, bless string) string {
 	return fmt.Sprintf("no baseline: only the absolute limits (max, min) were gated. There is no baseline at %s, so the relative checks "+
-		"compared with nothing. The results are in %s: make them the baseline with `latgate bless --config %s --from %s`, "+
-		"review and commit it.", basePath, resultsPath, configPath, resultsPath)
+		"compared with nothing. The results are in %s: make them the baseline with `%s`, "+
+		"review and commit it.", basePath, resultsPath, bless)
 }
 
-// blessCommandLine is the bless command a failing gate offers as its next
-// step: with the config, the baseline when it is not the config's, and the
-// results file when one was compared.
-func blessCommandLine(cfg *config.Config, baselinePath, from string) string {
-	s := "latgate bless --config " + shellQuote(cfg.Path)
+// blessCommandLine is the bless command a gate offers as its next step:
+// with the config, the run's overrides (Run.overrides: a file measured
+// with --concurrency 4 is refused by a bless without it), the baseline when
+// it is not the config's, and the results file when one was compared.
+func blessCommandLine(cfg *config.Config, run Run, baselinePath, from string) string {
+	s := "latgate bless --config " + shellQuote(cfg.Path) + run.overrides(false)
 	if baselinePath != "" && baselinePath != cfg.Baseline {
 		s += " --baseline " + shellQuote(baselinePath)
 	}
@@ -317,6 +321,12 @@ func blessCommandLine(cfg *config.Config, baselinePath, from string) string {
 		s += " --from " + shellQuote(from)
 	}
 	return s
+}
+
+// checkCommandLine is the check command a gate offers to run again: with
+// the config and every override of this run.
+func checkCommandLine(cfg *config.Config, run Run) string {
+	return "latgate check --config " + shellQuote(cfg.Path) + run.overrides(true)
 }
 
 // shellQuote quotes s for a POSIX shell when it holds anything but plain

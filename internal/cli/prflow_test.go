@@ -207,3 +207,45 @@ func TestPullRequestFlow(t *testing.T) {
 		}
 	})
 }
+
+// TestSuggestedBlessRuns: the bless command a check without a baseline
+// prints runs as printed. It repeats the run's overrides: a run measured
+// with --concurrency 2 was refused by the `bless --from` it suggested
+// ("run.concurrency is 2 in the file, 1 in the config").
+func TestSuggestedBlessRuns(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("measures the simulator")
+	}
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, `targets: [{name: t, base_url: "sim:fast", model: sim, max_tokens: 16}]
+prompts: [{id: p, messages: [{role: user, content: hi}]}]
+run: {requests: 40, warmup: 0, concurrency: 1}
+gate: {checks: [{metric: ttft, stat: p50, tolerance: 50%, floor: 30ms}]}
+`)
+	code, out, errs := run(t, nil, "check", "--config", cfg, "--quiet", "--concurrency", "2", "--warmup", "1", "--base-url", "sim:fast?ttft=20ms")
+	if code != ExitPass {
+		t.Fatalf("check: exit %d\n%s\n%s", code, out, errs)
+	}
+	flat := strings.Join(strings.Fields(out), " ") // the prose wraps at 100 columns
+	_, rest, ok := strings.Cut(flat, "make them the baseline with `")
+	cmd, _, ok2 := strings.Cut(rest, "`")
+	if !ok || !ok2 {
+		t.Fatalf("no bless command in:\n%s", out)
+	}
+	for _, want := range []string{"--concurrency 2", "--warmup 1", "--base-url 'sim:fast?ttft=20ms'"} {
+		if !strings.Contains(cmd, want) {
+			t.Errorf("the suggested %q lacks %q", cmd, want)
+		}
+	}
+	args := strings.Fields(strings.ReplaceAll(cmd, "'", "")) // the quoted URL holds no space
+	if args[0] != "latgate" {
+		t.Fatalf("the suggestion %q is no latgate command", cmd)
+	}
+	if code, out, errs := run(t, nil, append(args[1:], "--quiet")...); code != ExitPass {
+		t.Errorf("%s: exit %d\n%s\n%s", cmd, code, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "latgate.baseline.json")); err != nil {
+		t.Errorf("the suggested bless wrote no baseline: %v", err)
+	}
+}

@@ -18,7 +18,7 @@ func documents() map[view.Kind]view.Document {
 		view.KindGate:      view.OfGate(rep, report.Options{}, nil).WithExport(&rep),
 		view.KindAB:        view.OfAB(rep, report.AB{Base: "base.yaml", Candidate: "cand.yaml"}, report.Options{}, nil).WithExport(&rep),
 		view.KindTrend:     view.OfTrend(trend.Report{Verdict: trend.OK}, nil, report.TrendOptions{}),
-		view.KindUngated:   view.Ungated("latgate.baseline.json", "results.json", "latgate.yaml", nil).WithExport(nil),
+		view.KindUngated:   view.Ungated("latgate.baseline.json", "results.json", "latgate bless --config latgate.yaml --from results.json", nil).WithExport(nil),
 		view.KindSlowed:    view.Slowed("every request far slower", "next: find why"),
 		view.KindFailure:   view.Failure("the config could not be read", false),
 		view.KindSkipped:   view.Skipped([]string{"$OPENAI_API_KEY (target openai)"}),

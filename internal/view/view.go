@@ -127,11 +127,11 @@ func OfTrend(rep trend.Report, warnings []string, opts report.TrendOptions, outp
 
 // Ungated is the Document of a check without a baseline at basePath: it
 // says nothing was gated and how to bless the results it wrote to
-// resultsPath with the config at configPath; measured is what it measured.
-func Ungated(basePath, resultsPath, configPath string, measured *results.File) Document {
+// resultsPath (bless: the command that does); measured is what it measured.
+func Ungated(basePath, resultsPath, bless string, measured *results.File) Document {
 	notice := fmt.Sprintf("no baseline: nothing was gated. There is no baseline at %s, so this run was measured and reported but "+
 		"compared with nothing (exit 0; --require-baseline makes this exit 2). The results are in %s: make them the baseline "+
-		"with `latgate bless --config %s --from %s`, review and commit it.", basePath, resultsPath, configPath, resultsPath)
+		"with `%s`, review and commit it.", basePath, resultsPath, bless)
 	return Document{Kind: KindUngated, Verdict: NoBaselineVerdict, Message: notice, Measured: measured}
 }
 
