@@ -23,8 +23,11 @@ func abCommand(a *app.App) *ucli.Command {
    # Which of two targets of one config is faster for our prompts?
    latgate ab --targets gpt-4o-mini,gpt-4.1-mini latgate.yaml
 
-   # Rehearse on the simulator, its level jumping x1.3 every 1.5 s: still decided
-   latgate ab base.yaml candidate.yaml --junit ab.xml --out ab.json
+   # Rehearse on the simulator, both configs' base_url
+   # "sim:default?level_jump=1.3&level_period=1.5s" (a level jumping x1.3
+   # every 1.5 s: still decided), with a JUnit report and the results;
+   # flags go before the configs
+   latgate ab --junit ab.xml --out ab.json base.yaml candidate.yaml
 
 Measures both configs' targets against their endpoints in one run,
 interleaved: in each round every target pair x prompt gets a block, one
