@@ -212,17 +212,27 @@ func ChangePhrase(c compare.Check) string {
 	if w, ok := ruleWords(c); ok {
 		return rulePhrase(w, c)
 	}
+	// No interval yet (the statistic needs more requests than measured):
+	// the table's "-", said in words, never a [-100%, -100%] read off its
+	// zero ends.
+	none := c.Lo == 0 && c.Hi == 0
+	iv := func(s string) string {
+		if none {
+			return " (no interval yet)"
+		}
+		return " " + s
+	}
 	switch c.Rule() {
 	case compare.RuleFloor:
-		return sharePercent(c.Current) + " " + shareInterval(c)
+		return sharePercent(c.Current) + iv(shareInterval(c))
 	case compare.RuleShare:
-		return sharePoints(c.Current-c.Baseline) + " " + shareInterval(c)
+		return sharePoints(c.Current-c.Baseline) + iv(shareInterval(c))
 	case compare.RuleLimit:
-		return fmtMS(c.Current) + " [" + limitInterval(c) + " ms]"
+		return fmtMS(c.Current) + iv("["+limitInterval(c)+" ms]")
 	case compare.RuleDifference:
-		return fmt.Sprintf("%s ms [%s, %s ms]", signed(c.Current-c.Baseline), signed(c.Lo), signed(c.Hi))
+		return signed(c.Current-c.Baseline) + " ms" + iv(fmt.Sprintf("[%s, %s ms]", signed(c.Lo), signed(c.Hi)))
 	}
-	return fmt.Sprintf("%s [%s, %s]", pctOrDash(c.Ratio), numfmt.PctBeside(c.Lo, c.Bound()), numfmt.PctBeside(c.Hi, c.Bound()))
+	return pctOrDash(c.Ratio) + iv(fmt.Sprintf("[%s, %s]", numfmt.PctBeside(c.Lo, c.Bound()), numfmt.PctBeside(c.Hi, c.Bound())))
 }
 
 // Allowed is what c's change is held to, in the unit of Change: "+35%", a

@@ -161,6 +161,10 @@ func TestChangeAllowed(t *testing.T) {
 		{"difference", compare.Check{Metric: "itl", Scale: compare.ScaleDifference, Baseline: 0.08, Current: 0.65, Ratio: 8.1, Lo: 0.06, Hi: 0.69, Margin: 0.25}, "+0.57 ms [+0.06, +0.69 ms]", "±0.25 ms"},
 		{"difference, faster", compare.Check{Metric: "itl", Scale: compare.ScaleDifference, Baseline: 0.66, Current: 0, Lo: -0.73, Hi: -0.55, Margin: 0.25}, "-0.66 ms [-0.73, -0.55 ms]", "±0.25 ms"},
 		{"limit", compare.Check{Metric: "ttft", Max: 800, Current: 812, Lo: 790, Hi: 840}, "812 ms [790, 840 ms]", "max 800 ms"},
+		// Too few requests for the statistic: no interval, said so (it read
+		// "-1% [-100%, -100%]", the zero ends taken for ratios).
+		{"ratio without an interval", compare.Check{Metric: "ttft", Stat: "p90", Ratio: 0.99, Threshold: 1.35}, "-1% (no interval yet)", "+35%"},
+		{"difference without an interval", compare.Check{Metric: "itl", Scale: compare.ScaleDifference, Baseline: 0.08, Current: 0.65, Margin: 0.25}, "+0.57 ms (no interval yet)", "±0.25 ms"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
