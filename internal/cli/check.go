@@ -35,7 +35,8 @@ Measures like 'latgate measure', then compares each gated check
   improved      the whole interval is beyond it on the faster side
   ok            the interval rules out a regression beyond the tolerance
   inconclusive  the interval straddles the tolerance, or the statistic needs
-                more requests (P90 36, P95 72): the report says how many
+                more requests (P90 36, P95 72 at least, more against a small
+                baseline): the report says how many
 
 A target decides per run by its pooled rows ("all prompts"); a prompt fails
 the run alone only beyond its tolerance after adjusting for the target's

@@ -111,7 +111,7 @@ func failReport() compare.Report {
 		agg(p, "", prompts, results.TTFT, "p50", 221.2, 218.6, 0.93, 1.05, ttftP50, 120),
 	}
 	return newReport(checks, aggs,
-		"ttft p95 for prompt greeting of target fallback (region eu) cannot be resolved with 40 requests: needs at least 72 (raise run.requests)",
+		"ttft p95 for prompt greeting of target fallback (region eu) cannot be resolved with 40 requests: needs at least 72 (raise run.requests, or run.max_requests for check's rounds)",
 		"prompt legacy of target fallback (region eu) is not in the current run: not compared")
 }
 
@@ -150,7 +150,7 @@ func passReport() compare.Report {
 		agg(p, "", prompts, results.TTFT, "p95", 371.8, 369.0, 0.94, 1.05, ttftP95, 40),
 	}
 	return newReport(checks, aggs,
-		"ttft p95 for prompts greeting, summarize, code-review cannot be resolved with 40 requests: needs at least 72 (raise run.requests)")
+		"ttft p95 for prompts greeting, summarize, code-review cannot be resolved with 40 requests: needs at least 72 (raise run.requests, or run.max_requests for check's rounds)")
 }
 
 // awkwardReport adds to failReport a regression of a prompt whose id has the

@@ -47,7 +47,7 @@ func WarningText(w compare.Warning) string {
 		if w.NameTarget {
 			which += " of " + tgt
 		}
-		return fmt.Sprintf("%s %s for %s cannot be resolved with %d %s: needs at least %d (raise run.requests)", w.Metric, w.Stat, which, w.Have, w.Unit, w.Need)
+		return fmt.Sprintf("%s %s for %s cannot be resolved with %d %s: needs at least %d (raise run.requests, or run.max_requests for check's rounds)", w.Metric, w.Stat, which, w.Have, w.Unit, w.Need)
 	case compare.WarnFailures:
 		classes := make([]string, 0, len(w.ByClass))
 		for k, v := range w.ByClass {

@@ -17,9 +17,9 @@ func TestWarningText(t *testing.T) {
 		want string
 	}{
 		{compare.Warning{Kind: compare.WarnUnresolvable, Target: "t", Prompts: []string{"a", "b"}, Metric: "ttft", Stat: "p95", Have: 30, Need: 72, Unit: "requests"},
-			"ttft p95 for prompts a, b cannot be resolved with 30 requests: needs at least 72 (raise run.requests)"},
+			"ttft p95 for prompts a, b cannot be resolved with 30 requests: needs at least 72 (raise run.requests, or run.max_requests for check's rounds)"},
 		{compare.Warning{Kind: compare.WarnUnresolvable, Target: "t", Region: "eu", NameTarget: true, Prompts: []string{"a"}, Metric: "itl", Stat: "p95", Have: 24, Need: 72, Unit: "gaps"},
-			"itl p95 for prompt a of target t (region eu) cannot be resolved with 24 gaps: needs at least 72 (raise run.requests)"},
+			"itl p95 for prompt a of target t (region eu) cannot be resolved with 24 gaps: needs at least 72 (raise run.requests, or run.max_requests for check's rounds)"},
 		{compare.Warning{Kind: compare.WarnMetric, Metric: "ttlt", Stat: "p50"},
 			`check ttlt p50 skipped: metric "ttlt" cannot be gated (use one of ttfb, ttft, ttfct, itl, tpot, total, max_stall, chain_total, chain_ttft_last, tokens_per_s)`},
 		{compare.Warning{Kind: compare.WarnStat, Metric: "ttft", Stat: "max"}, `check ttft max skipped: statistic "max" is not p50, p95, p99 or mean`},
