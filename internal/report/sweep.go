@@ -58,6 +58,11 @@ func KneeLine(t results.SweepTarget, sw *results.Sweep) string {
 		return "knee: none (no prompt of this target has an slo:; set one, e.g. slo: {ttft: 500ms}, to find the highest rate that meets it)"
 	case k.Below:
 		return fmt.Sprintf("knee: below the lowest rate swept (at %s requests/s fewer than %s): sweep lower rates", r(t.Steps[0].Rate), goal)
+	case k.Above && sw.Partial && len(sw.Rates) > 0 && k.Rate < sw.Rates[len(sw.Rates)-1]:
+		// Interrupted before the rates above: they were asked for, not
+		// measured, so "sweep higher rates" would be the wrong advice.
+		return fmt.Sprintf("knee: not found: the sweep stopped at %s requests/s, where %s, before %s requests/s: run it again",
+			r(k.Rate), goal, r(sw.Rates[len(sw.Rates)-1]))
 	case k.Above:
 		return fmt.Sprintf("knee: above the highest rate swept (at %s requests/s %s): sweep higher rates", r(k.Rate), goal)
 	}

@@ -33,6 +33,18 @@ func TestKneeLine(t *testing.T) {
 			t.Errorf("KneeLine(%+v)\n got %q\nwant %q", tt.k, got, tt.want)
 		}
 	}
+	// Interrupted before its last rate: not "sweep higher rates" of rates
+	// it never measured.
+	cut := &results.Sweep{Goal: 0.95, Level: 0.95, Partial: true, Rates: []float64{20, 40}}
+	got := KneeLine(results.SweepTarget{Steps: steps[:1], Knee: &results.SweepKnee{Above: true, Rate: 20, Hi: 20}}, cut)
+	if want := "knee: not found: the sweep stopped at 20.0 requests/s, where 95% of requests met the SLO, before 40.0 requests/s: run it again"; got != want {
+		t.Errorf("KneeLine of an interrupted sweep\n got %q\nwant %q", got, want)
+	}
+	// Interrupted after its last rate, the knee is above it as ever.
+	cut.Rates = []float64{10, 20}
+	if got := KneeLine(results.SweepTarget{Steps: steps[:1], Knee: &results.SweepKnee{Above: true, Rate: 20, Hi: 20}}, cut); !strings.Contains(got, "sweep higher rates") {
+		t.Errorf("KneeLine of a sweep interrupted at its last rate: %q", got)
+	}
 }
 
 // TestTrendHTMLKnee: the trend page has a section per knee, with the knee
