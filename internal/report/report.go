@@ -481,10 +481,13 @@ func outcome(rep compare.Report, strict bool) (status, detail string) {
 	}
 	// Prompt regressions are counted apart from the aggregates that
 	// combine them: "2 regressions" must not mean one prompt counted twice.
+	// The aggregates are "all-prompts" here: "pooled" names the prompt
+	// checks pooled into them (their "(pooled)" rows, "pooled prompt
+	// checks" below), one word for one thing.
 	for _, g := range []struct {
 		cs        []compare.Check
 		one, many string
-	}{{inPrompts, "prompt regression", "prompt regressions"}, {inAggregates, "pooled regression", "pooled regressions"}} {
+	}{{inPrompts, "prompt regression", "prompt regressions"}, {inAggregates, "all-prompts regression", "all-prompts regressions"}} {
 		n := len(g.cs)
 		if n == 0 {
 			continue

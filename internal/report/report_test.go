@@ -473,7 +473,7 @@ func TestOutcomeSplitsAggregates(t *testing.T) {
 	a := chk("t", "", "", results.TTFT, "p50", 100, 190, 1.7, 2.1, ttftP50, 100)
 	rep := newReport([]compare.Check{p}, []compare.Check{a})
 	_, detail := outcome(rep, false)
-	for _, want := range []string{"1 prompt regression (t/p0 ttft p50 +100%)", "1 pooled regression ("} {
+	for _, want := range []string{"1 prompt regression (t/p0 ttft p50 +100%)", "1 all-prompts regression ("} {
 		if !strings.Contains(detail, want) {
 			t.Errorf("detail %q lacks %q", detail, want)
 		}

@@ -36,3 +36,23 @@ func TestUnpooledNote(t *testing.T) {
 		t.Errorf("decisionNote of a fully pooled report = %q, want the decision note without an unpooled check", got)
 	}
 }
+
+// TestDecisionNotePooledRows: the note explains the "(pooled)" rows only
+// when a row shows it (an undecided prompt check that informs), and the
+// verdict line calls the all-prompts rows that, not "pooled": that word is
+// the prompt checks'.
+func TestDecisionNotePooledRows(t *testing.T) {
+	const rows = `"(pooled)" prompt rows do not hold the run undecided`
+	agg := compare.Check{Target: "t", Metric: "ttft", Stat: "p50", Ratio: 1.5, Lo: 1.3, Hi: 1.7, Threshold: 1.15, Verdict: compare.Regressed}
+	prompt := func(id string, v compare.Verdict) compare.Check {
+		return compare.Check{Target: "t", Prompt: id, Metric: "ttft", Stat: "p50", Diagnostic: true, Ratio: 1.02, Lo: 0.9, Hi: 1.1, Threshold: 1.15, Verdict: v, Family: 2}
+	}
+	allOK := compare.Report{Aggregates: []compare.Check{agg}, Checks: []compare.Check{prompt("a", compare.OK), prompt("b", compare.OK)}}
+	if got := decisionNote(allOK, aggregateLabel); got == "" || strings.Contains(got, rows) {
+		t.Errorf("no row shows (pooled), yet the note = %q", got)
+	}
+	oneOpen := compare.Report{Aggregates: []compare.Check{agg}, Checks: []compare.Check{prompt("a", compare.OK), prompt("b", compare.Inconclusive)}}
+	if got := decisionNote(oneOpen, aggregateLabel); !strings.Contains(got, rows) {
+		t.Errorf("a row shows (pooled), yet the note = %q", got)
+	}
+}

@@ -180,9 +180,13 @@ func decisionNote(rep compare.Report, label string) string {
 	if fam > 1 {
 		adjusted = fmt.Sprintf(" after adjusting for its check's %d prompt tests (Holm)", fam)
 	}
+	rows := "" // said only when a row shows "(pooled)": an undecided prompt check that informs
+	if slices.ContainsFunc(rep.Checks, func(c compare.Check) bool { return c.Diagnostic && c.Verdict == compare.Inconclusive }) {
+		rows = "; \"(pooled)\" prompt rows do not hold the run undecided"
+	}
 	return fmt.Sprintf("decided per target by its %q rows, all its prompts' requests pooled (their baseline: the geometric mean of "+
-		"the prompts' baselines; their current: that × the pooled change); a prompt fails the run only beyond its tolerance%s; "+
-		"\"(pooled)\" prompt rows do not hold the run undecided", label, adjusted) + unpooledNote(rep)
+		"the prompts' baselines; their current: that × the pooled change); a prompt fails the run only beyond its tolerance%s%s",
+		label, adjusted, rows) + unpooledNote(rep)
 }
 
 // unpooledNote names the gated checks a report has no pooled row for
