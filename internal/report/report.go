@@ -675,10 +675,18 @@ func plural(n int, one, many string) string {
 
 // provenance says what was compared and how, for the head of a report.
 func provenance(rep compare.Report, opts Options) string {
-	how := fmt.Sprintf("%s intervals (distribution-free, whole requests; prompts pooled per target)", confPct(rep.Confidence))
+	method := "distribution-free, whole requests; prompts pooled per target"
+	if slices.ContainsFunc(slices.Concat(rep.Checks, rep.Aggregates), func(c compare.Check) bool {
+		return c.Estimator == compare.EstimatorHL
+	}) {
+		// The change column and the two values beside it differ by this
+		// (120 ms → 120 ms, -4%): say why before a reader distrusts both.
+		method += "; a p50's change is the median of the ratios between requests (Hodges-Lehmann), not the ratio of the medians shown"
+	}
+	how := fmt.Sprintf("%s intervals (%s)", confPct(rep.Confidence), method)
 	if rep.OkConfidence > 0 {
-		how = fmt.Sprintf("intervals %s sure at the regression end, %s at the ok end%s (distribution-free, whole requests; prompts pooled per target)",
-			confPct((1+rep.Confidence)/2), confPct(rep.OkConfidence), symmetricNote(rep))
+		how = fmt.Sprintf("intervals %s sure at the regression end, %s at the ok end%s (%s)",
+			confPct((1+rep.Confidence)/2), confPct(rep.OkConfidence), symmetricNote(rep), method)
 	}
 	if opts.Blessed != "" && opts.BaselinePath != "" {
 		opts.BaselinePath += ", " + opts.Blessed
