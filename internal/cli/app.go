@@ -222,6 +222,9 @@ Start with:  latgate check --config examples/latgate.yaml
 (base_url: sim runs the built-in simulator: no key, no network.)
 
 ` + exitCodesHelp,
+		// urfave/cli adds --help only beside its own help command, which
+		// helpCommand stands in for.
+		Flags:                []ucli.Flag{ucli.HelpFlag},
 		Writer:               out.Stdout,
 		ErrWriter:            out.Stderr,
 		EnableBashCompletion: false,
@@ -244,24 +247,25 @@ Start with:  latgate check --config examples/latgate.yaml
 			selftestCommand(a),
 			simCommand(a),
 			versionCommand(out, build),
+			helpCommand(false), // last, where urfave/cli would list its own
 		},
 	}
 	cmd.Action = func(c *ucli.Context) error {
 		if c.NArg() > 0 {
-			name := c.Args().First()
-			if s := suggest.Closest(name, commandNames(c.App.Commands)); s != "" {
-				return usageErr(fmt.Errorf("unknown command %q; did you mean %q? (see latgate --help)", name, s))
-			}
-			return usageErr(fmt.Errorf("unknown command %q: see latgate --help", name))
+			return unknownCommand(c.Args().First(), c.App.Commands, "latgate")
 		}
 		return ucli.ShowAppHelp(c)
 	}
 	for _, c := range cmd.Commands {
 		c.OnUsageError = cmd.OnUsageError // a short error, not the whole help
-		// No "latgate check help" subcommand (latgate help check and
-		// check --help remain): urfave/cli would share one such command
-		// among every App, and write to it (see helpflag.go).
+		// Not urfave/cli's "help" subcommand, which it would share among
+		// every App and write to (see helpflag.go): a command of
+		// subcommands gets one of its own (latgate history help export),
+		// the others none (latgate help check and check --help remain).
 		c.HideHelpCommand = true
+		if len(c.Subcommands) > 0 {
+			c.Subcommands = append(c.Subcommands, helpCommand(true))
+		}
 	}
 	return cmd
 }
@@ -288,8 +292,13 @@ func commandNames(cmds []*ucli.Command) []string {
 }
 
 // helpTopicSuggestion is "; did you mean "check"?" after urfave/cli's
-// "No help topic for 'chek'", else "".
+// "No help topic for 'chek'" (check --help chek), else "". The help
+// command's own error (showHelp) says it already.
 func helpTopicSuggestion(app *ucli.App, err error) string {
+	var theirs ucli.ExitCoder
+	if !errors.As(err, &theirs) {
+		return ""
+	}
 	topic, ok := strings.CutPrefix(err.Error(), "No help topic for '")
 	if !ok {
 		return ""

@@ -8,10 +8,24 @@ import (
 	"github.com/latgate/latgate/internal/app"
 )
 
+// Exit codes of history export, which reads the history and writes one file.
+const historyExportExitHelp = `EXIT CODES:
+   0  exported
+   2  usage, config, history or baseline problem (nothing was written)
+   3  the OpenMetrics file could not be written`
+
 func historyCommand(a *app.App) *ucli.Command {
 	return &ucli.Command{
 		Name:  "history",
 		Usage: "work with the run history that check --history keeps",
+		// Without it urfave/cli takes "history bogus" for "history help
+		// bogus" ("No help topic for 'bogus'").
+		Action: func(c *ucli.Context) error {
+			if c.NArg() > 0 {
+				return unknownCommand(c.Args().First(), c.Command.Subcommands, c.Command.HelpName)
+			}
+			return ucli.ShowSubcommandHelp(c)
+		},
 		Subcommands: []*ucli.Command{{
 			Name:      "export",
 			Usage:     "write the history as timestamped OpenMetrics samples, for a Prometheus backfill",
@@ -26,7 +40,9 @@ recorded (ttft, itl, total, ... at p50, p90, p95, p99, mean) and
 latgate_tokens_per_second_<stat>, labelled target, region, prompt and
 model. The history is only read. For the figures of one run, as it ends,
 use check --openmetrics (no timestamps: what a scrape or the node
-exporter's textfile collector reads). See docs/observability.md.`,
+exporter's textfile collector reads). See docs/observability.md.
+
+` + historyExportExitHelp,
 			Flags: []ucli.Flag{
 				&ucli.StringFlag{Name: "config", Aliases: []string{"c"}, Value: app.DefaultConfig, Usage: "the latgate.yaml whose history: is the default", TakesFile: true},
 				&ucli.StringFlag{Name: "history", Usage: "the history `FILE` (default: the config's history:)", TakesFile: true},
