@@ -75,7 +75,7 @@ the job summary, annotations and verdict= in $GITHUB_OUTPUT.
 			&ucli.BoolFlag{Name: "skip-without-key", Usage: "when a variable a target names (api_key_env, sse or ndjson headers_env) is empty, measure nothing and pass with verdict=skipped"},
 			&ucli.BoolFlag{Name: "if-changed", Usage: "measure only when the configs differ in a target (model, endpoint, parameters) or a prompt; else pass with verdict=unchanged (the pull-request flow)"},
 			&ucli.StringFlag{Name: "schedule", Usage: "`interleave` (a request of each side per block; the default, or the candidate's ab.schedule) or blocks (ABBA blocks of --block rounds a side, still paired: for a server that holds one model at a time and reloads it on every switch)"},
-			&ucli.IntFlag{Name: "block", Usage: "rounds a side per block under --schedule blocks (default 10, or the candidate's ab.block)"},
+			&ucli.IntFlag{Name: "block", DefaultText: "10, or the candidate's ab.block", Usage: "rounds a side per block under --schedule blocks"},
 		),
 		Action: func(c *ucli.Context) error {
 			for _, arg := range c.Args().Slice() {

@@ -51,7 +51,7 @@ that 'latgate trend' fails the nightly when the knee falls beyond knee.tolerance
 ` + sweepExitHelp,
 		Flags: append(append(runFlagDefs(), historyFlagDefs()...),
 			&ucli.StringFlag{Name: "rates", Usage: "the arrival `RATES` to measure at, requests per second per target, ascending and comma-separated (e.g. 2,4,8,16)"},
-			&ucli.DurationFlag{Name: "duration", Usage: "how long to measure each rate (requests = rate × duration, spread over the prompts); default: run.requests a prompt"},
+			&ucli.DurationFlag{Name: "duration", DefaultText: "run.requests a prompt", Usage: "how long to measure each rate (requests = rate × duration, spread over the prompts)"},
 			&ucli.StringFlag{Name: "goal", Value: "95%", Usage: "the share of requests that must meet their SLO at a rate below the knee"},
 			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the sweep (latgate.sweep/v1) to `FILE`", TakesFile: true},
 		),
