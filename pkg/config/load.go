@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -179,10 +180,16 @@ func (p *parser) err() error {
 
 var yamlLine = regexp.MustCompile(`(?s)^yaml: line (\d+): (.*)$`)
 
-// syntax records a YAML syntax error at yaml's own line, except for a tab
-// in the indentation, which yaml reports at the line before the tab's (the
-// line of the token it was scanning): that one is placed at the first line
-// from there indented with a tab.
+// syntax records a YAML syntax error at the line the user must edit, which
+// is not the line yaml names. yaml keeps two marks, the problem's and its
+// context's (the collection or key being parsed), but its message names
+// only one: the context's when there is one (0-based for a parser error,
+// so an indentation slip at line 20 in the list that starts at line 18 is
+// "line 17"; 1-based for a scanner error), else the problem's. So the line
+// is found again by parsing the file cut short (problemLine). A tab in
+// that line's indentation gets the hint to indent with spaces, whatever
+// yaml's wording: "found a tab character" before a key, but "found
+// character that cannot start any token" before a "- ".
 func (p *parser) syntax(err error, data []byte) {
 	msg := err.Error()
 	line := 0
@@ -192,16 +199,118 @@ func (p *parser) syntax(err error, data []byte) {
 	} else {
 		msg = strings.TrimPrefix(msg, "yaml: ")
 	}
-	if lines := strings.Split(string(data), "\n"); strings.Contains(msg, "found a tab character") && line > 0 && line <= len(lines) {
-		for i, l := range lines[line-1:] {
-			if strings.Contains(l[:len(l)-len(strings.TrimLeft(l, " \t"))], "\t") {
-				line += i
-				msg += "; indent with spaces"
-				break
-			}
-		}
+	ends := lineEnds(data)
+	line = problemLine(data, ends, max(line, 1), err.Error())
+	start := 0
+	if line > 1 {
+		start = ends[line-2]
+	}
+	if l := string(data[start:ends[line-1]]); strings.Contains(l[:len(l)-len(strings.TrimLeft(l, " \t"))], "\t") {
+		msg += "; indent with spaces"
 	}
 	p.errs = append(p.errs, &Error{File: p.path, Line: line, Msg: "YAML syntax error: " + msg})
+}
+
+// lineEnds returns the offset just past each line of data (past its
+// newline, if it has one); a final newline starts no line.
+func lineEnds(data []byte) []int {
+	var ends []int
+	for i, c := range data {
+		if c == '\n' {
+			ends = append(ends, i+1)
+		}
+	}
+	if len(ends) == 0 || ends[len(ends)-1] < len(data) {
+		ends = append(ends, len(data))
+	}
+	return ends
+}
+
+// problemLine returns the first line k, from lo on, such that data cut
+// short after line k fails with the same error (text want: the same context
+// line and problem) as the whole of data. Cut before the problem, the file
+// parses or fails otherwise, at its end; cut after it, it fails the same
+// way. So for a misplaced token this is the token's line, and for a
+// collection or quote left open the line that opens it, the one lacking the
+// closing mark (the error the whole file gets at a later line is already
+// the error of the file ending there). lo is yaml's line, which is at most
+// that one.
+//
+// Each step parses, a large part of a second for a 4 MiB file, so the
+// search starts from both ends and doubles its steps: a failure near either
+// costs a few parses, not log2(lines) of them. The lower end is yaml's
+// line, which for a scanner error with a context (an open quote, a key
+// without its colon) is the answer already. The upper end is found by
+// giving yaml the file a line at a time (lineReader): yaml reads only as
+// far as its next token needs, so it has read up to a line or two past the
+// failure, and the file cut after the last line read fails the same way
+// (checked: that rests on how yaml reads).
+func problemLine(data []byte, ends []int, lo int, want string) int {
+	same := func(k int) bool {
+		err := decodeAll(bytes.NewReader(data[:ends[k-1]]))
+		return err != nil && err.Error() == want
+	}
+	hi := len(ends) // the whole file fails so
+	in := &lineReader{data: data}
+	if err := decodeAll(in); err != nil && err.Error() == want && in.off > 0 {
+		if k, _ := slices.BinarySearch(ends, in.off); k+1 < hi && k+1 >= lo && same(k+1) {
+			hi = k + 1
+		}
+	}
+	lo = min(lo, hi)
+	// The answer is in [lo, hi], and the file cut after hi fails so.
+	for step := 1; lo < hi; step *= 2 {
+		k := min(lo+step-1, hi-1)
+		if same(k) {
+			hi = k
+			break
+		}
+		if lo = k + 1; lo == hi {
+			break
+		}
+		k = max(hi-step, lo)
+		if !same(k) {
+			lo = k + 1
+			break
+		}
+		hi = k
+	}
+	return lo + sort.Search(hi-lo, func(i int) bool { return same(lo + i) })
+}
+
+// lineReader gives yaml its input one line at a time, to tell how far yaml
+// read (see problemLine).
+type lineReader struct {
+	data []byte
+	off  int // bytes read
+}
+
+func (r *lineReader) Read(b []byte) (int, error) {
+	if r.off == len(r.data) {
+		return 0, io.EOF
+	}
+	end := len(r.data)
+	if i := bytes.IndexByte(r.data[r.off:], '\n'); i >= 0 {
+		end = r.off + i + 1
+	}
+	n := copy(b, r.data[r.off:end])
+	r.off += n
+	return n, nil
+}
+
+// decodeAll decodes every document in r, as parse does, and returns the
+// first error other than the end of the input.
+func decodeAll(r io.Reader) error {
+	dec := yaml.NewDecoder(r)
+	for {
+		var n yaml.Node
+		if err := dec.Decode(&n); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+	}
 }
 
 // topKeys are the keys of latgate.yaml's top level, each a section read

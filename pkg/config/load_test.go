@@ -561,6 +561,153 @@ run: {order: random}
 	}
 }
 
+// editLine returns data with its line n (1-based) replaced by repl, after
+// checking that the line holds was: an edit of the example that no longer
+// hits the line it was written for fails here instead of testing nothing.
+func editLine(t *testing.T, data []byte, n int, was, repl string) []byte {
+	t.Helper()
+	lines := strings.Split(string(data), "\n")
+	if n < 1 || n > len(lines) || lines[n-1] != was {
+		t.Fatalf("line %d is not %q; update the test to the example", n, was)
+	}
+	lines[n-1] = repl
+	return []byte(strings.Join(lines, "\n"))
+}
+
+// TestSyntaxErrorLine: a YAML syntax error names the line to edit, not the
+// line yaml's message names (that of the enclosing block, or the one before
+// it), and a line indented with a tab gets the hint whatever yaml's wording.
+func TestSyntaxErrorLine(t *testing.T) {
+	example, err := os.ReadFile(filepath.Join("..", "..", "examples", "latgate.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		src  []byte
+		line int    // the line the error must name
+		msg  string // yaml's problem, which the error must carry
+		hint bool   // whether it must say "indent with spaces"
+	}{
+		// yaml: "line 17" (targets:), the line before the list.
+		{"3-space indent in the example", editLine(t, example, 20, "    model: sim", "   model: sim"),
+			20, "did not find expected '-' indicator", false},
+		// yaml: "line 1", the line before the list.
+		{"3-space indent, last of 4 lines", y(`
+targets:
+  - name: a
+    base_url: sim
+   model: x
+`), 4, "did not find expected '-' indicator", false},
+		// yaml: "line 34", the line before the one the mapping opens.
+		{"missing } in the example", editLine(t, example, 35,
+			`      - {role: user, content: "Say hello in five words."}`,
+			`      - {role: user, content: "Say hello in five words."`),
+			35, "did not find expected ',' or '}'", false},
+		{"missing ]", y(`
+targets: [{name: a, base_url: sim}]
+prompts:
+  - id: p
+    messages: [{role: user, content: hi}
+run: {}
+`), 4, "did not find expected ',' or ']'", false},
+		{"unclosed quote", y(`
+targets: [{name: a, base_url: sim}]
+prompts: [{id: p, messages: [{role: user, content: "hi}]}]
+run: {}
+`), 2, "found unexpected end of stream", false},
+		// A scanner error: yaml names the key's line itself.
+		{"key without colon", y(`
+targets: [{name: a, base_url: sim}]
+prompts: [{id: p, messages: [{role: user, content: hi}]}]
+run:
+  requests: 1
+  warmup 2
+  seed: 3
+`), 5, "could not find expected ':'", false},
+		{"tab before a list item", y(`
+targets:
+	- {name: a, base_url: sim}
+prompts: [{id: p, messages: [{role: user, content: hi}]}]
+`), 2, "found character that cannot start any token", true},
+		// yaml: "line 3", the line before the tab's.
+		{"tab before a key", y(`
+targets:
+  - name: a
+    base_url: sim
+	model: x
+prompts: [{id: p, messages: [{role: user, content: hi}]}]
+`), 4, "found a tab character", true},
+		{"tab after the indentation is no indentation", y(`
+targets: [{name: a, base_url: sim}]
+prompts: [{id: p, messages: [{role: user, content: hi}]}]
+run:
+  requests: 1
+  warmup	2
+`), 5, "could not find expected ':'", false},
+		// The second document is decoded after the first: its lines count
+		// from the top of the file too.
+		{"in a second document", y(`
+targets: [{name: a, base_url: sim}]
+prompts: [{id: p, messages: [{role: user, content: hi}]}]
+---
+run:
+  - requests: 1
+    warmup: 2
+   seed: 3
+`), 7, "did not find expected '-' indicator", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse(tt.src, "latgate.yaml", Options{Getenv: noEnv, CheckSimSpec: checkSim})
+			var ce *Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("Parse: %v, want an *Error", err)
+			}
+			if want := fmt.Sprintf("latgate.yaml:%d: YAML syntax error: ", tt.line); !strings.HasPrefix(err.Error(), want) || ce.Line != tt.line {
+				t.Errorf("error %q (line %d), want it to start %q", err, ce.Line, want)
+			}
+			if !strings.Contains(ce.Msg, tt.msg) {
+				t.Errorf("error %q does not carry yaml's %q", err, tt.msg)
+			}
+			if got := strings.Contains(ce.Msg, "; indent with spaces"); got != tt.hint {
+				t.Errorf("error %q: hint to indent with spaces %v, want %v", err, got, tt.hint)
+			}
+		})
+	}
+}
+
+// TestSyntaxErrorLineAnywhere: the line is found wherever the slip is in
+// the file, near its start, its end or yaml's line (the search probes from
+// both ends), and for a slip yaml notices at once as for one it notices only
+// at the end of the file.
+func TestSyntaxErrorLineAnywhere(t *testing.T) {
+	const items = 40
+	for _, bad := range []string{"   model: x", "  - {name: x", "  - name: \"x", "\t- name: x"} {
+		// From after the first item: "   model: x" first of all is a valid
+		// mapping, and the error is at the "- " after it.
+		for at := 1; at <= items; at++ {
+			var b strings.Builder
+			b.WriteString("targets:\n")
+			for i := range items {
+				if i == at {
+					b.WriteString(bad + "\n")
+				}
+				fmt.Fprintf(&b, "  - name: t%d\n    base_url: sim\n", i)
+			}
+			if at == items {
+				b.WriteString(bad + "\n")
+			}
+			want := 2 + 2*at
+			_, err := Parse([]byte(b.String()), "latgate.yaml", Options{Getenv: noEnv, CheckSimSpec: checkSim})
+			var ce *Error
+			if !errors.As(err, &ce) || ce.Line != want {
+				t.Errorf("%q before item %d: %v, want an error at line %d", bad, at, err, want)
+			}
+		}
+	}
+}
+
 func TestParseErrorsAllInLineOrder(t *testing.T) {
 	src := y(`
 targets:
