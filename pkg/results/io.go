@@ -137,14 +137,28 @@ func missingFields(f *File) string {
 	if len(f.Targets) == 0 {
 		return "results file has no targets"
 	}
+	// A target (name and region) or a prompt twice would have one's
+	// samples gated and the other's dropped, and two series of the same
+	// labels exported: latgate never writes either (merge refuses them).
+	seen := map[string]bool{}
 	for i, t := range f.Targets {
 		if t.Name == "" {
 			return fmt.Sprintf("target %d has no name", i+1)
 		}
+		key := Label(t.Name, t.Region)
+		if seen[key] {
+			return "target " + shown(key) + " appears twice"
+		}
+		seen[key] = true
+		ids := map[string]bool{}
 		for j, p := range t.Prompts {
 			if p.ID == "" {
 				return fmt.Sprintf("target %s: prompt %d has no id", shown(t.Name), j+1)
 			}
+			if ids[p.ID] {
+				return "target " + shown(key) + ": prompt " + shown(p.ID) + " appears twice"
+			}
+			ids[p.ID] = true
 		}
 	}
 	return ""

@@ -147,6 +147,10 @@ func TestDecodeErrors(t *testing.T) {
 		{"a partial run's reason with escape codes", edited(func(f *File) {
 			f.Partial, f.PartialReason = true, "interrupted\x1b]8;;https://evil.example\x07here"
 		}), ErrFileInvalid, []string{"partial_reason: holds the control character U+001B"}},
+		{"a prompt twice", edited(func(f *File) { f.Targets[0].Prompts = append(f.Targets[0].Prompts, f.Targets[0].Prompts[0]) }), ErrFileInvalid,
+			[]string{"target primary: prompt " + sampleFile().Targets[0].Prompts[0].ID + " appears twice"}},
+		{"a target twice", edited(func(f *File) { f.Targets = append(f.Targets, f.Targets[0]) }), ErrFileInvalid,
+			[]string{"target primary appears twice"}},
 		{"a bidi override in the version", edited(func(f *File) { f.Version = "v1\u202e" }), ErrFileInvalid,
 			[]string{"latgate_version: holds the formatting character U+202E"}},
 	}
