@@ -4,12 +4,16 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/latgate/latgate/pkg/config"
+	"github.com/latgate/latgate/pkg/results"
 )
 
 // floorComment is a comment that states a check's floor: "an absolute
@@ -62,5 +66,41 @@ func TestExampleCommentsMatch(t *testing.T) {
 	}
 	if stated == 0 {
 		t.Fatal("no example comment states a floor: the pattern no longer matches the examples")
+	}
+}
+
+// TestExampleMetricsComment: the "Metrics:" comment of the example config
+// (and of the one latgate init writes) names every metric a check may
+// name; it once left out the share metrics, which take no stat.
+func TestExampleMetricsComment(t *testing.T) {
+	root := repoRoot(t)
+	metrics := append(results.GatedMetrics(), results.ShareMetrics()...)
+	for _, path := range []string{filepath.Join(root, "examples", "latgate.yaml"), filepath.Join(root, "pkg", "config", "example.yaml")} {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, rest, ok := strings.Cut(string(data), "# Metrics:")
+		if !ok {
+			t.Errorf("%s has no \"# Metrics:\" comment", path)
+			continue
+		}
+		var comment []string
+		for _, line := range strings.Split(rest, "\n") {
+			if len(comment) > 0 && !strings.HasPrefix(strings.TrimSpace(line), "#") {
+				break
+			}
+			comment = append(comment, strings.TrimPrefix(strings.TrimSpace(line), "#"))
+		}
+		words := regexp.MustCompile(`[a-z_]+`).FindAllString(strings.Join(comment, " "), -1)
+		var missing []string
+		for _, m := range metrics {
+			if !slices.Contains(words, m) {
+				missing = append(missing, m)
+			}
+		}
+		if d := cmp.Diff([]string(nil), missing); d != "" {
+			t.Errorf("%s: the Metrics: comment misses metrics (-want +got):\n%s", path, d)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latgate/latgate/internal/suggest"
 	"github.com/latgate/latgate/pkg/results"
 	"go.yaml.in/yaml/v3"
 )
@@ -93,9 +94,14 @@ func (p *parser) gate(n *yaml.Node, prompts []Prompt) Gate {
 	return g
 }
 
-// metricStat reads and validates the metric and stat fields of a check or override.
-func (p *parser) metricStat(n *yaml.Node, m map[string]*yaml.Node, path string) (metric, stat string, ok bool) {
+// metricStat reads and validates the metric and stat fields of a check
+// (shares: where a share metric, which takes no stat, may be named) or of
+// an override.
+func (p *parser) metricStat(n *yaml.Node, m map[string]*yaml.Node, path string, shares bool) (metric, stat string, ok bool) {
 	ok = true
+	// A metric that names none leaves it open whether a stat is needed (a
+	// share metric takes none): its error is the one to fix.
+	unknownMetric := false
 	for _, f := range []struct {
 		key     string
 		allowed []string
@@ -103,12 +109,20 @@ func (p *parser) metricStat(n *yaml.Node, m map[string]*yaml.Node, path string) 
 	}{{"metric", checkMetrics, &metric}, {"stat", checkStats, &stat}} {
 		v := get(m, f.key)
 		if v == nil {
-			p.fail(n, path, "missing required field %s; add e.g. %s: %s", f.key, f.key, f.allowed[1])
+			if !unknownMetric {
+				p.fail(n, path, "missing required field %s; add e.g. %s: %s", f.key, f.key, f.allowed[1])
+			}
 			ok = false
 			continue
 		}
 		s, sok := p.str(v, path+"."+f.key, f.allowed[1])
 		if !sok {
+			ok = false
+			continue
+		}
+		if f.key == "metric" && !slices.Contains(f.allowed, s) {
+			p.fail(v, path+".metric", "%s", notAMetric(s, shares))
+			unknownMetric = true
 			ok = false
 			continue
 		}
@@ -120,6 +134,23 @@ func (p *parser) metricStat(n *yaml.Node, m map[string]*yaml.Node, path string) 
 		*f.out = s
 	}
 	return metric, stat, ok
+}
+
+// notAMetric is the error for metric s, none that a check (shares: with
+// the share metrics) or an override may name: the closest name, else all.
+func notAMetric(s string, shares bool) string {
+	names := checkMetrics
+	if shares {
+		names = append(slices.Clone(checkMetrics), results.ShareMetrics()...)
+	}
+	if c := suggest.Closest(s, names); c != "" {
+		return fmt.Sprintf("%q is not a metric; did you mean %q?", s, c)
+	}
+	msg := fmt.Sprintf("%q is not a metric; use one of %s", s, strings.Join(checkMetrics, ", "))
+	if shares {
+		msg += fmt.Sprintf(", or a share of requests (no stat): %s", strings.Join(results.ShareMetrics(), ", "))
+	}
+	return msg
 }
 
 // tolerance reads tolerance and floor into t, reporting whether any was set.
@@ -192,19 +223,33 @@ func (p *parser) check(n *yaml.Node, path string) (Check, bool) {
 			return p.shareCheck(n, path) // schema_shares.go
 		}
 	}
-	m, ok := p.mapping(n, path, append(slices.Clone(checkKeys), "max"))
+	// A metric that names none (a typo of slo_attainment) leaves open which
+	// fields the check takes: a share's min: and off: are no unknown keys,
+	// a missing tolerance and a floor's unit are not errors of their own.
+	keys := append(slices.Clone(checkKeys), "max")
+	unknownMetric := false
+	if d := deref(n); d != nil && d.Kind == yaml.MappingNode {
+		if mv := mappingValue(d, "metric"); mv != nil && mv.Kind == yaml.ScalarNode && !slices.Contains(checkMetrics, mv.Value) {
+			unknownMetric = true
+			keys = append(keys, "min", "off")
+		}
+	}
+	m, ok := p.mapping(n, path, keys)
 	if !ok {
 		return Check{}, false
 	}
 	if v := get(m, "max"); v != nil {
 		// A limit is a duration: say so before the generic metric error.
-		if mv := get(m, "metric"); mv != nil && mv.Kind == yaml.ScalarNode && !slices.Contains(results.DurationMetrics(), mv.Value) {
+		if mv := get(m, "metric"); mv != nil && mv.Kind == yaml.ScalarNode && !unknownMetric && !slices.Contains(results.DurationMetrics(), mv.Value) {
 			p.fail(mv, path+".metric", "max is a duration limit and %q is not a duration metric; use max with one of %s (tokens_per_s: gate a drop with tolerance:, or put the max on tpot, its reciprocal)",
 				mv.Value, strings.Join(results.DurationMetrics(), ", "))
 			return Check{}, false
 		}
 	}
-	metric, stat, ok := p.metricStat(n, m, path)
+	metric, stat, ok := p.metricStat(n, m, path, true)
+	if unknownMetric {
+		return Check{}, false // metricStat said why; the rest depends on the metric
+	}
 	c := Check{Metric: metric, Stat: stat}
 	if v := get(m, "max"); v != nil {
 		if d, dok := p.duration(v, path+".max", "800ms"); !dok {
@@ -262,7 +307,7 @@ func (p *parser) overrides(n *yaml.Node, checks []Check, prompts []Prompt) []Ove
 		} else {
 			ok = false
 		}
-		metric, stat, msok := p.metricStat(it, m, path)
+		metric, stat, msok := p.metricStat(it, m, path, false)
 		o.Metric, o.Stat = metric, stat
 		if msok {
 			i := slices.IndexFunc(checks, func(c Check) bool { return c.Metric == metric && c.Stat == stat })
