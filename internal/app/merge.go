@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"github.com/latgate/latgate/internal/inputfile"
 	"strings"
 
 	"github.com/latgate/latgate/pkg/compare"
@@ -74,6 +75,13 @@ func (a *App) Merge(req MergeRequest) error {
 	for _, w := range warnings {
 		a.Out.Warn("%s", w)
 	}
+	// Every reader caps a results file at inputfile.MaxData: a merge past
+	// it would write a file no latgate command can read back.
+	var size byteCount
+	if err := results.Encode(&size, merged); err == nil && size > inputfile.MaxData {
+		return UsageError(fmt.Errorf("the merged results would be %.1f MiB, over the %d MiB a results file may hold, so nothing could read them back: "+
+			"merge fewer files at a time, or measure fewer requests (or max_tokens) per run", float64(size)/(1<<20), inputfile.MaxData>>20))
+	}
 	if out != nil {
 		if err := writeResults(out, compare.Recorded{File: merged}); err != nil {
 			return outputErr("", false, err)
@@ -87,4 +95,12 @@ func (a *App) Merge(req MergeRequest) error {
 	}
 	a.Out.Note("merged %s: targets %s", plural(len(in), "file", "files"), strings.Join(names, ", "))
 	return nil
+}
+
+// byteCount is an io.Writer that counts what is written to it.
+type byteCount int64
+
+func (n *byteCount) Write(p []byte) (int, error) {
+	*n += byteCount(len(p))
+	return len(p), nil
 }

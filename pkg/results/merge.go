@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Input is one results file to merge.
@@ -198,6 +199,22 @@ const labelSeparators = "/-_."
 // gives its base name without the extension. An empty or repeated label is an
 // error naming the paths.
 func LabelsFromNames(paths []string) ([]string, error) {
+	labels, err := labelsFromNames(paths)
+	if err != nil {
+		return nil, err
+	}
+	for i, l := range labels {
+		// A label becomes a region, which every reader holds to
+		// CheckText: a name with a newline or an escape made a file that
+		// latgate itself then refused as damaged.
+		if strings.IndexFunc(l, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }) >= 0 {
+			return nil, fmt.Errorf("cannot derive a label from %q: a label is printable characters without spaces; name it with FILE=LABEL", paths[i])
+		}
+	}
+	return labels, nil
+}
+
+func labelsFromNames(paths []string) ([]string, error) {
 	stems := make([]string, len(paths))
 	for i, p := range paths {
 		p = filepath.ToSlash(filepath.Clean(p))
@@ -235,6 +252,7 @@ func LabelsFromNames(paths []string) ([]string, error) {
 		if labels[i] == "" {
 			return nil, fmt.Errorf("cannot derive a label from %s: its name is all shared with the other files", paths[i])
 		}
+
 		if prev, dup := byLabel[labels[i]]; dup {
 			return nil, fmt.Errorf("%s and %s both give the label %q", prev, paths[i], labels[i])
 		}

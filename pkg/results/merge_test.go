@@ -203,6 +203,10 @@ func TestLabelsFromNames(t *testing.T) {
 	for _, paths := range [][]string{
 		{"a/results.json", "a/results.json"},
 		{"a/results.json", "./a/results.json"},
+		// A label becomes a region: none that CheckText refuses.
+		{"esc/results-x\n::error::x.json", "esc/results-y.json"},
+		{"esc/results-y\x1b[2J.json", "esc/results-z.json"},
+		{"esc/results-a b.json"},
 	} {
 		if got, err := LabelsFromNames(paths); err == nil {
 			t.Errorf("LabelsFromNames(%q) = %q, want an error", paths, got)
