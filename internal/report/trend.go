@@ -101,9 +101,13 @@ func pct(r float64) string {
 	return fmt.Sprintf("%+.0f%%", v)
 }
 
+// driftText is a series' change against the baseline. Without one it is
+// "not compared", not "no baseline": a baseline may be there and the
+// series too short to compare yet, or its statistic not in the baseline
+// (a p90 before latgate kept one); the head says whether there is one.
 func driftText(d *trend.Drift) string {
 	if d == nil {
-		return "no baseline"
+		return "not compared"
 	}
 	return fmt.Sprintf("%s [%s, %s]", pct(d.Ratio), pct(d.Lo), pct(d.Hi))
 }

@@ -262,3 +262,12 @@ func TestSafeURL(t *testing.T) {
 		}
 	}
 }
+
+// TestDriftTextNotCompared: a series without a drift against the baseline
+// is "not compared" (too few runs, or a statistic the baseline lacks), not
+// "no baseline" beside a head that names one.
+func TestDriftTextNotCompared(t *testing.T) {
+	if got := driftText(nil); got != "not compared" {
+		t.Errorf("driftText(nil) = %q, want %q", got, "not compared")
+	}
+}
