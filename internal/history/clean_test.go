@@ -1,8 +1,12 @@
 package history
 
 import (
+	"bytes"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestClean: text read back from a history file is one line of text that
@@ -24,5 +28,32 @@ func TestClean(t *testing.T) {
 		if got := Clean(tt.in); got != tt.want {
 			t.Errorf("Clean(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestParseRepeatedLines: a line that repeats an earlier one byte for byte
+// (a union merge of the history branch) is one run, read once, with a
+// warning naming the lines; two runs alike but for their time stay two.
+func TestParseRepeatedLines(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	var lines [][]byte
+	for i := range 3 {
+		line, err := Encode(FromResults(runFile(rng, 1, 1), meta(time.Unix(1e9+int64(i)*86400, 0))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, line)
+	}
+	data := bytes.Join([][]byte{lines[0], lines[1], lines[2], lines[2], lines[1], lines[2]}, nil)
+	f := Parse(data)
+	if len(f.Records) != 3 {
+		t.Errorf("%d records, want the 3 runs once each", len(f.Records))
+	}
+	want := "3 lines repeat an earlier line byte for byte (line 4 repeats line 3;"
+	if !slices.ContainsFunc(f.Warnings, func(w string) bool { return strings.HasPrefix(w, want) }) {
+		t.Errorf("warnings %q lack %q", f.Warnings, want)
+	}
+	if f := Parse(bytes.Join(lines, nil)); len(f.Records) != 3 || len(f.Warnings) != 0 {
+		t.Errorf("distinct runs: %d records, warnings %q", len(f.Records), f.Warnings)
 	}
 }

@@ -22,7 +22,13 @@ func ExampleParse() {
 		fmt.Println(err)
 		return
 	}
-	data := append(append(line, "{not json\n"...), line...)
+	rec.At = rec.At.AddDate(0, 0, 1) // the next night's run
+	next, err := history.Encode(rec)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	data := append(append(line, "{not json\n"...), next...)
 
 	h := history.Parse(data)
 	fmt.Println(len(h.Records), "records")
