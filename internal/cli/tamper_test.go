@@ -139,6 +139,12 @@ func TestTamperedBaselineRefused(t *testing.T) {
 		}, nil, `target sim\x1b[31mRED appears twice`},
 		{"a denormal duration", func(m map[string]any) { sample(m, 3)["ttft_ms"] = 5e-324 }, nil,
 			"targets[0].prompts[1].samples[3].ttft_ms: 5e-324 ms is below the microsecond latgate stores"},
+		{"a summary no run has", func(m map[string]any) {
+			at(m, "targets", 0, "prompts", 1, "metrics", "ttft").(map[string]any)["p50_ms"] = -123.0
+		}, nil, "targets[0].prompts[1].metrics.ttft.p50: -123 ms cannot be"},
+		{"summaries out of order", func(m map[string]any) {
+			at(m, "targets", 0, "prompts", 1, "metrics", "ttft").(map[string]any)["p95_ms"] = 0.5
+		}, nil, "targets[0].prompts[1].metrics.ttft.p95: 0.5 is below p50"},
 		{"duplicate key", nil, func(s string) string {
 			return regexp.MustCompile(`"ttft_ms":\s*`).ReplaceAllStringFunc(s, func(k string) string { return `"ttft_ms": 1, ` + k })
 		}, "key targets[0].prompts[0].samples[0].ttft_ms appears twice"},

@@ -207,6 +207,7 @@ func (v *validator) prompt(path string, p Prompt) {
 	if s := p.Metrics.TTFT; s != nil && s.N != len(p.Samples) {
 		v.fail(path+".metrics.ttft.n", "%d, but the prompt has %d samples", s.N, len(p.Samples))
 	}
+	v.summaries(path+".metrics", p.Metrics)
 	for k, s := range p.Samples {
 		v.sample(path+".samples["+strconv.Itoa(k)+"]", s)
 	}
@@ -324,6 +325,49 @@ func (v *validator) steps(path string, s Sample) {
 
 // durProblem says what is wrong with x as a duration in ms, or "" when
 // nothing is (positive: it cannot be 0 either).
+// summaries checks a prompt's summaries as data: the gate recomputes its
+// verdicts from the samples, but exports (OpenMetrics) and reports print
+// the summaries as the file holds them, so a tampered p50 of -123 ms or
+// 1e300 must not pass as a run's. Each value is a duration (a rate for
+// tokens/s) and min ≤ p50 ≤ p95 ≤ p99 ≤ max.
+func (v *validator) summaries(path string, m Metrics) {
+	const eps = 0.0015 // values are rounded to the microsecond
+	check := func(name string, vals [6]float64, dur bool) {
+		names := [6]string{"min", "p50", "p95", "p99", "max", "mean"}
+		for i, x := range vals {
+			pr := ""
+			switch {
+			case dur:
+				pr = durProblem(x, false)
+			case math.IsNaN(x) || math.IsInf(x, 0) || x < 0:
+				pr = num(x) + " is not a rate"
+			}
+			if pr != "" {
+				v.fail(path+"."+name+"."+names[i], "%s", pr)
+				return
+			}
+		}
+		for i := 1; i < 5; i++ {
+			if vals[i] < vals[i-1]-eps {
+				v.fail(path+"."+name+"."+names[i], "%s is below %s %s: not a distribution", num(vals[i]), names[i-1], num(vals[i-1]))
+				return
+			}
+		}
+	}
+	for _, d := range []struct {
+		name string
+		s    *Summary
+	}{{"ttfb", m.TTFB}, {"ttft", m.TTFT}, {"ttfct", m.TTFCT}, {"itl", m.ITL}, {"tpot", m.TPOT}, {"total", m.Total},
+		{"max_stall", m.MaxStall}, {"chain_total", m.ChainTotal}, {"chain_ttft_last", m.ChainTTFTLast}} {
+		if s := d.s; s != nil && s.N > 0 {
+			check(d.name, [6]float64{s.Min, s.P50, s.P95, s.P99, s.Max, s.Mean}, true)
+		}
+	}
+	if s := m.TokensPerS; s != nil && s.N > 0 {
+		check("tokens_per_s", [6]float64{s.Min, s.P50, s.P95, s.P99, s.Max, s.Mean}, false)
+	}
+}
+
 func durProblem(x float64, positive bool) string {
 	switch {
 	case math.IsNaN(x) || math.IsInf(x, 0):
