@@ -153,6 +153,7 @@ func (a *App) loadHistory(configPath, historyPath, baselinePath string) (history
 	if err != nil {
 		return in, UsageError(err)
 	}
+	hist.WarnFuture(a.Now())
 	var warnings []string
 	for i, p := range hist.Problems {
 		if i == 5 {

@@ -57,3 +57,29 @@ func TestParseRepeatedLines(t *testing.T) {
 		t.Errorf("distinct runs: %d records, warnings %q", len(f.Records), f.Warnings)
 	}
 }
+
+// TestWarnFuture: records dated beyond an hour after now are warned of,
+// naming how many and the latest's line; a clock a little ahead is not.
+func TestWarnFuture(t *testing.T) {
+	now := time.Unix(1e9, 0)
+	rng := rand.New(rand.NewPCG(1, 1))
+	var data []byte
+	for _, at := range []time.Time{now.Add(-24 * time.Hour), now.Add(30 * time.Minute), now.Add(48 * time.Hour), now.Add(24 * time.Hour)} {
+		line, err := Encode(FromResults(runFile(rng, 1, 1), meta(at)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = append(data, line...)
+	}
+	f := Parse(data)
+	f.WarnFuture(now)
+	want := "2 records are dated after now (the latest, line 3, at " + now.Add(48*time.Hour).UTC().Format(time.RFC3339) + ")"
+	future := func(w string) bool { return strings.Contains(w, "dated after now") }
+	if !slices.ContainsFunc(f.Warnings, func(w string) bool { return strings.HasPrefix(w, want) }) {
+		t.Errorf("warnings %q, want one starting %q", f.Warnings, want)
+	}
+	f = Parse(data)
+	if f.WarnFuture(now.Add(72 * time.Hour)); slices.ContainsFunc(f.Warnings, future) {
+		t.Errorf("no record is after now, yet %q", f.Warnings)
+	}
+}

@@ -355,3 +355,30 @@ func writeLines(w io.Writer, lines [][]byte) error {
 	}
 	return nil
 }
+
+// futureSlack is how far past now a record's time may be before it is a
+// clock set wrong rather than a runner's clock a little ahead.
+const futureSlack = time.Hour
+
+// WarnFuture adds a warning when records are dated after now (beyond
+// futureSlack): a runner whose clock is wrong. Records are read by their
+// times, so those stay the "newest" runs until that time comes, and the
+// runs after them (tonight's) are not read as the newest; --history-keep,
+// which drops the oldest, never drops them.
+func (f *File) WarnFuture(now time.Time) {
+	var n, line int
+	var latest time.Time
+	for i, r := range f.Records {
+		if r.At.After(now.Add(futureSlack)) {
+			n++
+			if r.At.After(latest) {
+				latest, line = r.At, f.Lines[i]
+			}
+		}
+	}
+	if n > 0 {
+		f.Warnings = append(f.Warnings, fmt.Sprintf("%d records are dated after now (the latest, line %d, at %s): a runner's clock set wrong? "+
+			"they read as the newest runs until then, ahead of tonight's; fix or delete those lines",
+			n, line, latest.UTC().Format(time.RFC3339)))
+	}
+}
