@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"unicode"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/latgate/latgate/internal/app"
+	"github.com/latgate/latgate/pkg/results"
 )
 
 func mergeCommand(a *app.App) *ucli.Command {
@@ -69,7 +69,7 @@ func splitLabel(arg string) (path, label string, err error) {
 		return arg, "", nil
 	}
 	path, label = arg[:i], arg[i+1:]
-	if path == "" || label == "" || strings.IndexFunc(label, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }) >= 0 {
+	if path == "" || !results.ValidLabel(label) {
 		return "", "", fmt.Errorf("%q: want FILE=LABEL with a label of printable characters and no spaces", arg)
 	}
 	return path, label, nil

@@ -101,15 +101,18 @@ func Parse(data []byte) *File {
 	// lines): counted twice it narrows every interval and can turn a
 	// two-night step into "the newest 5 runs". Each is read once.
 	seen := map[[sha256.Size]byte]int{}
-	var repeats []int
+	var repeats, firstRepeat, firstOrig int // lines that repeat an earlier one; the first, and the line it repeats
 	for i, line := range splitLines(data) {
 		n := i + 1
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		sum := sha256.Sum256(bytes.TrimSpace(line))
-		if _, dup := seen[sum]; dup {
-			repeats = append(repeats, n)
+		if orig, dup := seen[sum]; dup {
+			if repeats == 0 {
+				firstRepeat, firstOrig = n, orig
+			}
+			repeats++
 			continue
 		}
 		seen[sum] = n
@@ -125,20 +128,13 @@ func Parse(data []byte) *File {
 		f.Records = append(f.Records, rec)
 		f.Lines = append(f.Lines, n)
 	}
-	if len(repeats) > 0 {
-		first := repeats[0]
+	if repeats > 0 {
 		f.Warnings = append(f.Warnings, fmt.Sprintf("%d lines repeat an earlier line byte for byte (line %d repeats line %d; a merge of the history file keeps both sides' lines): each run is read once",
-			len(repeats), first, firstOf(seen, data, first)))
+			repeats, firstRepeat, firstOrig))
 	}
 	f.sortByTime()
 	slices.SortStableFunc(f.Sweeps, func(a, b Record) int { return a.At.Compare(b.At) })
 	return f
-}
-
-// firstOf is the line of data that line n repeats (seen: each distinct
-// line's first number).
-func firstOf(seen map[[sha256.Size]byte]int, data []byte, n int) int {
-	return seen[sha256.Sum256(bytes.TrimSpace(splitLines(data)[n-1]))]
 }
 
 // sortByTime puts the records in time order (stably), with their line

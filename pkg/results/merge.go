@@ -207,11 +207,18 @@ func LabelsFromNames(paths []string) ([]string, error) {
 		// A label becomes a region, which every reader holds to
 		// CheckText: a name with a newline or an escape made a file that
 		// latgate itself then refused as damaged.
-		if strings.IndexFunc(l, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }) >= 0 {
+		if !ValidLabel(l) {
 			return nil, fmt.Errorf("cannot derive a label from %q: a label is printable characters without spaces; name it with FILE=LABEL", paths[i])
 		}
 	}
 	return labels, nil
+}
+
+// ValidLabel reports whether s may label a merged file (its targets'
+// region): printable characters, no spaces, as CheckText and a command
+// line both take it.
+func ValidLabel(s string) bool {
+	return s != "" && strings.IndexFunc(s, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }) < 0
 }
 
 func labelsFromNames(paths []string) ([]string, error) {
