@@ -8,7 +8,8 @@
 //   - Redact: every form of a credential latgate sent is replaced by
 //     [REDACTED] (the API key as given and trimmed, "Bearer KEY", a base URL's
 //     user:pass@ decoded, as written and in Basic-auth base64, and the values
-//     of its query string), also when a clip cut the secret short.
+//     of its query string), also when a clip cut the secret short, and every
+//     secret's runs in any base64 text (an endpoint echoing it encoded).
 //   - Line: one line of printable text: control characters (C0, DEL, C1, and
 //     the bidirectional overrides that make text read differently from what it
 //     is) are shown as escapes such as \x1b or \n, invalid UTF-8 as U+FFFD, a
@@ -174,6 +175,10 @@ func NewRedactor(secrets ...string) *Redactor {
 // Add adds secrets; those shorter than MinSecret are ignored.
 func (r *Redactor) Add(secrets ...string) {
 	secrets = keep(slices.Clone(secrets))
+	for _, s := range secrets {
+		secrets = append(secrets, encoded(s)...)
+	}
+	secrets = keep(secrets)
 	if len(secrets) == 0 {
 		return
 	}
@@ -203,6 +208,35 @@ func (r *Redactor) Add(secrets ...string) {
 	}
 	slices.SortFunc(r.secrets, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
 	slices.SortFunc(r.short, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+}
+
+// encoded returns the runs of base64 (standard and URL alphabets) that
+// every encoding of a text holding s has, wherever s starts in it: an
+// endpoint that echoes a header or a token base64-encoded (a debug field, a
+// JWT-like blob, "Basic user:KEY") must not get the key out that way. For
+// each of the three places s can start within a 3-byte group, s is encoded
+// with that many bytes before it, and the characters that depend on those
+// bytes (the first 4) or on the bytes after s (a partial last group) are
+// dropped.
+func encoded(s string) []string {
+	var out []string
+	for k := range 3 {
+		in := make([]byte, k, k+len(s))
+		in = append(in, s...)
+		in = in[:len(in)/3*3]
+		e := base64.StdEncoding.EncodeToString(in)
+		if k > 0 {
+			e = e[min(4, len(e)):]
+		}
+		if len(e) < MinFragment {
+			continue
+		}
+		out = append(out, e)
+		if u := strings.NewReplacer("+", "-", "/", "_").Replace(e); u != e {
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 // span is a byte range [lo, hi) of text to redact.

@@ -106,6 +106,44 @@ func TestRedactFragments(t *testing.T) {
 	}
 }
 
+// TestRedactBase64: an endpoint that echoes the key base64-encoded (a debug
+// field holding the request's headers, "Basic user:KEY") must not get it out
+// that way, wherever the key starts within the encoded text, in either
+// alphabet, through Redact and through a Writer that gets it in two pieces.
+// What is left of the blob is at most the characters it shares with the
+// bytes before and after the key: fewer than MinFragment bytes of it.
+func TestRedactBase64(t *testing.T) {
+	const key = "sk-proj-AB?DEFGHIJ>LMNOP0123456789~" // '?', '>', '~' give '/' and '+'
+	r := NewRedactor(key)
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+		for before := range 6 {
+			for _, after := range []string{"", "!", "\r\n"} {
+				blob := enc.EncodeToString([]byte("Bearer "[:before] + key + after))
+				in := `{"echo":"` + blob + `"}`
+				got := r.Redact(in)
+				left := strings.TrimSuffix(strings.TrimPrefix(got, `{"echo":"`), `"}`)
+				pieces := strings.Split(left, Redacted)
+				if len(pieces) < 2 {
+					t.Fatalf("before %d, after %q: nothing redacted in %q", before, after, got)
+				}
+				for _, p := range pieces {
+					if len(p) > 8 {
+						t.Errorf("before %d, after %q: %q left of %q", before, after, p, blob)
+					}
+				}
+				var buf bytes.Buffer
+				w := NewWriter(&buf, r, true)
+				w.Write([]byte(in[:len(in)/2]))
+				w.Write([]byte(in[len(in)/2:]))
+				w.Flush()
+				if buf.String() != got {
+					t.Errorf("Writer = %q, Redact = %q", buf.String(), got)
+				}
+			}
+		}
+	}
+}
+
 // TestCredentialQuery: only query values whose name says they are a
 // credential are secrets (#16: ?port=18081 turned Host=localhost:18081 into
 // Host=localhost:[REDACTED]).
