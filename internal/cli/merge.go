@@ -32,8 +32,10 @@ Targets keep their region (region: in the config). A LABEL becomes the region
 of the file's targets that have none; --label-from-filename takes it from each
 file name, less the parts all names share (results-us-east.json → us-east,
 us-east/results.json → us-east). The same target and region in two files is
-an error. So are different run settings or configs, naming what differs,
-unless --force. The merged file is partial if any input is.
+an error, and so is one run given twice (a file, or a copy of it, under two
+labels: its requests would count twice). So are different run settings or
+configs, naming what differs, unless --force. The merged file is partial if
+any input is.
 
 ` + mergeExitHelp,
 		Flags: []ucli.Flag{

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,10 +16,12 @@ import (
 )
 
 // writeRunnerResults writes a small results file of target "api" as one
-// runner measured it.
+// runner measured it: each file's timings differ a little (by its name), as
+// two runners' do.
 func writeRunnerResults(t *testing.T, path string, edit func(*results.File)) {
 	t.Helper()
 	start := time.Date(2025, 6, 1, 3, 0, 0, 0, time.UTC)
+	jitter := float64(crc32.ChecksumIEEE([]byte(filepath.Base(path)))%1000) / 1000
 	f := &results.File{
 		Schema: results.Schema, Version: "v1.0.0", StartedAt: start, FinishedAt: start.Add(time.Minute),
 		ConfigPath: "latgate.yaml", ConfigHash: "c0ffee",
@@ -27,7 +30,7 @@ func writeRunnerResults(t *testing.T, path string, edit func(*results.File)) {
 			Name: "api", BaseURL: "https://api.example.com/v1", Model: "m",
 			Params: results.Params{MaxTokens: 16, Stream: true},
 			Prompts: []results.Prompt{{ID: "hello", Hash: "1a2b", Requests: 2,
-				Samples: []results.Sample{{Seq: 0, TTFT: 40, Total: 90}, {Seq: 1, TTFT: 42, Total: 95}}}},
+				Samples: []results.Sample{{Seq: 0, TTFT: 40 + jitter, Total: 90}, {Seq: 1, TTFT: 42, Total: 95}}}},
 			Requests: 2,
 		}},
 	}
@@ -60,6 +63,10 @@ func TestMergeCommand(t *testing.T) {
 	writeRunnerResults(t, eu, nil)
 	slow := filepath.Join(dir, "results-ap.json")
 	writeRunnerResults(t, slow, func(f *results.File) { f.Run.Requests = 30 })
+	usCopy := filepath.Join(dir, "copy-of-us.json")
+	if data, err := os.ReadFile(us); err != nil || os.WriteFile(usCopy, data, 0o644) != nil {
+		t.Fatal("copy", err)
+	}
 
 	tests := []struct {
 		name        string
@@ -80,6 +87,10 @@ func TestMergeCommand(t *testing.T) {
 			stderrFrags: []string{"run.requests: " + us + " has 2, " + slow + " has 30", "--force merges anyway"}},
 		{name: "different settings, forced", args: []string{"--force", us + "=us", slow + "=ap"},
 			regions: []string{"api@us", "api@ap"}, stderrFrags: []string{"warning: merged despite a difference: run.requests"}},
+		{name: "one file twice", args: []string{us + "=us", us + "=eu"}, code: ExitUsage,
+			stderrFrags: []string{us + " is given twice: merging it with itself would count its requests twice"}},
+		{name: "a copy of one file", args: []string{us + "=us", usCopy + "=eu"}, code: ExitUsage,
+			stderrFrags: []string{us + " and " + usCopy + ` hold the same measurements of target "api"`}},
 		{name: "missing file", args: []string{us + "=us", filepath.Join(dir, "nope.json") + "=eu"}, code: ExitUsage,
 			stderrFrags: []string{"no results file at " + filepath.Join(dir, "nope.json")}},
 		{name: "bad label", args: []string{us + "=us east"}, code: ExitUsage, stderrFrags: []string{"want FILE=LABEL"}},

@@ -3,6 +3,7 @@ package results
 import (
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -90,6 +91,9 @@ func Merge(in []Input, opts MergeOptions) (*File, []string, error) {
 		ConfigPath: first.ConfigPath,
 		Run:        first.Run,
 	}
+	if err := sameRun(in); err != nil {
+		return nil, nil, err
+	}
 	var versions, hashes, partial []string
 	seen := map[string]string{} // target key → file holding it
 	for _, x := range in {
@@ -139,6 +143,62 @@ func Merge(in []Input, opts MergeOptions) (*File, []string, error) {
 	out.Partial = len(partial) > 0
 	out.PartialReason = strings.Join(partial, "; ")
 	return out, warnings, nil
+}
+
+// sameRun returns an error when two inputs hold a target with the same name
+// and the very same measurements: one runner's file given twice (or copied
+// under another name) and labelled as two regions would count its requests
+// twice, and the merged comparison would be twice as sure as the data. Two
+// runners never time every request to the same microsecond; a target whose
+// requests all failed has no timings to tell, and is left alone.
+func sameRun(in []Input) error {
+	seen := map[uint64]string{} // fingerprint → file holding it
+	for _, x := range in {
+		for _, t := range x.File.Targets {
+			fp, ok := fingerprint(t)
+			if !ok {
+				continue
+			}
+			if prev, dup := seen[fp]; dup && prev != x.Name {
+				return fmt.Errorf("%s and %s hold the same measurements of target %q (the same run given twice): "+
+					"merging them would count its requests twice; give each runner's results file once", prev, x.Name, t.Name)
+			} else if dup {
+				return fmt.Errorf("%s is given twice: merging it with itself would count its requests twice; give each runner's results file once", x.Name)
+			}
+			seen[fp] = x.Name
+		}
+	}
+	return nil
+}
+
+// fingerprint hashes a target's name and the timings of its requests
+// (FNV-1a); ok is false when no request has a timing.
+func fingerprint(t Target) (fp uint64, ok bool) {
+	const prime = 1099511628211
+	fp = 14695981039346656037
+	mix := func(v uint64) {
+		for range 8 {
+			fp ^= v & 0xff
+			fp *= prime
+			v >>= 8
+		}
+	}
+	for i := 0; i < len(t.Name); i++ {
+		mix(uint64(t.Name[i]))
+	}
+	for _, p := range t.Prompts {
+		mix(uint64(len(p.Samples)))
+		for _, s := range p.Samples {
+			if s.TTFT != 0 || s.Total != 0 {
+				ok = true
+			}
+			mix(uint64(s.Seq))
+			mix(math.Float64bits(s.AtMS))
+			mix(math.Float64bits(s.TTFT))
+			mix(math.Float64bits(s.Total))
+		}
+	}
+	return fp, ok
 }
 
 // runDiffs names each run setting and the config hash where a file differs
