@@ -253,12 +253,16 @@ type job struct {
 	spec      stats.Stat
 	base, cur *dataset
 	noise     DayNoise
-	wander    float64 // the group's run-level variance, both sides (log units²)
+	wander    runLevel // the group's run-level variance
 	est       estimators
 	// After run: the sides' spreads, and for a check on the ratio scale
 	// with finite sampling half-widths, poolable is set.
 	sb, sc   spread
 	poolable bool
+	// design is the check's design with its shared day-to-day noise
+	// (Design.Shared), set by estimate when that changed its levels; the
+	// zero Design otherwise (then the run's own design applies).
+	design Design
 	// Once pooled: the prompts of its pool, and how many standard errors
 	// of the difference this prompt's change lies above the pool's.
 	pooled int
@@ -375,7 +379,7 @@ func CompareWith(base, cur Side, gate config.Gate, s Setup) Report {
 		for ci, pc := range checks {
 			tj.groups[ci].tol = Resolvable(pc.c.Metric, pc.c.Tolerance)
 			tj.groups[ci].noise = s.Noise.For(bt.Name, bt.Region, pc.c.Metric, pc.spec.String(), gate.DayToDayFor(bt.BaseURL))
-			tj.groups[ci].wander = wb[pc.c.Metric].Excess + wc[pc.c.Metric].Excess
+			tj.groups[ci].wander = runLevel{base: wb[pc.c.Metric].Excess, cur: wc[pc.c.Metric].Excess}
 		}
 		for _, bp := range bt.Prompts {
 			cp, ok := curPrompts[bp.ID]
@@ -516,14 +520,15 @@ func (j *job) run(conf float64, d Design) {
 		c.Ratio = c.Current / c.Baseline // shown even when unresolved
 	}
 	if c.NBase > 0 && c.NCur > 0 && c.Resolved() {
-		j.estimate()
+		j.estimate(conf, d)
 	}
 	Decide(c)
 }
 
 // estimate sets the change and its interval of a resolved check with data
-// on both sides.
-func (j *job) estimate() {
+// on both sides, at the levels of its look in design d (its day-to-day
+// noise shared by every look: Design.Shared).
+func (j *job) estimate(conf float64, d Design) {
 	c := &j.check
 	j.sb, j.sc = spreadOf(j.base, j.spec), spreadOf(j.cur, j.spec)
 	z := critical(c.level())
@@ -539,19 +544,55 @@ func (j *job) estimate() {
 	}
 	zl, zh := c.ends()
 	theta, below, above, hl := j.change(zl, zh)
+	if math.IsInf(below, 1) || math.IsInf(above, 1) {
+		c.Ratio = math.Exp(theta)
+		return // unbounded: inconclusive
+	}
+	day := dayRatioSigma(c.DayNoise)
+	if ds := d.Shared(day*day+j.wander.base, perRequest(below/zl, above/zh, j.wander.cur, c.NBase, c.NCur)); ds.shared > 0 {
+		// The day's level is in every look alike: the look's levels
+		// spend the gate's confidence over the looks' true information.
+		c.atLook(ds, conf, c.NBase)
+		j.design = ds
+		zl, zh = c.ends()
+		theta, below, above, hl = j.change(zl, zh)
+		if math.IsInf(below, 1) || math.IsInf(above, 1) {
+			c.Ratio = math.Exp(theta)
+			return
+		}
+	}
 	if hl {
 		c.Estimator = EstimatorHL
 	}
 	c.Ratio = math.Exp(theta)
-	if math.IsInf(below, 1) || math.IsInf(above, 1) {
-		return // unbounded: inconclusive
-	}
 	j.poolable = true
-	day := dayRatioSigma(c.DayNoise)
-	c.RunNoise = math.Sqrt(j.wander)
+	w := j.wander.total()
+	c.RunNoise = math.Sqrt(w)
 	dl, dh := dayCrit(zl, c.DayDF)*day, dayCrit(zh, c.DayDF)*day
-	c.Lo = math.Exp(theta - math.Sqrt(below*below+dl*dl+zl*zl*j.wander))
-	c.Hi = math.Exp(theta + math.Sqrt(above*above+dh*dh+zh*zh*j.wander))
+	c.Lo = math.Exp(theta - math.Sqrt(below*below+dl*dl+zl*zl*w))
+	c.Hi = math.Exp(theta + math.Sqrt(above*above+dh*dh+zh*zh*w))
+}
+
+// runLevel is a group's run-level variance (log units², see Wander): the
+// baseline's, the same at every look, and the current side's, which
+// shrinks as the run grows.
+type runLevel struct{ base, cur float64 }
+
+func (r runLevel) total() float64 { return r.base + r.cur }
+
+// perRequest is the sampling variance of one request behind a look's
+// change whose sampling standard errors are seBelow and seAbove (log units)
+// and current run-level variance wander, with nBase and nCur requests a
+// side: the v of Var = v(1/n_b + 1/n_c), in the units Design.Shared takes.
+// The current side's run-level variance counts as sampling (it shrinks as
+// the run grows, if not as 1/n: counting it so errs towards the
+// spent-as-independent levels); the baseline's is shared by every look.
+func perRequest(seBelow, seAbove, wander float64, nBase, nCur int) float64 {
+	if nBase <= 0 || nCur <= 0 {
+		return 0
+	}
+	se := (seBelow + seAbove) / 2
+	return (se*se + wander) / (1/float64(nBase) + 1/float64(nCur))
 }
 
 // okConfidence is the gate's ok_confidence, 0 (symmetric) when unset or

@@ -43,9 +43,9 @@ import (
 type group struct {
 	tol   config.Tolerance
 	noise DayNoise
-	// wander is the run-level variance of the target's metric, both sides
-	// (log units², see Wander).
-	wander float64
+	// wander is the run-level variance of the target's metric (see
+	// Wander).
+	wander runLevel
 	jobs   []*job
 }
 
@@ -199,12 +199,21 @@ func holm(tests []*job, alpha float64, d Design) map[*job]bool {
 	m := len(ts)
 	for i, x := range ts {
 		c := x.j.check
-		if x.z < d.Critical(alpha/float64(m-i), c.NBase, max(c.Look-1, 0)) {
+		if x.z < x.j.designIn(d).Critical(alpha/float64(m-i), c.NBase, max(c.Look-1, 0)) {
 			break
 		}
 		out[x.j] = true
 	}
 	return out
+}
+
+// designIn is the design the job's levels came from: d with the job's
+// shared day-to-day noise when estimate set one, else d.
+func (j *job) designIn(d Design) Design {
+	if j.design.shared > 0 {
+		return j.design
+	}
+	return d
 }
 
 // pool forms the group's pooled check from its poolable prompts (ratio
@@ -241,30 +250,21 @@ func (g group) pool(conf float64, d Design, est estimators) (Check, bool) {
 		a.Level = d.Confidence(conf, nb, a.Look-1)
 		a.OkLevel = d.okLevel(a.OkConfidence, nb, a.Look-1)
 	}
+	day := dayRatioSigma(g.noise.Sigma)
 	zl, zh := a.ends()
-	// Each prompt's change and sampling half-widths at the pool's levels.
-	type part struct{ theta, below, above, w float64 }
-	parts := make([]part, len(use))
-	var wsum float64
-	for i, j := range use {
-		theta, below, above, _ := j.change(zl, zh)
-		w := 1.0
-		if !est.equalWeights {
-			sd := (below/zl + above/zh) / 2
-			w = 1 / (sd * sd)
-		}
-		parts[i] = part{theta, below, above, w}
-		wsum += w
+	parts, theta, vb, va := g.poolParts(use, zl, zh, est)
+	if ds := d.Shared(day*day+g.wander.base, perRequest(math.Sqrt(vb)/zl, math.Sqrt(va)/zh, g.wander.cur, nb, poolCur(use))); ds.shared > 0 {
+		// The day's level is shared by every look of the pool too.
+		a.Level = ds.Confidence(conf, nb, a.Look-1)
+		a.OkLevel = ds.okLevel(a.OkConfidence, nb, a.Look-1)
+		zl, zh = a.ends()
+		parts, theta, vb, va = g.poolParts(use, zl, zh, est)
 	}
-	var theta, lb, lt, vb, va float64
+	var lb, lt float64
 	for i, j := range use {
-		p := &parts[i]
-		p.w /= wsum
+		p := parts[i]
 		j.check.Diagnostic, j.check.Weight = true, p.w
 		j.pooled = len(use)
-		theta += p.w * p.theta
-		vb += p.w * p.w * p.below * p.below
-		va += p.w * p.w * p.above * p.above
 		lt += p.w * math.Log(j.check.Threshold)
 	}
 	// How far each prompt lies above the pool, in standard errors of the
@@ -280,8 +280,7 @@ func (g group) pool(conf float64, d Design, est estimators) (Check, bool) {
 			j.above = (parts[i].theta - theta) / math.Sqrt(v)
 		}
 	}
-	day := dayRatioSigma(g.noise.Sigma)
-	a.RunNoise = math.Sqrt(g.wander)
+	a.RunNoise = math.Sqrt(g.wander.total())
 	sl := math.Hypot(dayCrit(zl, g.noise.DF)*day, zl*a.RunNoise)
 	sh := math.Hypot(dayCrit(zh, g.noise.DF)*day, zh*a.RunNoise)
 	// The pooled row's reference level is the geometric mean of the
@@ -308,6 +307,48 @@ func (g group) pool(conf float64, d Design, est estimators) (Check, bool) {
 	}
 	a.decide()
 	return a, true
+}
+
+// poolPart is one prompt's share of a pool: its log change, its sampling
+// half-widths below and above, and its normalised weight.
+type poolPart struct{ theta, below, above, w float64 }
+
+// poolParts returns each pooled prompt's part at critical values zl and
+// zh, and the pool's change and the variances of its half-widths below
+// and above (sampling only): the weighted mean with weights the inverse of
+// each prompt's sampling variance (equal under the experiment).
+func (g group) poolParts(use []*job, zl, zh float64, est estimators) (parts []poolPart, theta, vb, va float64) {
+	parts = make([]poolPart, len(use))
+	var wsum float64
+	for i, j := range use {
+		th, below, above, _ := j.change(zl, zh)
+		w := 1.0
+		if !est.equalWeights {
+			sd := (below/zl + above/zh) / 2
+			w = 1 / (sd * sd)
+		}
+		parts[i] = poolPart{th, below, above, w}
+		wsum += w
+	}
+	for i := range parts {
+		p := &parts[i]
+		p.w /= wsum
+		theta += p.w * p.theta
+		vb += p.w * p.w * p.below * p.below
+		va += p.w * p.w * p.above * p.above
+	}
+	return parts, theta, vb, va
+}
+
+// poolCur is the current requests behind a pool's look: its prompts'
+// smallest count (its information, as its baseline's, is bounded by the
+// smallest).
+func poolCur(use []*job) int {
+	n := use[0].check.NCur
+	for _, j := range use {
+		n = min(n, j.check.NCur)
+	}
+	return n
 }
 
 // change returns a poolable prompt check's estimated log change and its

@@ -34,6 +34,19 @@ import (
 // integration (Armitage, McPherson & Rowe). When the current side is
 // noisier than the baseline the true fractions are closer together, the
 // looks more correlated, and the boundaries conservative (Slepian).
+//
+// A variance every look shares. The day-to-day noise (the difference of
+// the baseline's day and today's) is in every look's estimate and does not
+// shrink with requests: Var(look k) = v(1/n_b + 1/nₖ) + F, and still
+// Cov(look j, look k) = Var(look max(j,k)), so the looks are the same
+// Brownian motion in information Iₖ = 1/(1/n_b + 1/nₖ + f), f = F/v (the
+// shared variance in units of one request's). Where F dominates the looks
+// nearly repeat each other, the fractions tₖ are close to 1, and the first
+// look spends nearly all of the level: its boundary is nearly the
+// fixed-sample one. Taking f as 0 there spent the level as if the looks
+// were independent samples, and left the ok end at 93.6% where 90% holds
+// (#29: a check the day's level keeps undecided is held by the level the
+// design spends, not by its information).
 
 // Design is the plan of looks of a sequential check: the cumulative number
 // of requests per prompt at each look, the first being run.requests and the
@@ -44,9 +57,15 @@ type Design struct {
 	// spend is the spending function (nil: Pocock-type), for the
 	// calibration's experiments.
 	spend func(float64) float64
-	// levels caches the per-look confidences by gate confidence and
-	// baseline requests (computing them integrates numerically).
+	// levels caches the per-look confidences by gate confidence,
+	// baseline requests and shared variance (computing them integrates
+	// numerically).
 	levels *levelCache
+	// shared is f: the variance every look shares beyond the baseline's
+	// sampling (the day-to-day noise), in units of one request's sampling
+	// variance, rounded (sharedStep) so that a check's levels come from a
+	// few cached designs; 0 for none. See Shared.
+	shared float64
 }
 
 type levelCache struct {
@@ -55,8 +74,9 @@ type levelCache struct {
 }
 
 type levelKey struct {
-	alpha float64 // one-sided
-	nBase int
+	alpha  float64 // one-sided
+	nBase  int
+	shared float64
 }
 
 // FixedDesign is a single look: no sequential rounds.
@@ -77,6 +97,30 @@ func NewDesign(first, last int) Design {
 	}
 	return Design{Looks: append(looks, last), levels: cache}
 }
+
+// Shared returns the design of a check whose every look also carries a
+// shared variance (the day-to-day noise) of variance shared, when one
+// request's sampling variance is perRequest: its boundaries spend the level
+// over the looks' true information (see "A variance every look shares").
+// f = shared/perRequest is rounded to a step of 5% on the log scale
+// (sharedStep), so that every check of a run draws from a few cached
+// designs and the same samples always give the same levels; below 1e-4 (a
+// hundredth of a percent of a 10 000-request look's variance) it is 0.
+func (d Design) Shared(shared, perRequest float64) Design {
+	d.shared = 0
+	if !d.Sequential() || !(shared > 0) || !(perRequest > 0) || math.IsInf(shared, 0) || math.IsInf(perRequest, 0) {
+		return d
+	}
+	f := shared / perRequest
+	if f < 1e-4 {
+		return d
+	}
+	d.shared = math.Exp(math.Round(math.Log(f)/sharedStep) * sharedStep)
+	return d
+}
+
+// sharedStep is the rounding of Design.Shared's f on the log scale: 5%.
+const sharedStep = 0.05
 
 // Sequential reports whether the design has more than one look.
 func (d Design) Sequential() bool { return len(d.Looks) > 1 }
@@ -158,7 +202,7 @@ func (d Design) okLevel(okConf float64, nBase, k int) float64 {
 
 // critical returns the critical values of every look, cached.
 func (d Design) critical(alpha float64, nBase int) []float64 {
-	k := levelKey{alpha, nBase}
+	k := levelKey{alpha, nBase, d.shared}
 	if d.levels != nil {
 		d.levels.mu.Lock()
 		defer d.levels.mu.Unlock()
@@ -176,7 +220,7 @@ func (d Design) critical(alpha float64, nBase int) []float64 {
 // bounds returns the critical values (standard normal units) of each look.
 func (d Design) bounds(conf float64, nBase int) []float64 {
 	K := len(d.Looks)
-	info := func(n int) float64 { return 1 / (1/float64(nBase) + 1/float64(max(n, 1))) }
+	info := func(n int) float64 { return 1 / (1/float64(nBase) + 1/float64(max(n, 1)) + d.shared) }
 	last := info(d.Looks[K-1])
 	t := make([]float64, K)
 	for k, n := range d.Looks {

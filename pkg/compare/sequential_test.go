@@ -195,3 +195,66 @@ func obfSpend(a float64) func(float64) float64 {
 		return 2 * (1 - stats.NormalCDF(z/math.Sqrt(min(t, 1)))) / a
 	}
 }
+
+// TestSharedVarianceDesign checks Design.Shared by simulating what a check
+// estimates: at look k, the day's level D (shared by every look) plus the
+// baseline's error (shared) plus the mean of the current side's first nₖ
+// requests. Its boundaries must be crossed at the spent rate over all
+// looks (they hold), while the design that ignores D's share, spending as
+// if the looks were independent samples, crosses far less often (it was
+// conservative: the level it held back is what Shared gives the first look).
+func TestSharedVarianceDesign(t *testing.T) {
+	d := NewDesign(60, 150)
+	const (
+		nBase = 240
+		alpha = 0.10 // the ok end's
+		paths = 100_000
+	)
+	for _, f := range []float64{0, 0.002, 0.02, 0.2} { // D's variance per unit of one request's
+		ds := d.Shared(f, 1)
+		c, plain := ds.critical(alpha, nBase), d.critical(alpha, nBase)
+		rng := rand.New(rand.NewPCG(29, uint64(1000*f)))
+		var crossed, crossedPlain int
+		for range paths {
+			day := math.Sqrt(f) * rng.NormFloat64()
+			base := rng.NormFloat64() / math.Sqrt(nBase)
+			var sum float64
+			var n int
+			hit, hitPlain := false, false
+			for k, nk := range d.Looks {
+				for ; n < nk; n++ {
+					sum += rng.NormFloat64()
+				}
+				z := (day + base + sum/float64(n)) / math.Sqrt(f+1.0/nBase+1/float64(n))
+				hit = hit || z >= c[k]
+				hitPlain = hitPlain || z >= plain[k]
+			}
+			if hit {
+				crossed++
+			}
+			if hitPlain {
+				crossedPlain++
+			}
+		}
+		rate, ratePlain := float64(crossed)/paths, float64(crossedPlain)/paths
+		se := math.Sqrt(alpha * (1 - alpha) / paths)
+		if math.Abs(rate-alpha) > 4*se {
+			t.Errorf("f %v: crossing rate %.4f over looks %v, want %v ± %.4f (boundaries %.3f)", f, rate, d.Looks, alpha, 4*se, c)
+		}
+		if f >= 0.02 && ratePlain > alpha-10*se {
+			t.Errorf("f %v: the design without the shared variance crosses at %.4f, want clearly below %v: it spends as if the looks were independent", f, ratePlain, alpha)
+		}
+		// The more of the variance the looks share, the closer the first
+		// look's boundary is to the fixed-sample one.
+		if fixed := stats.NormalQuantile(1 - alpha); f >= 0.2 && c[0]-fixed > 0.02 {
+			t.Errorf("f %v: first look's boundary %.3f, want within 0.02 of the fixed-sample %.3f", f, c[0], fixed)
+		}
+	}
+	// Shared of nothing, or on a single look, is the design itself.
+	if got := d.Shared(0, 1); got.shared != 0 {
+		t.Errorf("Shared(0, 1).shared = %v, want 0", got.shared)
+	}
+	if got := FixedDesign().Shared(1, 1); got.shared != 0 {
+		t.Errorf("a fixed design's Shared(1, 1).shared = %v, want 0", got.shared)
+	}
+}
