@@ -75,7 +75,7 @@ func Summary(c compare.Check) string {
 	_, lo, _, tau := c.Slowdown()
 	switch {
 	case c.Verdict == compare.Regressed && c.Family > 1:
-		return fmt.Sprintf("%s %s %s %s, adjusted for %d prompt tests (Holm)", change, worse, tol, values, c.Family)
+		return fmt.Sprintf("%s %s %s %s, adjusted for %s", change, worse, tol, values, holmFamily(c))
 	case c.Verdict == compare.Regressed:
 		return fmt.Sprintf("%s %s %s %s", change, worse, tol, values)
 	case c.Verdict == compare.Improved:
@@ -83,16 +83,27 @@ func Summary(c compare.Check) string {
 	case c.Verdict == compare.OK:
 		return fmt.Sprintf("%s within %s: rules out %s %s %s", change, tol, worse, numfmt.Pct(bound), values)
 	case c.Hidden && lo > tau:
-		return fmt.Sprintf("%s %s %s on its own, not after adjusting for %d prompt tests (Holm); apart from the other prompts at its last look, it holds the run undecided %s",
-			change, worse, tol, c.Family, values)
+		return fmt.Sprintf("%s %s %s on its own, not after adjusting for %s; apart from the other prompts at its last look, it holds the run undecided %s",
+			change, worse, tol, holmFamily(c), values)
 	case c.Hidden:
 		return fmt.Sprintf("%s straddles %s, apart from the other prompts at its last look: it holds the run undecided %s", change, tol, values)
 	case lo > tau:
-		return fmt.Sprintf("%s %s %s on its own, not after adjusting for %d prompt tests (Holm) %s", change, worse, tol, c.Family, values)
+		return fmt.Sprintf("%s %s %s on its own, not after adjusting for %s %s", change, worse, tol, holmFamily(c), values)
 	case c.Diagnostic:
 		return fmt.Sprintf("%s straddles %s (pooled into all prompts: does not hold the run) %s", change, tol, values)
 	}
 	return fmt.Sprintf("%s straddles %s: %s %s", change, tol, Decider(c), values)
+}
+
+// holmFamily names the prompt tests a check was adjusted for: "10 prompt
+// tests (Holm)", or under conditional Holm (over those beyond their
+// tolerance, at half the level) "the 1 of 10 prompt tests beyond tolerance
+// (Holm)".
+func holmFamily(c compare.Check) string {
+	if c.Beyond <= 0 {
+		return fmt.Sprintf("%d prompt tests (Holm)", c.Family)
+	}
+	return fmt.Sprintf("the %d of %d prompt tests beyond tolerance (Holm)", c.Beyond, c.Family)
 }
 
 // differenceSummary is Summary on the difference scale, for example

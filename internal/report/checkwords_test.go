@@ -74,6 +74,17 @@ func TestSummaryHidden(t *testing.T) {
 	if diff := cmp.Diff(want, Summary(c)); diff != "" {
 		t.Errorf("Summary (-want +got):\n%s", diff)
 	}
+	c.Beyond = 1 // conditional Holm: the one of ten beyond its tolerance
+	want = "+29% [95% CI +18%, +37%] > +15% tolerance on its own, not after adjusting for the 1 of 10 prompt tests beyond tolerance (Holm); apart from the other prompts at its last look, it holds the run undecided (400 ms -> 516 ms)"
+	if diff := cmp.Diff(want, Summary(c)); diff != "" {
+		t.Errorf("Summary (-want +got):\n%s", diff)
+	}
+	c.Verdict, c.Hidden, c.Beyond = compare.Regressed, false, 2
+	want = "+29% [95% CI +18%, +37%] > +15% tolerance (400 ms -> 516 ms), adjusted for the 2 of 10 prompt tests beyond tolerance (Holm)"
+	if diff := cmp.Diff(want, Summary(c)); diff != "" {
+		t.Errorf("Summary (-want +got):\n%s", diff)
+	}
+	c.Verdict, c.Hidden, c.Beyond = compare.Inconclusive, true, 0
 	c.Lo = 1.12
 	want = "+29% [95% CI +12%, +37%] straddles +15% tolerance, apart from the other prompts at its last look: it holds the run undecided (400 ms -> 516 ms)"
 	if diff := cmp.Diff(want, Summary(c)); diff != "" {

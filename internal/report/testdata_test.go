@@ -44,13 +44,17 @@ func agg(target, region string, prompts []string, metric, stat string, base, cur
 // newReport assembles a report as compare makes one: every check carries
 // the assumed day-to-day noise of 1%; a target's prompt checks of a metric
 // and statistic it has a pooled check for are diagnostics; a prompt
-// regression is one adjusted for the target's prompt tests (its family);
+// regression is one adjusted for the target's prompt tests (its family;
+// from three, conditional Holm over those beyond their tolerance);
 // and the verdict is compare's.
 func newReport(checks, aggs []compare.Check, warnings ...string) compare.Report {
-	family := map[string]int{}
+	family, beyond := map[string]int{}, map[string]int{}
 	for _, c := range checks {
 		if c.Max == 0 {
 			family[c.Target]++
+			if r, _, _, tau := c.Slowdown(); c.Threshold > 0 && r > tau {
+				beyond[c.Target]++ // conditional Holm's family, from three tests
+			}
 		}
 	}
 	pooled := func(c compare.Check) bool {
@@ -67,6 +71,9 @@ func newReport(checks, aggs []compare.Check, warnings ...string) compare.Report 
 			c.DayNoise = 0.01
 			if c.Prompt != "" && c.Max == 0 {
 				c.Family = family[c.Target]
+				if c.Family >= 3 {
+					c.Beyond = beyond[c.Target]
+				}
 				c.Diagnostic = pooled(*c)
 			}
 			c.Reason = Summary(*c)

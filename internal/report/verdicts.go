@@ -172,12 +172,16 @@ func decisionNote(rep compare.Report, label string) string {
 	if len(rep.Aggregates) == 0 || !slices.ContainsFunc(rep.Checks, func(c compare.Check) bool { return c.Diagnostic }) {
 		return "" // nothing pooled into a deciding check
 	}
-	fam := 0
+	fam, cond := 0, false
 	for _, c := range rep.Checks {
 		fam = max(fam, c.Family)
+		cond = cond || c.Beyond > 0
 	}
 	adjusted := ""
-	if fam > 1 {
+	switch {
+	case fam > 1 && cond:
+		adjusted = fmt.Sprintf(" after adjusting for those of its check's %d prompt tests beyond tolerance (Holm)", fam)
+	case fam > 1:
 		adjusted = fmt.Sprintf(" after adjusting for its check's %d prompt tests (Holm)", fam)
 	}
 	rows := "" // said only when a row shows "(pooled)": an undecided prompt check that informs

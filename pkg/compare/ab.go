@@ -359,7 +359,7 @@ func abDecideTarget(checks []Check, groups []abGroup, aggregate bool, conf float
 				at = append(at, k)
 			}
 		}
-		rejected := holm(tests, (1-conf)/2, d)
+		rejected, _ := holm(tests, (1-conf)/2, d, false)
 		for i, j := range tests {
 			c := &checks[at[i]]
 			c.Family = len(tests)

@@ -164,6 +164,11 @@ type Check struct {
 	// the prompt's share of its pooled check's estimate.
 	Family int     `json:"family,omitempty"`
 	Weight float64 `json:"weight,omitempty"`
+	// Beyond is, when the family was tested by conditional Holm (three
+	// prompt tests or more, see holm), how many of them had an estimate
+	// beyond their tolerance at this look: Holm ran over those at half the
+	// level. 0 otherwise.
+	Beyond int `json:"beyond,omitempty"`
 	// More estimates, for an inconclusive check, how many more current
 	// requests would decide it (-1: none would; Stuck says why: "baseline",
 	// its own noise or size, or "day-to-day" noise).
@@ -317,6 +322,9 @@ type estimators struct {
 	// independent takes requests as independent in arrival order (no
 	// run-level noise: the gate before #29's Wander).
 	independent bool
+	// allHolm runs Holm over every prompt test of a check at the full
+	// level, as the gate did before conditional Holm (#29).
+	allHolm bool
 }
 
 // CompareWith is CompareSequential with the day-to-day noise of s.

@@ -34,7 +34,7 @@ var (
 	matrixRuns = flag.Int("matrix-runs", 0, "runs per unchanged row of TestGateMatrix (changed rows get 40%; default 1000 with -calibrate, else 100)")
 	matrixRows = flag.String("matrix-rows", "", "only the TestGateMatrix rows whose name contains this")
 	matrixTol  = flag.String("matrix-tol", "", "experiment: tolerances other than the defaults, as \"ttft p50=15,ttft p90=50\" (percent)")
-	matrixEst  = flag.String("matrix-est", "", "experiment: estimator choices, comma-separated: ratio-p50, equal-weights, cold=keep, independent (no run-level noise), runner=off, day=N (percent), ok=N (ok_confidence, percent; 0: symmetric), bless=N, spend=linear|quadratic|obf, looks=STEP")
+	matrixEst  = flag.String("matrix-est", "", "experiment: estimator choices, comma-separated: ratio-p50, equal-weights, cold=keep, independent (no run-level noise), runner=off, holm=all (Holm over every prompt test, not conditional), day=N (percent), ok=N (ok_confidence, percent; 0: symmetric), bless=N, spend=linear|quadratic|obf, looks=STEP")
 )
 
 // noiseClass is one endpoint noise model of the matrix.
@@ -262,6 +262,7 @@ func matrixPlan() []matrixRow {
 		matrixRow{correlated(0.9, 0.1), change{Name: "TTFT +30%", TTFT: 1.3, All: 1}, 2},
 		matrixRow{wandering(), change{Name: "TTFT +30%", TTFT: 1.3, All: 1}, 2})
 	rows = append(rows,
+		matrixRow{exact, change{Name: "one prompt TTFT +15% (at its tolerance)", TTFT: 1.15, All: 1, One: true, AtTolerance: true}, 10},
 		matrixRow{ref, change{Name: "one prompt TTFT +30% (twice its tolerance)", TTFT: 1.3, All: 1, One: true}, 10},
 		matrixRow{ref, change{Name: "one prompt TTFT +50%", TTFT: 1.5, All: 1, One: true}, 10},
 		matrixRow{ref, change{Name: "one prompt TTFT +100%", TTFT: 2, All: 1, One: true}, 30})
@@ -584,6 +585,8 @@ func defaultMatrixSetup() matrixSetup {
 			ms.est.keepColdHeads = true
 		case e == "independent":
 			ms.est.independent = true
+		case e == "holm=all":
+			ms.est.allHolm = true
 		case e == "runner=off":
 			ms.runnerOff = true
 		case e == "spend=linear":
@@ -829,6 +832,11 @@ func (r matrixRow) targets(s matrixStats) []matrixTarget {
 		out = append(out, pct("false regressed (a busy runner blamed on the endpoint)", s.pct(s.Regressed), 1, true))
 	case r.Noise.Busy > 0:
 		out = append(out, pct("caught (a change far beyond the runner's delay)", s.pct(s.Regressed), 90, false))
+	case r.Change.AtTolerance && r.Change.One:
+		// One prompt exactly at its tolerance, the others unchanged: a
+		// regression named is a false one, at the margin of the prompt
+		// tests' family (α/2 = 2.5% at the gate's 95%).
+		out = append(out, pct("regressed at its tolerance (the prompt tests' family at the margin)", s.pct(s.Regressed), 2.5, true))
 	case r.Change.AtTolerance:
 		out = append(out, pct("ttft p50 ok at its tolerance (an ok's miss; ok_confidence 90% by default)", s.pct(s.OkTTFT), 10, true))
 	case r.Noise.Remote && r.Change.unchanged():

@@ -71,7 +71,7 @@ func (tj targetJobs) decide(aggregate bool, conf float64, d Design, est estimato
 	var tests []*job
 	alpha := (1 - conf) / 2
 	rejected := map[*job]bool{}
-	family := map[*job]int{}
+	family := map[*job][2]int{}
 	for _, g := range tj.groups {
 		var gt []*job
 		for _, j := range g.jobs {
@@ -79,17 +79,18 @@ func (tj targetJobs) decide(aggregate bool, conf float64, d Design, est estimato
 				gt = append(gt, j)
 			}
 		}
-		for j := range holm(gt, alpha, d) {
+		rej, beyond := holm(gt, alpha, d, !est.allHolm)
+		for j := range rej {
 			rejected[j] = true
 		}
 		for _, j := range gt {
-			family[j] = len(gt)
+			family[j] = [2]int{len(gt), beyond}
 		}
 		tests = append(tests, gt...)
 	}
 	for _, j := range tests {
 		c := &j.check
-		c.Family = family[j]
+		c.Family, c.Beyond = family[j][0], family[j][1]
 		switch {
 		case rejected[j]:
 			c.Verdict = Regressed
@@ -185,7 +186,20 @@ func certain(beyond bool) float64 {
 // level alpha: in decreasing order of their statistic, the i-th of m is
 // rejected when it reaches the boundary of its look at level α/(m − i + 1),
 // and the procedure stops at the first that does not.
-func holm(tests []*job, alpha float64, d Design) map[*job]bool {
+//
+// Conditional Holm (cond, for three tests or more; Zhao, Small & Su,
+// JASA 2019): a prompt whose estimate lies within its tolerance (z ≤ 0)
+// cannot be rejected, and under its null (a change at most its tolerance)
+// its p-value is uniformly conservative — the further within, the more —
+// so Holm runs over the m′ prompts whose estimate is beyond their
+// tolerance, at α/2: the closure of the conditional Bonferroni test, whose
+// local tests hold α for independent tests (and positive dependence, as
+// the day's level shared by every prompt, only raises m′ when a prompt
+// would be rejected). Typically one prompt of ten is beyond: it is tested
+// at α/2, where plain Holm's first step is α/10; when most are beyond, the
+// pooled check decides. With one or two tests plain Holm is as lenient or
+// more. beyond is m′, or 0 when plain Holm ran.
+func holm(tests []*job, alpha float64, d Design, cond bool) (rejected map[*job]bool, beyond int) {
 	type t struct {
 		j *job
 		z float64
@@ -197,14 +211,24 @@ func holm(tests []*job, alpha float64, d Design) map[*job]bool {
 	slices.SortStableFunc(ts, func(a, b t) int { return cmp.Compare(b.z, a.z) })
 	out := map[*job]bool{}
 	m := len(ts)
+	if cond && m >= 3 {
+		m = 0
+		for _, x := range ts {
+			if x.z > 0 {
+				m++
+			}
+		}
+		alpha /= 2
+		beyond = m
+	}
 	for i, x := range ts {
 		c := x.j.check
-		if x.z < x.j.designIn(d).Critical(alpha/float64(m-i), c.NBase, max(c.Look-1, 0)) {
+		if m-i <= 0 || x.z < x.j.designIn(d).Critical(alpha/float64(m-i), c.NBase, max(c.Look-1, 0)) {
 			break
 		}
 		out[x.j] = true
 	}
-	return out
+	return out, beyond
 }
 
 // designIn is the design the job's levels came from: d with the job's
