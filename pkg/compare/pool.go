@@ -235,7 +235,7 @@ func holm(tests []*job, alpha float64, d Design, cond bool) (rejected map[*job]b
 // shared day-to-day noise when estimate set one, else d.
 func (j *job) designIn(d Design) Design {
 	if j.design.shared > 0 {
-		return j.design
+		d.shared = j.design.shared
 	}
 	return d
 }
