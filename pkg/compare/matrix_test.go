@@ -34,7 +34,7 @@ var (
 	matrixRuns = flag.Int("matrix-runs", 0, "runs per unchanged row of TestGateMatrix (changed rows get 40%; default 1000 with -calibrate, else 100)")
 	matrixRows = flag.String("matrix-rows", "", "only the TestGateMatrix rows whose name contains this")
 	matrixTol  = flag.String("matrix-tol", "", "experiment: tolerances other than the defaults, as \"ttft p50=15,ttft p90=50\" (percent)")
-	matrixEst  = flag.String("matrix-est", "", "experiment: estimator choices, comma-separated: ratio-p50, equal-weights, cold=keep, independent (no run-level noise), runner=off, holm=all (Holm over every prompt test, not conditional), day=N (percent), ok=N (ok_confidence, percent; 0: symmetric), bless=N, spend=linear|quadratic|obf, looks=STEP")
+	matrixEst  = flag.String("matrix-est", "", "experiment: estimator choices, comma-separated: ratio-p50, equal-weights, cold=keep, independent (no run-level noise), runner=off, holm=all (Holm over every prompt test, not conditional), day=N (percent), ok=N (ok_confidence, percent; 0: symmetric), bless=N, cap=N (run.max_requests), spend=linear|quadratic|obf, looks=STEP")
 )
 
 // noiseClass is one endpoint noise model of the matrix.
@@ -604,6 +604,10 @@ func defaultMatrixSetup() matrixSetup {
 				ms.Design.Looks = append(ms.Design.Looks, n)
 			}
 			ms.Design.Looks = append(ms.Design.Looks, 150)
+		case strings.HasPrefix(e, "cap="):
+			var last int
+			fmt.Sscan(strings.TrimPrefix(e, "cap="), &last)
+			ms.Design = NewDesign(ms.Design.Looks[0], last)
 		case strings.HasPrefix(e, "bless="):
 			fmt.Sscan(strings.TrimPrefix(e, "bless="), &ms.Bless)
 		case strings.HasPrefix(e, "ok="):
