@@ -56,6 +56,14 @@ func TestParseRepeatedLines(t *testing.T) {
 	if f := Parse(bytes.Join(lines, nil)); len(f.Records) != 3 || len(f.Warnings) != 0 {
 		t.Errorf("distinct runs: %d records, warnings %q", len(f.Records), f.Warnings)
 	}
+	// A bad line repeated is a problem at each of its lines (the fuzzer's
+	// "{} \n{} " had its second line vanish, neither record nor problem).
+	bad := Parse([]byte("{} \n" + string(lines[0]) + "{} "))
+	if got := []int{len(bad.Records), len(bad.Problems), bad.Repeats}; !slices.Equal(got, []int{1, 2, 0}) {
+		t.Errorf("a bad line twice: records, problems, repeats = %v, want [1 2 0] (problems %+v)", got, bad.Problems)
+	} else if bad.Problems[0].Line != 1 || bad.Problems[1].Line != 3 {
+		t.Errorf("problems at lines %d and %d, want 1 and 3", bad.Problems[0].Line, bad.Problems[1].Line)
+	}
 }
 
 // TestWarnFuture: records dated beyond an hour after now are warned of,

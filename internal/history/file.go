@@ -37,6 +37,10 @@ type File struct {
 	// first: each target's knee, not latency series, so they are kept out
 	// of Records (every reader of runs reads those alone).
 	Sweeps []Record
+	// Repeats counts the lines read once already: a record's line
+	// repeated byte for byte (see Parse). A bad line is a Problem every
+	// time it appears.
+	Repeats int
 }
 
 // AtLoad keeps the records of runs at arrival rate rate (0: a closed loop)
@@ -96,12 +100,13 @@ func readBounded(path string) ([]byte, error) {
 // records with the same time keep their file order.
 func Parse(data []byte) *File {
 	f := &File{}
-	// A line that repeats an earlier one byte for byte is one run read
-	// twice (a union merge of the history branch writes both sides'
+	// A line that repeats an earlier record's byte for byte is one run
+	// read twice (a union merge of the history branch writes both sides'
 	// lines): counted twice it narrows every interval and can turn a
-	// two-night step into "the newest 5 runs". Each is read once.
-	seen := map[[sha256.Size]byte]int{}
-	var repeats, firstRepeat, firstOrig int // lines that repeat an earlier one; the first, and the line it repeats
+	// two-night step into "the newest 5 runs". Each is read once. A bad
+	// line repeated is a problem at each of its lines, as any bad line is.
+	seen := map[[sha256.Size]byte]int{} // a record's line by its bytes
+	var firstRepeat, firstOrig int      // the first repeat, and the line it repeats
 	for i, line := range splitLines(data) {
 		n := i + 1
 		if len(bytes.TrimSpace(line)) == 0 {
@@ -109,18 +114,18 @@ func Parse(data []byte) *File {
 		}
 		sum := sha256.Sum256(bytes.TrimSpace(line))
 		if orig, dup := seen[sum]; dup {
-			if repeats == 0 {
+			if f.Repeats == 0 {
 				firstRepeat, firstOrig = n, orig
 			}
-			repeats++
+			f.Repeats++
 			continue
 		}
-		seen[sum] = n
 		rec, err := decodeLine(line)
 		if err != nil {
 			f.Problems = append(f.Problems, Problem{Line: n, What: err.Error()})
 			continue
 		}
+		seen[sum] = n
 		if rec.Command == "sweep" {
 			f.Sweeps = append(f.Sweeps, rec)
 			continue
@@ -128,9 +133,9 @@ func Parse(data []byte) *File {
 		f.Records = append(f.Records, rec)
 		f.Lines = append(f.Lines, n)
 	}
-	if repeats > 0 {
+	if f.Repeats > 0 {
 		f.Warnings = append(f.Warnings, fmt.Sprintf("%d lines repeat an earlier line byte for byte (line %d repeats line %d; a merge of the history file keeps both sides' lines): each run is read once",
-			repeats, firstRepeat, firstOrig))
+			f.Repeats, firstRepeat, firstOrig))
 	}
 	f.sortByTime()
 	slices.SortStableFunc(f.Sweeps, func(a, b Record) int { return a.At.Compare(b.At) })

@@ -8,7 +8,8 @@ import (
 )
 
 // FuzzParse: any bytes parse without a panic, and every non-blank line is
-// accounted for, as a record or as a problem with its line number; an
+// accounted for, as a record (a run's or a sweep's), a problem with its
+// line number, or a repeat of an earlier record's line; an
 // append keeps every existing line and adds one record. The history branch
 // is writable by anyone who can push to the repository, so its file is
 // input like any other.
@@ -31,8 +32,8 @@ func FuzzParse(f *testing.F) {
 				nonBlank++
 			}
 		}
-		if got := len(h.Records) + len(h.Problems); got != nonBlank {
-			t.Fatalf("%d records + %d problems for %d non-blank lines", len(h.Records), len(h.Problems), nonBlank)
+		if got := len(h.Records) + len(h.Sweeps) + len(h.Problems) + h.Repeats; got != nonBlank {
+			t.Fatalf("%d records + %d sweeps + %d problems + %d repeats for %d non-blank lines", len(h.Records), len(h.Sweeps), len(h.Problems), h.Repeats, nonBlank)
 		}
 		if len(h.Lines) != len(h.Records) {
 			t.Fatalf("%d line numbers for %d records", len(h.Lines), len(h.Records))
