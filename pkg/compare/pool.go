@@ -71,7 +71,8 @@ func (tj targetJobs) decide(aggregate bool, conf float64, d Design, est estimato
 	var tests []*job
 	alpha := (1 - conf) / 2
 	rejected := map[*job]bool{}
-	family := map[*job][2]int{}
+	type fam struct{ size, beyond int } // a prompt test's family: its tests, and conditional Holm's m′
+	family := map[*job]fam{}
 	for _, g := range tj.groups {
 		var gt []*job
 		for _, j := range g.jobs {
@@ -84,13 +85,13 @@ func (tj targetJobs) decide(aggregate bool, conf float64, d Design, est estimato
 			rejected[j] = true
 		}
 		for _, j := range gt {
-			family[j] = [2]int{len(gt), beyond}
+			family[j] = fam{len(gt), beyond}
 		}
 		tests = append(tests, gt...)
 	}
 	for _, j := range tests {
 		c := &j.check
-		c.Family, c.Beyond = family[j][0], family[j][1]
+		c.Family, c.Beyond = family[j].size, family[j].beyond
 		switch {
 		case rejected[j]:
 			c.Verdict = Regressed
