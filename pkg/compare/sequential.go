@@ -62,7 +62,8 @@ type Design struct {
 	// numerically).
 	levels *levelCache
 	// shared is f: the variance every look shares beyond the baseline's
-	// sampling (the day-to-day noise), in units of one request's sampling
+	// sampling (the day-to-day noise, and the baseline's run-level noise),
+	// in units of one request's sampling
 	// variance, rounded (sharedStep) so that a check's levels come from a
 	// few cached designs; 0 for none. See Shared.
 	shared float64
@@ -99,13 +100,13 @@ func NewDesign(first, last int) Design {
 }
 
 // Shared returns the design of a check whose every look also carries a
-// shared variance (the day-to-day noise) of variance shared, when one
+// variance shared (the day-to-day noise, the baseline's run level), when one
 // request's sampling variance is perRequest: its boundaries spend the level
 // over the looks' true information (see "A variance every look shares").
 // f = shared/perRequest is rounded to a step of 5% on the log scale
 // (sharedStep), so that every check of a run draws from a few cached
-// designs and the same samples always give the same levels; below 1e-4 (a
-// hundredth of a percent of a 10 000-request look's variance) it is 0.
+// designs and the same samples always give the same levels; below 1e-4
+// (less than the sampling variance of a 10 000-request side) it is 0.
 func (d Design) Shared(shared, perRequest float64) Design {
 	d.shared = 0
 	if !d.Sequential() || !(shared > 0) || !(perRequest > 0) || math.IsInf(shared, 0) || math.IsInf(perRequest, 0) {
